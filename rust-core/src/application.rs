@@ -1,0 +1,233 @@
+//! Applications: who submitted them where, what they ask for, and what they hold.
+//!
+//! Outstanding requests follow Apache's locality model (`LocalityAppPlacementAllocator`):
+//! per scheduler key (request priority and allocation-request id) one request per
+//! resource name (`*`, a rack, a host); an update replaces the count for that name, and an
+//! allocation decrements the host, rack and `*` counts it satisfied.
+
+use crate::queue::QueueIndex;
+use crate::resource::Resource;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Compact id of an application, handed to Java when it is added.
+pub type AppKey = u32;
+
+/// A container, as (application, container number). The number is the `long` that
+/// YARN's `ContainerId.getContainerId()` returns (epoch in the high bits).
+pub type ContainerRef = (AppKey, u64);
+
+/// The resource name YARN uses for "anywhere".
+pub const ANY: &str = "*";
+
+/// How close to its data a container was placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Locality {
+    /// On a host the application asked for.
+    NodeLocal,
+    /// On a rack the application asked for.
+    RackLocal,
+    /// Anywhere else.
+    OffSwitch,
+}
+
+impl Locality {
+    /// The ordinal of YARN's `NodeType` enum (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH).
+    pub fn ordinal(self) -> i64 {
+        match self {
+            Locality::NodeLocal => 0,
+            Locality::RackLocal => 1,
+            Locality::OffSwitch => 2,
+        }
+    }
+}
+
+/// Identifies one group of requests: YARN's `SchedulerRequestKey`. Lower priority numbers
+/// are served first, then lower allocation-request ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SchedulerKey {
+    /// Request priority (0 is the most important).
+    pub priority: i32,
+    /// `allocationRequestId` from the ask.
+    pub allocation_request_id: i64,
+}
+
+/// One `ResourceRequest` line as the AM sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    /// Which group of requests this belongs to.
+    pub key: SchedulerKey,
+    /// `*`, a rack or a host.
+    pub resource_name: String,
+    /// Size of each container.
+    pub capability: Resource,
+    /// Containers wanted at this resource name (replaces the previous count).
+    pub count: u32,
+    /// Whether the scheduler may look beyond this resource name.
+    pub relax_locality: bool,
+}
+
+/// Outstanding count at one resource name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outstanding {
+    /// Containers still wanted.
+    pub count: u32,
+    /// Whether allocation may go beyond this locality level.
+    pub relax_locality: bool,
+}
+
+/// Every request under one scheduler key.
+#[derive(Debug, Clone, Default)]
+pub struct RequestGroup {
+    /// Size of each container (from the `*` request).
+    pub capability: Resource,
+    /// By resource name (`*`, racks, hosts).
+    pub by_name: HashMap<String, Outstanding>,
+}
+
+impl RequestGroup {
+    /// Outstanding count at `name` (0 if never asked).
+    pub fn count(&self, name: &str) -> u32 {
+        self.by_name.get(name).map_or(0, |o| o.count)
+    }
+
+    /// Whether allocation may go beyond `name` (true when nothing was said about it).
+    pub fn relaxes(&self, name: &str) -> bool {
+        self.by_name.get(name).is_none_or(|o| o.relax_locality)
+    }
+
+    fn decrement(&mut self, name: &str) {
+        if let Some(o) = self.by_name.get_mut(name) {
+            o.count = o.count.saturating_sub(1);
+        }
+    }
+}
+
+/// One application.
+#[derive(Debug, Clone)]
+pub struct App {
+    /// YARN's cluster timestamp and sequence number (`application_<ts>_<id>`); orders
+    /// applications by submission.
+    pub app_id: (i64, i32),
+    /// The leaf queue it runs in.
+    pub queue: QueueIndex,
+    /// The submitting user.
+    pub user: String,
+    /// Application priority (higher runs first).
+    pub priority: i64,
+    /// The current attempt's id, once one exists.
+    pub attempt: Option<i32>,
+    /// Outstanding requests by scheduler key (in service order).
+    pub requests: BTreeMap<SchedulerKey, RequestGroup>,
+    /// Containers it holds.
+    pub containers: HashSet<u64>,
+    /// Resources it holds.
+    pub used: Resource,
+    /// Last container number handed out.
+    pub last_container_number: u64,
+}
+
+impl App {
+    /// A new application with no attempt yet. Container numbers start above
+    /// `epoch << 40`, as the RM's own counter does.
+    pub fn new(app_id: (i64, i32), queue: QueueIndex, user: String, priority: i64, epoch: u64) -> Self {
+        App {
+            app_id,
+            queue,
+            user,
+            priority,
+            attempt: None,
+            requests: BTreeMap::new(),
+            containers: HashSet::new(),
+            used: Resource::ZERO,
+            last_container_number: epoch << 40,
+        }
+    }
+
+    /// Applies an AM's asks: each replaces the outstanding count at its resource name.
+    pub fn update_requests(&mut self, asks: &[Ask]) {
+        for ask in asks {
+            let group = self.requests.entry(ask.key).or_default();
+            if ask.resource_name == ANY {
+                group.capability = ask.capability;
+            }
+            group.by_name.insert(
+                ask.resource_name.clone(),
+                Outstanding { count: ask.count, relax_locality: ask.relax_locality },
+            );
+        }
+        self.requests.retain(|_, g| g.count(ANY) > 0 || g.by_name.values().any(|o| o.count > 0));
+    }
+
+    /// Records that a container of `key` was placed on `host` in `rack` at `locality`.
+    pub fn record_allocation(&mut self, key: SchedulerKey, host: &str, rack: &str, locality: Locality) {
+        if let Some(g) = self.requests.get_mut(&key) {
+            match locality {
+                Locality::NodeLocal => {
+                    g.decrement(host);
+                    g.decrement(rack);
+                }
+                Locality::RackLocal => g.decrement(rack),
+                Locality::OffSwitch => {}
+            }
+            g.decrement(ANY);
+            if g.count(ANY) == 0 {
+                self.requests.remove(&key);
+            }
+        }
+    }
+
+    /// The next container number.
+    pub fn next_container_number(&mut self) -> u64 {
+        self.last_container_number += 1;
+        self.last_container_number
+    }
+
+    /// True when it has an attempt asking for something.
+    pub fn is_pending(&self) -> bool {
+        self.attempt.is_some() && !self.requests.is_empty()
+    }
+
+    /// Total resources still asked for (the `*` counts).
+    pub fn pending(&self) -> Resource {
+        self.requests
+            .values()
+            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability.times(g.count(ANY) as i64)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(name: &str, count: u32, relax: bool) -> Ask {
+        Ask {
+            key: SchedulerKey { priority: 1, allocation_request_id: 0 },
+            resource_name: name.to_string(),
+            capability: Resource::new(1024, 1),
+            count,
+            relax_locality: relax,
+        }
+    }
+
+    #[test]
+    fn asks_replace_counts_and_allocations_decrement_each_level() {
+        let mut app = App::new((1, 1), 1, "u".into(), 0, 0);
+        app.update_requests(&[ask("*", 2, true), ask("/r1", 2, true), ask("h1", 1, true)]);
+        let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
+        app.record_allocation(key, "h1", "/r1", Locality::NodeLocal);
+        let g = &app.requests[&key];
+        assert_eq!((g.count("*"), g.count("/r1"), g.count("h1")), (1, 1, 0));
+        assert_eq!(app.pending(), Resource::new(1024, 1));
+        app.record_allocation(key, "h9", "/r9", Locality::OffSwitch);
+        assert!(app.requests.is_empty());
+        app.update_requests(&[ask("*", 3, true)]);
+        app.update_requests(&[ask("*", 0, true)]);
+        assert!(app.requests.is_empty(), "a zero count cancels the ask");
+    }
+
+    #[test]
+    fn container_numbers_carry_the_epoch() {
+        let mut app = App::new((1, 1), 1, "u".into(), 0, 2);
+        assert_eq!(app.next_container_number(), (2 << 40) + 1);
+    }
+}

@@ -1,0 +1,82 @@
+//! `capsched`: operator tools for the Rust capacity scheduler.
+//!
+//! `capsched check FILE` reads a capacity-scheduler.xml exactly as the ResourceManager
+//! will, and prints the queue tree with configured and effective capacities, or every
+//! problem found (exit status 1). Run it before `yarn rmadmin -refreshQueues`.
+
+use capsched::config::{ClusterSettings, SchedulerConfig};
+use capsched::resource::Resource;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: capsched check FILE [--cluster-memory MB --cluster-vcores N]
+                [--min-allocation MB,VCORES] [--max-allocation MB,VCORES]
+
+Reads FILE (a capacity-scheduler.xml) with the same code the ResourceManager uses and
+prints the queue tree with configured and effective capacities, or every problem found.
+Exit status: 0 valid, 1 invalid, 2 usage error.
+
+Absolute capacities ([memory=...,vcores=...]) are shown against the cluster size given
+(default 100 nodes x 10 GiB x 8 vcores). Allocation bounds default to YARN's
+(1024 MiB/1 vcore minimum, 8192 MiB/4 vcores maximum); pass your yarn-site.xml values.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("{msg}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, String> {
+    let (command, rest) = args.split_first().ok_or("no command given")?;
+    match command.as_str() {
+        "check" => check(rest),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(format!("unknown command '{other}'")),
+    }
+}
+
+fn parse_pair(s: &str) -> Result<Resource, String> {
+    let (m, v) = s.split_once(',').ok_or_else(|| format!("'{s}' is not MB,VCORES"))?;
+    Ok(Resource::new(
+        m.trim().parse().map_err(|_| format!("'{m}' is not a number"))?,
+        v.trim().parse().map_err(|_| format!("'{v}' is not a number"))?,
+    ))
+}
+
+fn check(args: &[String]) -> Result<ExitCode, String> {
+    let mut file = None;
+    let mut cluster = Resource::new(100 * 10 * 1024, 100 * 8);
+    let mut settings = ClusterSettings::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--cluster-memory" => cluster.memory_mb = value()?.parse().map_err(|_| "bad --cluster-memory")?,
+            "--cluster-vcores" => cluster.vcores = value()?.parse().map_err(|_| "bad --cluster-vcores")?,
+            "--min-allocation" => settings.minimum_allocation = parse_pair(value()?)?,
+            "--max-allocation" => settings.maximum_allocation = parse_pair(value()?)?,
+            f if file.is_none() && !f.starts_with("--") => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument '{other}'")),
+        }
+    }
+    let file = file.ok_or("check needs a FILE")?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    match SchedulerConfig::from_xml(&bytes, &file, settings) {
+        Ok(config) => {
+            print!("{}", capsched::report::describe_tree(&config, cluster));
+            println!("{file}: valid ({} queues)", config.queues.len());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(errors) => {
+            eprintln!("{file}: invalid\n{errors}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

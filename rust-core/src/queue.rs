@@ -1,0 +1,250 @@
+//! The live queue tree: each queue's configuration, its effective (absolute) capacities for
+//! the current cluster size, and its usage. Parent usage is the sum of its descendants'.
+
+use crate::config::{CapacitySpec, MaxCapacitySpec, QueueConfig, QueueState, SchedulerConfig};
+use crate::resource::{Resource, ResourceCalculator};
+use std::collections::HashMap;
+
+/// Index of a queue in the tree (root is 0).
+pub type QueueIndex = usize;
+
+/// One queue, live.
+#[derive(Debug, Clone)]
+pub struct Queue {
+    /// What the configuration says about this queue.
+    pub config: QueueConfig,
+    /// Guaranteed share of the whole cluster (0..1).
+    pub absolute_capacity: f64,
+    /// Maximum share of the whole cluster (0..1).
+    pub absolute_maximum_capacity: f64,
+    /// Resources held by containers in this queue and its descendants.
+    pub used: Resource,
+    /// Applications submitted to this queue (leaves only), in submission order.
+    pub apps: Vec<crate::application::AppKey>,
+}
+
+impl Queue {
+    fn new(config: QueueConfig) -> Self {
+        Queue { config, absolute_capacity: 0.0, absolute_maximum_capacity: 0.0, used: Resource::ZERO, apps: Vec::new() }
+    }
+
+    /// Full path.
+    pub fn path(&self) -> &str {
+        &self.config.path
+    }
+
+    /// True for a queue with no children.
+    pub fn is_leaf(&self) -> bool {
+        self.config.is_leaf()
+    }
+
+    /// Guaranteed resources for a cluster of size `cluster`.
+    pub fn guaranteed(&self, cluster: Resource) -> Resource {
+        cluster.scaled(self.absolute_capacity)
+    }
+
+    /// The most this queue may use in a cluster of size `cluster`.
+    pub fn maximum(&self, cluster: Resource) -> Resource {
+        cluster.scaled(self.absolute_maximum_capacity)
+    }
+
+    /// Used as a share of the guarantee (Apache's "used capacity"); a queue with no
+    /// guarantee that uses anything counts as fully served.
+    pub fn used_capacity(&self, calc: ResourceCalculator, cluster: Resource) -> f64 {
+        let guaranteed = self.guaranteed(cluster);
+        if guaranteed.is_none() {
+            return if self.used.is_none() { 0.0 } else { f64::INFINITY };
+        }
+        calc.ratio(self.used, guaranteed)
+    }
+}
+
+/// Why a submitted queue name does not lead to a leaf.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveError {
+    /// No queue has that name or path.
+    Unknown,
+    /// Several queues have that short name; the full path is needed.
+    Ambiguous(Vec<String>),
+}
+
+/// The live queue tree.
+#[derive(Debug, Clone)]
+pub struct QueueTree {
+    /// Queues, root first, parents before children.
+    pub queues: Vec<Queue>,
+    by_path: HashMap<String, QueueIndex>,
+    by_name: HashMap<String, Vec<QueueIndex>>,
+}
+
+impl QueueTree {
+    /// Builds the tree for a configuration, with no usage.
+    pub fn build(config: &SchedulerConfig) -> Self {
+        let queues: Vec<Queue> = config.queues.iter().cloned().map(Queue::new).collect();
+        let mut by_path = HashMap::new();
+        let mut by_name: HashMap<String, Vec<QueueIndex>> = HashMap::new();
+        for (i, q) in queues.iter().enumerate() {
+            by_path.insert(q.config.path.clone(), i);
+            by_name.entry(q.config.name.clone()).or_default().push(i);
+        }
+        QueueTree { queues, by_path, by_name }
+    }
+
+    /// The queue at `index`.
+    pub fn get(&self, index: QueueIndex) -> &Queue {
+        &self.queues[index]
+    }
+
+    /// The index of the queue with this full path.
+    pub fn index_of_path(&self, path: &str) -> Option<QueueIndex> {
+        self.by_path.get(path).copied()
+    }
+
+    /// Finds a queue by full path (`root.a.b`) or by short name when that is unique, as
+    /// Apache's queue manager does.
+    pub fn resolve(&self, name: &str) -> Result<QueueIndex, ResolveError> {
+        if let Some(&i) = self.by_path.get(name) {
+            return Ok(i);
+        }
+        match self.by_name.get(name).map(Vec::as_slice) {
+            None | Some([]) => Err(ResolveError::Unknown),
+            Some([one]) => Ok(*one),
+            Some(many) => Err(ResolveError::Ambiguous(
+                many.iter().map(|&i| self.queues[i].config.path.clone()).collect(),
+            )),
+        }
+    }
+
+    /// `index` and each of its ancestors up to root.
+    pub fn ancestors_inclusive(&self, index: QueueIndex) -> impl Iterator<Item = QueueIndex> + '_ {
+        std::iter::successors(Some(index), move |&i| self.queues[i].config.parent)
+    }
+
+    /// True when this queue or an ancestor is STOPPED.
+    pub fn is_stopped(&self, index: QueueIndex) -> bool {
+        self.ancestors_inclusive(index).any(|i| self.queues[i].config.state == QueueState::Stopped)
+    }
+
+    /// Adds `r` to the usage of `leaf` and all its ancestors.
+    pub fn charge(&mut self, leaf: QueueIndex, r: Resource) {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            self.queues[i].used = self.queues[i].used.plus(r);
+        }
+    }
+
+    /// Removes `r` from the usage of `leaf` and all its ancestors.
+    pub fn refund(&mut self, leaf: QueueIndex, r: Resource) {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            self.queues[i].used = self.queues[i].used.minus(r);
+        }
+    }
+
+    /// Recomputes every queue's absolute capacities for a cluster of size `cluster`:
+    /// percentages multiply down the tree, weights share their parent in proportion, and
+    /// absolute resources are converted to a share of the cluster.
+    pub fn update_effective_capacities(&mut self, cluster: Resource, calc: ResourceCalculator) {
+        if self.queues.is_empty() {
+            return;
+        }
+        self.queues[0].absolute_capacity = 1.0;
+        self.queues[0].absolute_maximum_capacity = 1.0;
+        for p in 0..self.queues.len() {
+            let children = self.queues[p].config.children.clone();
+            let (parent_abs, parent_max) =
+                (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
+            let weight_sum: f64 = children
+                .iter()
+                .map(|&c| match self.queues[c].config.capacity {
+                    CapacitySpec::Weight(w) => w,
+                    _ => 0.0,
+                })
+                .sum();
+            for c in children {
+                let q = &mut self.queues[c];
+                q.absolute_capacity = match q.config.capacity {
+                    CapacitySpec::Percent(pct) => parent_abs * pct / 100.0,
+                    CapacitySpec::Weight(w) if weight_sum > 0.0 => parent_abs * w / weight_sum,
+                    CapacitySpec::Weight(_) => 0.0,
+                    CapacitySpec::Absolute(r) => calc.ratio(r, cluster).min(parent_abs),
+                };
+                q.absolute_maximum_capacity = match q.config.maximum_capacity {
+                    MaxCapacitySpec::Percent(pct) => parent_max * pct / 100.0,
+                    MaxCapacitySpec::Absolute(r) => calc.ratio(r, cluster).min(parent_max),
+                };
+                q.absolute_maximum_capacity = q.absolute_maximum_capacity.max(q.absolute_capacity);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ClusterSettings;
+
+    const SEED_EXAMPLE: &str = r#"<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>engineering,support,marketing</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.capacity</name><value>60</value></property>
+      <property><name>yarn.scheduler.capacity.root.support.capacity</name><value>10</value></property>
+      <property><name>yarn.scheduler.capacity.root.marketing.capacity</name><value>30</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.maximum-capacity</name><value>60</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.queues</name><value>development,qa</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.development.capacity</name><value>20</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.development.maximum-capacity</name><value>40</value></property>
+      <property><name>yarn.scheduler.capacity.root.engineering.qa.capacity</name><value>80</value></property>
+    </configuration>"#;
+
+    fn tree(xml: &str) -> QueueTree {
+        let cfg = SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+        QueueTree::build(&cfg)
+    }
+
+    #[test]
+    fn seed_example_effective_capacities() {
+        // 100 nodes x 10 GB: development is guaranteed 12% (120 GB). Apache computes a
+        // maximum as a share of the parent's *maximum*, so the seeds' "40% of engineering =
+        // 240 GB" holds when engineering itself is capped at its 60% guarantee.
+        let mut t = tree(SEED_EXAMPLE);
+        let cluster = Resource::new(100 * 10 * 1024, 100 * 8);
+        t.update_effective_capacities(cluster, ResourceCalculator::Memory);
+        let dev = t.resolve("development").unwrap();
+        assert!((t.get(dev).absolute_capacity - 0.12).abs() < 1e-9);
+        assert!((t.get(dev).absolute_maximum_capacity - 0.24).abs() < 1e-9);
+        assert_eq!(t.get(dev).maximum(cluster).memory_mb, 240 * 1024);
+        let qa = t.resolve("root.engineering.qa").unwrap();
+        assert!((t.get(qa).absolute_capacity - 0.48).abs() < 1e-9);
+    }
+
+    #[test]
+    fn usage_rolls_up_to_ancestors() {
+        let mut t = tree(SEED_EXAMPLE);
+        let dev = t.resolve("development").unwrap();
+        t.charge(dev, Resource::new(2048, 2));
+        let eng = t.resolve("engineering").unwrap();
+        assert_eq!(t.get(eng).used, Resource::new(2048, 2));
+        assert_eq!(t.get(0).used, Resource::new(2048, 2));
+        t.refund(dev, Resource::new(2048, 2));
+        assert_eq!(t.get(0).used, Resource::ZERO);
+    }
+
+    #[test]
+    fn resolves_short_names_and_reports_ambiguity() {
+        let t = tree(
+            r#"<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.queues</name><value>x</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.queues</name><value>x</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.x.capacity</name><value>100</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.x.capacity</name><value>100</value></property>
+            </configuration>"#,
+        );
+        assert_eq!(t.resolve("nope"), Err(ResolveError::Unknown));
+        assert!(matches!(t.resolve("x"), Err(ResolveError::Ambiguous(p)) if p.len() == 2));
+        assert!(t.resolve("root.b.x").is_ok());
+        assert!(t.resolve("a").is_ok());
+    }
+}

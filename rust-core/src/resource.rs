@@ -1,0 +1,186 @@
+//! Resource vectors (memory and vcores) and the two resource calculators.
+//!
+//! Arithmetic saturates instead of overflowing or going negative: a bookkeeping bug must
+//! never wrap a node's free memory around to 9 exabytes and hand it out.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// An amount of memory (MiB) and virtual cores, as YARN's `Resource` carries them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Resource {
+    /// Memory in MiB.
+    pub memory_mb: i64,
+    /// Virtual cores.
+    pub vcores: i64,
+}
+
+impl Resource {
+    /// No memory, no cores.
+    pub const ZERO: Resource = Resource { memory_mb: 0, vcores: 0 };
+
+    /// A resource of `memory_mb` MiB and `vcores` cores.
+    pub const fn new(memory_mb: i64, vcores: i64) -> Self {
+        Resource { memory_mb, vcores }
+    }
+
+    /// Component-wise sum, saturating at `i64::MAX`.
+    pub fn plus(self, other: Resource) -> Resource {
+        Resource::new(
+            self.memory_mb.saturating_add(other.memory_mb),
+            self.vcores.saturating_add(other.vcores),
+        )
+    }
+
+    /// Component-wise difference, floored at zero.
+    pub fn minus(self, other: Resource) -> Resource {
+        Resource::new(
+            self.memory_mb.saturating_sub(other.memory_mb).max(0),
+            self.vcores.saturating_sub(other.vcores).max(0),
+        )
+    }
+
+    /// `self * n`, saturating.
+    pub fn times(self, n: i64) -> Resource {
+        Resource::new(self.memory_mb.saturating_mul(n), self.vcores.saturating_mul(n))
+    }
+
+    /// `self * factor`, each component rounded down.
+    pub fn scaled(self, factor: f64) -> Resource {
+        Resource::new(
+            (self.memory_mb as f64 * factor).floor() as i64,
+            (self.vcores as f64 * factor).floor() as i64,
+        )
+    }
+
+    /// Component-wise minimum.
+    pub fn component_min(self, other: Resource) -> Resource {
+        Resource::new(self.memory_mb.min(other.memory_mb), self.vcores.min(other.vcores))
+    }
+
+    /// Component-wise maximum.
+    pub fn component_max(self, other: Resource) -> Resource {
+        Resource::new(self.memory_mb.max(other.memory_mb), self.vcores.max(other.vcores))
+    }
+
+    /// True when every component of `self` is at most the same component of `other`.
+    pub fn fits_in(self, other: Resource) -> bool {
+        self.memory_mb <= other.memory_mb && self.vcores <= other.vcores
+    }
+
+    /// True when both components are zero or less.
+    pub fn is_none(self) -> bool {
+        self.memory_mb <= 0 && self.vcores <= 0
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<memory:{}, vCores:{}>", self.memory_mb, self.vcores)
+    }
+}
+
+/// How resources are compared: YARN's `DefaultResourceCalculator` looks at memory only,
+/// `DominantResourceCalculator` at the dominant share of memory and vcores (DRF).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ResourceCalculator {
+    /// Memory only.
+    #[default]
+    Memory,
+    /// Dominant resource fairness over memory and vcores.
+    Dominant,
+}
+
+impl ResourceCalculator {
+    /// Maps the class name an operator writes in `yarn.scheduler.capacity.resource-calculator`.
+    pub fn from_class_name(name: &str) -> Option<ResourceCalculator> {
+        match name.rsplit('.').next().unwrap_or(name) {
+            "DefaultResourceCalculator" => Some(ResourceCalculator::Memory),
+            "DominantResourceCalculator" => Some(ResourceCalculator::Dominant),
+            _ => None,
+        }
+    }
+
+    /// The Java class this calculator stands for, as Apache names it.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            ResourceCalculator::Memory => {
+                "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
+            }
+            ResourceCalculator::Dominant => {
+                "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+            }
+        }
+    }
+
+    /// The share of `total` that `used` represents (0 when `total` is empty).
+    pub fn ratio(self, used: Resource, total: Resource) -> f64 {
+        let share = |u: i64, t: i64| if t <= 0 { 0.0 } else { u as f64 / t as f64 };
+        match self {
+            ResourceCalculator::Memory => share(used.memory_mb, total.memory_mb),
+            ResourceCalculator::Dominant => {
+                share(used.memory_mb, total.memory_mb).max(share(used.vcores, total.vcores))
+            }
+        }
+    }
+
+    /// True when `request` fits in `available` as this calculator sees it. The node fit
+    /// check always looks at both dimensions (a node cannot run a container whose vcores it
+    /// lacks), but the Default calculator ignores vcores here, exactly as Apache does.
+    pub fn fits(self, request: Resource, available: Resource) -> bool {
+        match self {
+            ResourceCalculator::Memory => request.memory_mb <= available.memory_mb,
+            ResourceCalculator::Dominant => request.fits_in(available),
+        }
+    }
+
+    /// True when `a` is strictly greater than `b` as this calculator compares against the
+    /// cluster `total`.
+    pub fn greater_than(self, total: Resource, a: Resource, b: Resource) -> bool {
+        match self {
+            ResourceCalculator::Memory => a.memory_mb > b.memory_mb,
+            ResourceCalculator::Dominant => self.ratio(a, total) > self.ratio(b, total),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_saturates_and_never_goes_negative() {
+        let a = Resource::new(1024, 1);
+        assert_eq!(a.minus(Resource::new(4096, 4)), Resource::ZERO);
+        assert_eq!(Resource::new(i64::MAX, 1).plus(a).memory_mb, i64::MAX);
+        assert_eq!(a.times(3), Resource::new(3072, 3));
+        assert_eq!(Resource::new(1000, 3).scaled(0.5), Resource::new(500, 1));
+    }
+
+    #[test]
+    fn calculators_compare_like_apache() {
+        let total = Resource::new(10_240, 10);
+        let used = Resource::new(1024, 5);
+        assert!((ResourceCalculator::Memory.ratio(used, total) - 0.1).abs() < 1e-9);
+        assert!((ResourceCalculator::Dominant.ratio(used, total) - 0.5).abs() < 1e-9);
+        assert_eq!(ResourceCalculator::Memory.ratio(used, Resource::ZERO), 0.0);
+        // Memory calculator ignores vcores when fitting.
+        assert!(ResourceCalculator::Memory.fits(Resource::new(1024, 8), Resource::new(2048, 1)));
+        assert!(!ResourceCalculator::Dominant.fits(Resource::new(1024, 8), Resource::new(2048, 1)));
+    }
+
+    #[test]
+    fn calculator_names() {
+        assert_eq!(
+            ResourceCalculator::from_class_name(
+                "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
+            ),
+            Some(ResourceCalculator::Dominant)
+        );
+        assert_eq!(
+            ResourceCalculator::from_class_name("DefaultResourceCalculator"),
+            Some(ResourceCalculator::Memory)
+        );
+        assert_eq!(ResourceCalculator::from_class_name("com.acme.Mine"), None);
+    }
+}
