@@ -57,6 +57,15 @@ pub struct Submission {
     pub recovering: bool,
 }
 
+/// The two queue ACLs (YARN's `QueueACL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueAcl {
+    /// `acl_submit_applications`.
+    SubmitApplications,
+    /// `acl_administer_queue`.
+    AdministerQueue,
+}
+
 /// Why an application was not accepted. The text is what the user sees in
 /// `yarn application -status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,11 +278,8 @@ impl Scheduler {
         if sub.recovering {
             return Ok(queue);
         }
-        let allowed = s.queues.ancestors_inclusive(queue).any(|i| {
-            let c = &s.queues.get(i).config;
-            c.acl_submit_applications.allows(&sub.user, &sub.groups)
-                || c.acl_administer_queue.allows(&sub.user, &sub.groups)
-        });
+        let allowed = !s.config.cluster.acl_enabled
+            || self.check_access(queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
         if !allowed {
             return Err(Rejection(format!(
                 "User {} does not have permission to submit {app} to queue {}", sub.user, q.path()
@@ -302,6 +308,17 @@ impl Scheduler {
             )));
         }
         Ok(queue)
+    }
+
+    /// Whether `user` holds `acl` on `queue`: granted when the queue or any ancestor grants
+    /// it, and administering a queue implies submitting to it.
+    pub fn check_access(&self, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
+        let s = &self.state;
+        s.queues.ancestors_inclusive(queue).any(|i| {
+            let c = &s.queues.get(i).config;
+            c.acl_administer_queue.allows(user, groups)
+                || (acl == QueueAcl::SubmitApplications && c.acl_submit_applications.allows(user, groups))
+        })
     }
 
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With

@@ -90,6 +90,8 @@ pub struct ClusterSettings {
     pub minimum_allocation: Resource,
     /// `yarn.scheduler.maximum-allocation-mb/-vcores`.
     pub maximum_allocation: Resource,
+    /// `yarn.acl.enable`: queue ACLs are enforced only when this is true, as in Apache.
+    pub acl_enabled: bool,
 }
 
 impl Default for ClusterSettings {
@@ -97,6 +99,7 @@ impl Default for ClusterSettings {
         ClusterSettings {
             minimum_allocation: Resource::new(1024, 1),
             maximum_allocation: Resource::new(8192, 4),
+            acl_enabled: false,
         }
     }
 }

@@ -12,7 +12,7 @@ use super::{new_longs, read_ints, read_longs, read_string, read_strings, NativeE
 use crate::application::{Ask, ContainerRef, SchedulerKey};
 use crate::config::{CapacitySpec, ClusterSettings, MaxCapacitySpec, Properties, QueueState, SchedulerConfig};
 use crate::resource::Resource;
-use crate::scheduler::{Scheduler, Submission};
+use crate::scheduler::{QueueAcl, Scheduler, Submission};
 use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
@@ -63,19 +63,27 @@ fn pairs_to_longs(pairs: &[ContainerRef]) -> Vec<i64> {
     pairs.iter().flat_map(|&(a, n)| [a as i64, n as i64]).collect()
 }
 
+/// The configuration inputs Java gathers: the file's bytes and name, the
+/// `yarn.scheduler.capacity.*` keys already set in the RM's own configuration (a base layer
+/// the file overrides, as in Apache), and the JVM's system properties for `${var}`.
 fn load_config(
     env: &mut Env<'_>,
     xml: &JByteArray<'_>,
     source: &JString<'_>,
+    base_properties: &JObjectArray<'_, JString<'_>>,
     system_properties: &JObjectArray<'_, JString<'_>>,
     cluster: ClusterSettings,
 ) -> NativeResult<SchedulerConfig> {
     let bytes = env.convert_byte_array(xml)?;
     let source = read_string(env, source, "configuration source")?;
-    let pairs = read_strings(env, system_properties, "system property")?;
+    let base = read_strings(env, base_properties, "base property")?;
+    let system = read_strings(env, system_properties, "system property")?;
     let mut props = Properties::new();
+    for kv in base.chunks_exact(2) {
+        props.set(&kv[0], &kv[1]);
+    }
     props.set_system_properties(
-        pairs.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect::<HashMap<_, _>>(),
+        system.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect::<HashMap<_, _>>(),
     );
     props.load_xml(&bytes, &source).map_err(crate::config::ConfigErrors::from)?;
     Ok(SchedulerConfig::from_properties(&props, cluster)?)
@@ -86,30 +94,33 @@ fn init_logging() {
     let _ = env_logger::Builder::from_env(env).format_timestamp_millis().try_init();
 }
 
-/// `static native long create(byte[] xml, String source, long[] allocation, long epoch, String[] systemProperties)`
+/// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] systemProperties)`
 ///
-/// `allocation` is `[minMemory, minVcores, maxMemory, maxVcores]` from yarn-site.xml.
+/// `clusterSettings` is `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from
+/// yarn-site.xml; property arrays hold name/value pairs.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_create<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     xml: JByteArray<'l>,
     source: JString<'l>,
-    allocation: JLongArray<'l>,
+    cluster_settings: JLongArray<'l>,
     epoch: jlong,
+    base_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
     env.with_env(|env| -> NativeResult<jlong> {
         init_logging();
-        let a = read_longs(env, &allocation)?;
-        let [min_mb, min_vc, max_mb, max_vc] = a[..] else {
-            return Err(NativeError::InvalidArgument(format!("allocation bounds need 4 values, got {}", a.len())));
+        let a = read_longs(env, &cluster_settings)?;
+        let [min_mb, min_vc, max_mb, max_vc, acl] = a[..] else {
+            return Err(NativeError::InvalidArgument(format!("cluster settings need 5 values, got {}", a.len())));
         };
         let cluster = ClusterSettings {
             minimum_allocation: Resource::new(min_mb, min_vc),
             maximum_allocation: Resource::new(max_mb, max_vc),
+            acl_enabled: acl != 0,
         };
-        let config = load_config(env, &xml, &source, &system_properties, cluster)?;
+        let config = load_config(env, &xml, &source, &base_properties, &system_properties, cluster)?;
         for w in &config.warnings {
             log::warn!("{w}");
         }
@@ -140,7 +151,7 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_destroy<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native String refresh(long handle, byte[] xml, String source, String[] systemProperties)`
+/// `static native String refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] systemProperties)`
 ///
 /// Validates the new configuration completely, outside the scheduler lock, then applies the
 /// refresh rules and swaps it in. Throws `SchedulerConfigurationException` listing every
@@ -152,11 +163,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     handle: jlong,
     xml: JByteArray<'l>,
     source: JString<'l>,
+    base_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
 ) -> JString<'l> {
     env.with_env(|env| -> NativeResult<JString<'l>> {
         let cluster = handle_ref(handle)?.cluster;
-        let config = load_config(env, &xml, &source, &system_properties, cluster)?;
+        let config = load_config(env, &xml, &source, &base_properties, &system_properties, cluster)?;
         let warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
         with_scheduler(handle, |s| s.refresh(config))??;
         Ok(env.new_string(warnings.join("\n"))?)
@@ -490,4 +502,50 @@ fn count_apps(st: &crate::scheduler::State, q: &crate::queue::Queue) -> usize {
     } else {
         q.config.children.iter().map(|&c| count_apps(st, st.queues.get(c))).sum()
     }
+}
+
+/// `static native String resourceCalculator(long handle)`: the Java class name of the
+/// configured calculator, for the RM's request normalisation.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_resourceCalculator<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JString<'l> {
+    env.with_env(|env| -> NativeResult<JString<'l>> {
+        let name = with_scheduler(handle, |s| s.state().calculator().class_name())?;
+        Ok(env.new_string(name)?)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native boolean checkAccess(long handle, String queue, int acl, String user, String[] groups)`
+///
+/// `acl` is YARN's `QueueACL` ordinal (0 submit, 1 administer). An unknown queue grants
+/// nothing.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    acl: jint,
+    user: JString<'l>,
+    groups: JObjectArray<'l, JString<'l>>,
+) -> jboolean {
+    env.with_env(|env| -> NativeResult<jboolean> {
+        let queue = read_string(env, &queue, "queue")?;
+        let user = read_string(env, &user, "user")?;
+        let groups = read_strings(env, &groups, "group")?;
+        let acl = match acl {
+            0 => QueueAcl::SubmitApplications,
+            1 => QueueAcl::AdministerQueue,
+            other => return Err(NativeError::InvalidArgument(format!("unknown queue ACL ordinal {other}"))),
+        };
+        with_scheduler(handle, |s| match s.state().queues.resolve(&queue) {
+            Ok(q) => s.check_access(q, acl, &user, &groups),
+            Err(_) => false,
+        })
+    })
+    .resolve::<ThrowJava>()
 }

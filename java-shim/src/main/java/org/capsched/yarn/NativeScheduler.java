@@ -1,0 +1,153 @@
+package org.capsched.yarn;
+
+/**
+ * The Rust scheduler core behind one opaque handle. Every method is one JNI crossing; the
+ * wire formats are documented in {@code rust-core/src/jni/native_scheduler.rs}.
+ *
+ * <p>Thread safety: the native side serialises calls with its own lock. {@link #close()}
+ * frees the handle exactly once; callers stop using the object before closing it (the
+ * scheduler closes it in {@code serviceStop}).
+ */
+final class NativeScheduler implements AutoCloseable {
+  /** Longs per allocation returned by {@link #nodeUpdate}. */
+  static final int ALLOCATION_STRIDE = 7;
+  /** Doubles per queue returned by {@link #queueReport}. */
+  static final int QUEUE_REPORT_STRIDE = 16;
+  /** Strings per queue returned by {@link #queueStrings}. */
+  static final int QUEUE_STRINGS_STRIDE = 3;
+
+  static {
+    NativeLoader.load();
+  }
+
+  private long handle;
+
+  /**
+   * Loads the configuration and creates the core.
+   *
+   * @param clusterSettings minimum memory, minimum vcores, maximum memory, maximum vcores,
+   *     ACLs enabled (1) or not (0)
+   * @throws SchedulerConfigurationException if the configuration is invalid
+   */
+  NativeScheduler(byte[] xml, String source, long[] clusterSettings, long epoch,
+      String[] baseProperties, String[] systemProperties) {
+    this.handle = create(xml, source, clusterSettings, epoch, baseProperties, systemProperties);
+  }
+
+  private synchronized long handle() {
+    if (handle == 0) {
+      throw new IllegalStateException("the native scheduler has been closed");
+    }
+    return handle;
+  }
+
+  @Override
+  public synchronized void close() {
+    long h = handle;
+    handle = 0;
+    if (h != 0) {
+      destroy(h);
+    }
+  }
+
+  String refresh(byte[] xml, String source, String[] baseProperties, String[] systemProperties) {
+    return refresh(handle(), xml, source, baseProperties, systemProperties);
+  }
+
+  int addNode(String nodeId, String host, String rack, long memory, long vcores) {
+    return addNode(handle(), nodeId, host, rack, memory, vcores);
+  }
+
+  long[] removeNode(int node) {
+    return removeNode(handle(), node);
+  }
+
+  void updateNodeResource(int node, long memory, long vcores) {
+    updateNodeResource(handle(), node, memory, vcores);
+  }
+
+  long[] nodeUpdate(int node, long[] finished) {
+    return nodeUpdate(handle(), node, finished);
+  }
+
+  void release(long[] containers) {
+    release(handle(), containers);
+  }
+
+  int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
+      long priority, boolean recovering, String[] out) {
+    return submit(handle(), clusterTimestamp, id, queue, user, groups, priority, recovering, out);
+  }
+
+  void addAttempt(int app, int attemptId) {
+    addAttempt(handle(), app, attemptId);
+  }
+
+  void removeAttempt(int app) {
+    removeAttempt(handle(), app);
+  }
+
+  long[] removeApp(int app) {
+    return removeApp(handle(), app);
+  }
+
+  long[] allocate(int app, int[] askInts, long[] askLongs, String[] askNames) {
+    return allocate(handle(), app, askInts, askLongs, askNames);
+  }
+
+  String[] queueStrings() {
+    return queueStrings(handle());
+  }
+
+  double[] queueReport() {
+    return queueReport(handle());
+  }
+
+  String resourceCalculator() {
+    return resourceCalculator(handle());
+  }
+
+  boolean checkAccess(String queue, int acl, String user, String[] groups) {
+    return checkAccess(handle(), queue, acl, user, groups);
+  }
+
+  private static native long create(byte[] xml, String source, long[] clusterSettings, long epoch,
+      String[] baseProperties, String[] systemProperties);
+
+  private static native void destroy(long handle);
+
+  private static native String refresh(long handle, byte[] xml, String source,
+      String[] baseProperties, String[] systemProperties);
+
+  private static native int addNode(long handle, String nodeId, String host, String rack,
+      long memory, long vcores);
+
+  private static native long[] removeNode(long handle, int node);
+
+  private static native void updateNodeResource(long handle, int node, long memory, long vcores);
+
+  private static native long[] nodeUpdate(long handle, int node, long[] finished);
+
+  private static native void release(long handle, long[] containers);
+
+  private static native int submit(long handle, long clusterTimestamp, int id, String queue,
+      String user, String[] groups, long priority, boolean recovering, String[] out);
+
+  private static native void addAttempt(long handle, int app, int attemptId);
+
+  private static native void removeAttempt(long handle, int app);
+
+  private static native long[] removeApp(long handle, int app);
+
+  private static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs,
+      String[] askNames);
+
+  private static native String[] queueStrings(long handle);
+
+  private static native double[] queueReport(long handle);
+
+  private static native String resourceCalculator(long handle);
+
+  private static native boolean checkAccess(long handle, String queue, int acl, String user,
+      String[] groups);
+}

@@ -1,0 +1,81 @@
+package org.capsched.yarn;
+
+import java.util.List;
+
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.server.resourcemanager.RMAuditLogger;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+
+/**
+ * An application attempt as the RM tracks it. {@link #materialize} turns one container the
+ * Rust core allocated into the RM's objects: the RMContainer, the attempt's live and newly
+ * allocated lists, its request bookkeeping and the queue metrics.
+ */
+final class RustAppAttempt extends FiCaSchedulerApp {
+
+  RustAppAttempt(ApplicationAttemptId attemptId, String user, RustQueue queue, RMContext rmContext) {
+    super(attemptId, user, queue, queue.getAbstractUsersManager(), rmContext);
+  }
+
+  /**
+   * Applies an AM's asks to the RM's request bookkeeping and then, under the same lock, to
+   * the core, so that {@link #materialize} never sees the two disagree.
+   */
+  void updateRequests(List<ResourceRequest> asks, Runnable toCore) {
+    writeLock.lock();
+    try {
+      if (!asks.isEmpty()) {
+        updateResourceRequests(asks);
+      }
+      toCore.run();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Records a container the core allocated. Returns null if the attempt stopped in the
+   * meantime; the caller then gives the container back to the core.
+   */
+  RMContainer materialize(NodeType type, FiCaSchedulerNode node, SchedulerRequestKey schedulerKey,
+      Container container) {
+    writeLock.lock();
+    try {
+      // The AM may have withdrawn the ask between the core's decision and now.
+      if (isStopped || getOutstandingAsksCount(schedulerKey) <= 0) {
+        return null;
+      }
+      RMContainerImpl rmContainer = new RMContainerImpl(container, schedulerKey,
+          getApplicationAttemptId(), node.getNodeID(), appSchedulingInfo.getUser(), rmContext,
+          node.getPartition());
+      rmContainer.setQueueName(getQueueName());
+      updateAMContainerDiagnostics(AMState.ASSIGNED, null);
+      addToNewlyAllocatedContainers(node, rmContainer);
+      ContainerId containerId = container.getId();
+      liveContainers.put(containerId, rmContainer);
+      // Keeps the RM's view of outstanding requests (web UI, QueueMetrics pending) in step.
+      ContainerRequest request = appSchedulingInfo.allocate(type, node, schedulerKey, rmContainer);
+      attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
+      rmContainer.setContainerRequest(request);
+      rmContainer.handle(new RMContainerEvent(containerId, RMContainerEventType.START));
+      RMAuditLogger.logSuccess(getUser(), RMAuditLogger.AuditConstants.ALLOC_CONTAINER,
+          "SchedulerApp", getApplicationId(), containerId, container.getResource(),
+          getQueueName(), null);
+      return rmContainer;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+}

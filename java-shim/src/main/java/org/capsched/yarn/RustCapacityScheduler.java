@@ -1,0 +1,823 @@
+package org.capsched.yarn;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.hadoop.conf.Configurable;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.conf.ConfigurationProvider;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Capacity Scheduler whose state and decisions live in Rust. Set it as
+ * {@code yarn.resourcemanager.scheduler.class}; it reads the existing
+ * {@code capacity-scheduler.xml}.
+ *
+ * <p>This class is a translation table: each RM call or scheduler event becomes one call on
+ * {@link NativeScheduler}, and what the core returns is applied to the RM's own objects
+ * (applications, attempts, nodes, RMContainers, QueueMetrics). It makes no scheduling
+ * decision of its own.
+ */
+public class RustCapacityScheduler
+    extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+
+  /** The file Apache's CapacityScheduler reads, and so do we. */
+  public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
+
+  private static final String CAPACITY_PREFIX = "yarn.scheduler.capacity.";
+
+  private Configuration conf;
+  private boolean usePortForNodeName;
+  private NativeScheduler core;
+  private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
+  private volatile QueueDirectory queues = QueueDirectory.EMPTY;
+  private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
+
+  /** Containers gone while a batch is open, as (application key, number) pairs. */
+  private long[] releasedBatch = new long[16];
+  private int releasedCount;
+  private int batchDepth;
+
+  public RustCapacityScheduler() {
+    super(RustCapacityScheduler.class.getName());
+  }
+
+  // ----- lifecycle ----------------------------------------------------------------------
+
+  @Override
+  public void setConf(Configuration conf) {
+    this.conf = conf;
+  }
+
+  @Override
+  public Configuration getConf() {
+    return conf;
+  }
+
+  @Override
+  public void setRMContext(RMContext rmContext) {
+    this.rmContext = rmContext;
+  }
+
+  @Override
+  public void serviceInit(Configuration configuration) throws Exception {
+    this.conf = configuration;
+    this.applications = new ConcurrentHashMap<>();
+    this.usePortForNodeName = configuration.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
+    this.minimumAllocation = super.getMinimumAllocation();
+    initMaximumResourceCapability(super.getMaximumAllocation());
+    Resource max = getMaximumResourceCapability();
+    ConfigurationFile file = readConfigurationFile(configuration);
+    long[] clusterSettings = {
+        minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
+        max.getMemorySize(), max.getVirtualCores(),
+        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0 };
+    long epoch = rmContext == null ? 0 : rmContext.getEpoch();
+    core = new NativeScheduler(file.bytes, file.source, clusterSettings, epoch,
+        capacityProperties(configuration), systemProperties());
+    rebuildQueues(configuration);
+    LOG.info("Rust capacity scheduler started with {} from {}", queues, file.source);
+    super.serviceInit(configuration);
+    schedulingMonitorManager.initialize(rmContext, configuration);
+  }
+
+  @Override
+  public void serviceStop() throws Exception {
+    super.serviceStop();
+    if (core != null) {
+      core.close();
+    }
+  }
+
+  @Override
+  public void reinitialize(Configuration newConf, RMContext context) throws IOException {
+    ConfigurationFile file = readConfigurationFile(newConf);
+    String warnings;
+    try {
+      warnings = core.refresh(file.bytes, file.source, capacityProperties(newConf),
+          systemProperties());
+    } catch (SchedulerConfigurationException e) {
+      throw new IOException("Failed to re-init queues from " + file.source + ": "
+          + e.getMessage(), e);
+    }
+    if (!warnings.isEmpty()) {
+      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", file.source, warnings);
+    }
+    rebuildQueues(newConf);
+    super.reinitialize(newConf, context);
+    LOG.info("Queues refreshed from {}: {}", file.source, queues);
+  }
+
+  @Override
+  public void recover(RMState state) {
+    // Applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED with the recovering
+    // flag, containers through NODE_ADDED reports.
+  }
+
+  // ----- events -------------------------------------------------------------------------
+
+  @Override
+  public void handle(SchedulerEvent event) {
+    writeLock.lock();
+    try {
+      switch (event.getType()) {
+      case NODE_ADDED: {
+        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
+        addNode(e.getAddedRMNode());
+        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+        break;
+      }
+      case NODE_REMOVED:
+        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+        break;
+      case NODE_RESOURCE_UPDATE: {
+        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+        updateNodeResource(e.getRMNode(), e.getResourceOption());
+        break;
+      }
+      case NODE_UPDATE:
+        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+        break;
+      case APP_ADDED: {
+        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
+        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
+            e.getApplicatonPriority(), e.getIsAppRecovering(), e.isUnmanagedAM());
+        break;
+      }
+      case APP_REMOVED: {
+        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+        removeApplication(e.getApplicationID(), e.getFinalState());
+        break;
+      }
+      case APP_ATTEMPT_ADDED: {
+        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
+        addApplicationAttempt(e.getApplicationAttemptId(),
+            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
+        break;
+      }
+      case APP_ATTEMPT_REMOVED: {
+        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
+        removeApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+            e.getKeepContainersAcrossAppAttempts());
+        break;
+      }
+      case CONTAINER_EXPIRED: {
+        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+        completedContainer(getRMContainer(id),
+            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+            RMContainerEventType.EXPIRE);
+        break;
+      }
+      case RELEASE_CONTAINER: {
+        RMContainer container = ((ReleaseContainerEvent) event).getContainer();
+        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+            container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
+            RMContainerEventType.RELEASED);
+        break;
+      }
+      case MARK_CONTAINER_FOR_PREEMPTION: {
+        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+        RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
+        if (attempt != null) {
+          attempt.markContainerForPreemption(container.getContainerId());
+        }
+        break;
+      }
+      case MARK_CONTAINER_FOR_KILLABLE: {
+        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+        completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
+            container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
+            RMContainerEventType.KILL);
+        break;
+      }
+      default:
+        // KILL_RESERVED_CONTAINER and MARK_CONTAINER_FOR_NONKILLABLE concern reservations
+        // and preemption, which this scheduler does not make yet; queue-management events
+        // concern auto-created queues, which it does not support.
+        LOG.warn("Ignoring scheduler event {}", event.getType());
+      }
+      flushReleased();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void addNode(RMNode rmNode) {
+    Resource total = rmNode.getTotalCapability();
+    String nodeName = usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
+    int key = core.addNode(rmNode.getNodeID().toString(), nodeName, rmNode.getRackName(),
+        total.getMemorySize(), total.getVirtualCores());
+    nodeTracker.addNode(new RustSchedulerNode(rmNode, usePortForNodeName, key));
+    updateAvailableResourcesMetrics();
+    LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
+        rmNode.getRackName(), total, getClusterResource());
+  }
+
+  private void removeNode(RMNode rmNode) {
+    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(rmNode.getNodeID());
+    if (node == null) {
+      return;
+    }
+    for (RMContainer container : node.getCopiedListOfRunningContainers()) {
+      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+          container.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+    }
+    flushReleased();
+    nodeTracker.removeNode(rmNode.getNodeID());
+    long[] leftover = core.removeNode(node.key());
+    if (leftover.length > 0) {
+      LOG.warn("Node {} still held {} containers the RM did not know; they were released",
+          rmNode.getNodeAddress(), leftover.length / 2);
+    }
+    updateAvailableResourcesMetrics();
+  }
+
+  @Override
+  public void updateNodeResource(RMNode nm,
+      org.apache.hadoop.yarn.api.records.ResourceOption resourceOption) {
+    writeLock.lock();
+    try {
+      super.updateNodeResource(nm, resourceOption);
+      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+      if (node != null) {
+        Resource total = node.getTotalResource();
+        core.updateNodeResource(node.key(), total.getMemorySize(), total.getVirtualCores());
+      }
+      updateAvailableResourcesMetrics();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * One heartbeat: the base class processes launched and completed containers (completions
+   * are batched), then one native call reclaims them and returns every allocation for the
+   * node, which is materialised here.
+   */
+  @Override
+  protected void nodeUpdate(RMNode nm) {
+    writeLock.lock();
+    try {
+      batchDepth++;
+      try {
+        super.nodeUpdate(nm);
+      } finally {
+        batchDepth--;
+      }
+      long[] finished = takeReleased();
+      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+      boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
+          || rmContext.isSchedulerReadyForAllocatingContainers();
+      if (node == null || !ready) {
+        if (finished.length > 0) {
+          core.release(finished);
+        }
+        return;
+      }
+      long[] allocations = core.nodeUpdate(node.key(), finished);
+      materialize(node, allocations);
+      updateAvailableResourcesMetrics();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void materialize(RustSchedulerNode node, long[] allocations) {
+    NodeType[] localities = NodeType.values();
+    for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
+      int appKey = (int) allocations[i];
+      long number = allocations[i + 1];
+      RustApplication app = appsByKey.get(appKey);
+      RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+      RMContainer rmContainer = null;
+      if (attempt != null) {
+        Priority priority = Priority.newInstance((int) allocations[i + 4]);
+        long requestId = allocations[i + 5];
+        SchedulerRequestKey key = new SchedulerRequestKey(priority, requestId, null);
+        ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
+        Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
+        Container container = BuilderUtils.newContainer(id, node.getNodeID(),
+            node.getRMNode().getHttpAddress(), size, priority, null, requestId);
+        rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node, key,
+            container);
+      }
+      if (rmContainer == null) {
+        // The attempt went away or withdrew the ask since the core decided: give it back.
+        core.release(new long[] {appKey, number});
+        continue;
+      }
+      node.allocateContainer(rmContainer);
+    }
+  }
+
+  private void addApplication(ApplicationId id, String queueName, String user,
+      Priority priority, boolean recovering, boolean unmanagedAM) {
+    String[] groups = groupsOf(user);
+    String[] out = new String[1];
+    int key = core.submit(id.getClusterTimestamp(), id.getId(), queueName, user, groups,
+        priority == null ? 0 : priority.getPriority(), recovering, out);
+    if (key < 0) {
+      LOG.info("Rejected {}: {}", id, out[0]);
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, out[0]));
+      return;
+    }
+    RustQueue queue = queues.byPath(out[0]);
+    RustApplication app = new RustApplication(id, key, queue, user, unmanagedAM);
+    applications.put(id, app);
+    appsByKey.put(key, app);
+    queue.getMetrics().submitApp(user, unmanagedAM);
+    LOG.info("Accepted application {} from user {} in queue {}", id, user, queue.getPath());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  private void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
+      boolean recovering) {
+    RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
+    if (app == null) {
+      LOG.warn("Attempt {} added for unknown application", attemptId);
+      return;
+    }
+    RustQueue queue = (RustQueue) app.getQueue();
+    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(), queue, rmContext);
+    if (transferState) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+    core.addAttempt(app.key(), attemptId.getAttemptId());
+    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  private void removeApplicationAttempt(ApplicationAttemptId attemptId,
+      RMAppAttemptState finalState, boolean keepContainers) {
+    RustAppAttempt attempt = getApplicationAttempt(attemptId);
+    RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
+    if (app == null || attempt == null) {
+      LOG.warn("Unknown application attempt {} has completed", attemptId);
+      return;
+    }
+    for (RMContainer container : attempt.getLiveContainers()) {
+      if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
+        continue;
+      }
+      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+          container.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION),
+          RMContainerEventType.KILL);
+    }
+    flushReleased();
+    core.removeAttempt(app.key());
+    attempt.stop(finalState);
+  }
+
+  private void removeApplication(ApplicationId id, RMAppState finalState) {
+    RustApplication app = (RustApplication) applications.remove(id);
+    if (app == null) {
+      LOG.warn("Unknown application {} removed", id);
+      return;
+    }
+    appsByKey.remove(app.key());
+    ((RustQueue) app.getQueue()).getAbstractUsersManager()
+        .deactivateApplication(app.getUser(), id);
+    app.stop(finalState);
+    long[] leftover = core.removeApp(app.key());
+    if (leftover.length > 0) {
+      LOG.warn("Application {} still held {} containers at removal; they were released", id,
+          leftover.length / 2);
+    }
+  }
+
+  @Override
+  protected void completedContainerInternal(RMContainer rmContainer,
+      ContainerStatus containerStatus, RMContainerEventType event) {
+    writeLock.lock();
+    try {
+      Container container = rmContainer.getContainer();
+      ContainerId id = container.getId();
+      RustAppAttempt attempt = getCurrentAttemptForContainer(id);
+      if (attempt != null) {
+        attempt.containerCompleted(rmContainer, containerStatus, event,
+            RMNodeLabelsManager.NO_LABEL);
+      }
+      FiCaSchedulerNode node = getSchedulerNode(container.getNodeId());
+      if (node != null) {
+        node.releaseContainer(id, false);
+      }
+      SchedulerApplication<RustAppAttempt> app =
+          applications.get(id.getApplicationAttemptId().getApplicationId());
+      if (app != null) {
+        released(((RustApplication) app).key(), id.getContainerId());
+      }
+      LOG.debug("Container {} finished ({})", id, event);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void released(int appKey, long number) {
+    if (releasedCount + 2 > releasedBatch.length) {
+      releasedBatch = Arrays.copyOf(releasedBatch, releasedBatch.length * 2);
+    }
+    releasedBatch[releasedCount++] = appKey;
+    releasedBatch[releasedCount++] = number;
+    if (batchDepth == 0) {
+      flushReleased();
+    }
+  }
+
+  private long[] takeReleased() {
+    long[] out = Arrays.copyOf(releasedBatch, releasedCount);
+    releasedCount = 0;
+    return out;
+  }
+
+  private void flushReleased() {
+    if (releasedCount > 0) {
+      core.release(takeReleased());
+    }
+  }
+
+  @Override
+  public void killContainer(RMContainer container) {
+    completedContainer(container, SchedulerUtils.createKilledContainerStatus(
+        container.getContainerId(), "Killed by the ResourceManager"), RMContainerEventType.KILL);
+  }
+
+  // ----- the ApplicationMaster protocol -------------------------------------------------
+
+  @Override
+  public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
+      List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
+      List<String> blacklistAdditions, List<String> blacklistRemovals,
+      ContainerUpdates updateRequests) {
+    RustAppAttempt attempt = getApplicationAttempt(attemptId);
+    RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
+    if (attempt == null || app == null
+        || !attempt.getApplicationAttemptId().equals(attemptId)) {
+      LOG.error("allocate() from unknown or previous attempt {}", attemptId);
+      return EMPTY_ALLOCATION;
+    }
+    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
+      LOG.warn("{} sent {} SchedulingRequests (placement constraints); this scheduler ignores"
+          + " them", attemptId, schedulingRequests.size());
+    }
+    normalizeResourceRequests(ask);
+    releaseContainers(release, attempt);
+    if (attempt.isStopped()) {
+      return EMPTY_ALLOCATION;
+    }
+    final long[][] headroom = new long[1][];
+    final Asks asks = Asks.encode(ask);
+    attempt.updateRequests(ask, () -> headroom[0] =
+        core.allocate(app.key(), asks.ints, asks.longs, asks.names));
+    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
+    attempt.setHeadroom(room);
+    attempt.setApplicationHeadroomForMetrics(room);
+    return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
+        attempt.pullUpdatedNMTokens());
+  }
+
+  /** Asks flattened for the JNI call. */
+  private static final class Asks {
+    final int[] ints;
+    final long[] longs;
+    final String[] names;
+
+    private Asks(int n) {
+      ints = new int[3 * n];
+      longs = new long[3 * n];
+      names = new String[n];
+    }
+
+    static Asks encode(List<ResourceRequest> requests) {
+      Asks a = new Asks(requests.size());
+      int i = 0;
+      for (ResourceRequest r : requests) {
+        a.ints[3 * i] = r.getPriority().getPriority();
+        a.ints[3 * i + 1] = r.getNumContainers();
+        a.ints[3 * i + 2] = r.getRelaxLocality() ? 1 : 0;
+        a.longs[3 * i] = r.getAllocationRequestId();
+        a.longs[3 * i + 1] = r.getCapability().getMemorySize();
+        a.longs[3 * i + 2] = r.getCapability().getVirtualCores();
+        a.names[i] = r.getResourceName();
+        i++;
+      }
+      return a;
+    }
+  }
+
+  // ----- queues -------------------------------------------------------------------------
+
+  /** Re-creates the queue directory from the core after a load or refresh. */
+  private void rebuildQueues(Configuration configuration) {
+    String[] strings = core.queueStrings();
+    QueueDirectory old = queues;
+    Map<String, RustQueue> byPath = new HashMap<>();
+    List<RustQueue> inOrder = new ArrayList<>();
+    for (int i = 0; i < strings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
+      String path = strings[i];
+      RustQueue queue = old.byPath(path);
+      if (queue == null) {
+        int dot = path.lastIndexOf('.');
+        RustQueue parent = dot < 0 ? null : byPath.get(path.substring(0, dot));
+        queue = new RustQueue(this, path, parent, configuration);
+      }
+      byPath.put(path, queue);
+      inOrder.add(queue);
+    }
+    queues = new QueueDirectory(inOrder);
+    String name = core.resourceCalculator();
+    calculator = name.endsWith("DominantResourceCalculator")
+        ? new DominantResourceCalculator() : new DefaultResourceCalculator();
+  }
+
+  private RustQueue resolveQueue(String name) {
+    RustQueue q = queues.byPath(name);
+    return q != null ? q : queues.byShortName(name);
+  }
+
+  @Override
+  public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
+      boolean recursive) throws IOException {
+    RustQueue queue = resolveQueue(queueName);
+    if (queue == null) {
+      throw new IOException("Unknown queue: " + queueName);
+    }
+    return queueInfo(queue.getPath(), includeChildQueues, recursive);
+  }
+
+  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
+  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+    double[] report = core.queueReport();
+    QueueDirectory dir = queues;
+    return buildQueueInfo(dir, report, dir.indexOf(path), includeChildQueues, recursive);
+  }
+
+  private QueueInfo buildQueueInfo(QueueDirectory dir, double[] report, int index,
+      boolean includeChildQueues, boolean recursive) {
+    int o = index * NativeScheduler.QUEUE_REPORT_STRIDE;
+    RustQueue queue = dir.at(index);
+    QueueInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueInfo.class);
+    info.setQueueName(queue.getShortName());
+    info.setQueuePath(queue.getPath());
+    info.setCapacity((float) report[o]);
+    info.setMaximumCapacity((float) report[o + 1]);
+    info.setCurrentCapacity((float) report[o + 4]);
+    info.setQueueState(report[o + 9] == 0 ? QueueState.RUNNING : QueueState.STOPPED);
+    info.setWeight((float) report[o + 11]);
+    info.setMaxParallelApps(Integer.MAX_VALUE);
+    info.setSchedulerType("RustCapacityScheduler");
+    info.setAccessibleNodeLabels(Collections.singleton(RMNodeLabelsManager.ANY));
+    info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
+    info.setPreemptionDisabled(true);
+    info.setIntraQueuePreemptionDisabled(true);
+    info.setApplications(Collections.emptyList());
+    List<QueueInfo> children = new ArrayList<>();
+    if (includeChildQueues) {
+      for (int c = 0; c < dir.size(); c++) {
+        if ((int) report[c * NativeScheduler.QUEUE_REPORT_STRIDE + 10] == index) {
+          children.add(buildQueueInfo(dir, report, c, recursive, recursive));
+        }
+      }
+    }
+    info.setChildQueues(children);
+    return info;
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo() {
+    UserGroupInformation user;
+    try {
+      user = UserGroupInformation.getCurrentUser();
+    } catch (IOException e) {
+      LOG.warn("Cannot determine the current user for queue ACLs", e);
+      return Collections.emptyList();
+    }
+    List<QueueUserACLInfo> out = new ArrayList<>();
+    for (RustQueue q : queues.all()) {
+      out.addAll(queueUserAclInfo(q.getPath(), user));
+    }
+    return out;
+  }
+
+  List<QueueUserACLInfo> queueUserAclInfo(String path, UserGroupInformation user) {
+    List<QueueACL> granted = new ArrayList<>();
+    for (QueueACL acl : QueueACL.values()) {
+      if (checkAccess(user, acl, path)) {
+        granted.add(acl);
+      }
+    }
+    QueueUserACLInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueUserACLInfo.class);
+    info.setQueueName(path);
+    info.setUserAcls(granted);
+    return Collections.singletonList(info);
+  }
+
+  @Override
+  public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
+    return core.checkAccess(queueName, acl.ordinal(), callerUGI.getShortUserName(),
+        callerUGI.getGroupNames());
+  }
+
+  @Override
+  public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
+    RustQueue queue = resolveQueue(queueName);
+    if (queue == null) {
+      return null;
+    }
+    String prefix = queue.getPath() + ".";
+    List<ApplicationAttemptId> out = new ArrayList<>();
+    for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
+      String path = ((RustQueue) app.getQueue()).getPath();
+      RustAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null && (path.equals(queue.getPath()) || path.startsWith(prefix))) {
+        out.add(attempt.getApplicationAttemptId());
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return queues.root().getMetrics();
+  }
+
+  private void updateAvailableResourcesMetrics() {
+    QueueMetrics root = getRootQueueMetrics();
+    root.setAvailableResourcesToQueue(
+        Resources.subtract(getClusterResource(), root.getAllocatedResources()));
+  }
+
+  // ----- small RM contract items --------------------------------------------------------
+
+  @Override
+  public ResourceCalculator getResourceCalculator() {
+    return calculator;
+  }
+
+  @Override
+  public int getNumClusterNodes() {
+    return nodeTracker.nodeCount();
+  }
+
+  @Override
+  public RMContainer getRMContainer(ContainerId containerId) {
+    RustAppAttempt attempt = getCurrentAttemptForContainer(containerId);
+    return attempt == null ? null : attempt.getRMContainer(containerId);
+  }
+
+  // ----- configuration inputs -----------------------------------------------------------
+
+  /** The bytes of capacity-scheduler.xml and a name for it in messages. */
+  private static final class ConfigurationFile {
+    final byte[] bytes;
+    final String source;
+
+    ConfigurationFile(byte[] bytes, String source) {
+      this.bytes = bytes;
+      this.source = source;
+    }
+  }
+
+  /**
+   * Reads capacity-scheduler.xml the way Apache's scheduler does: through the RM's
+   * configuration provider (the classpath by default, or the file-system based store).
+   */
+  private ConfigurationFile readConfigurationFile(Configuration configuration)
+      throws IOException {
+    ConfigurationProvider provider = rmContext == null ? null
+        : rmContext.getConfigurationProvider();
+    InputStream in;
+    try {
+      in = provider != null
+          ? provider.getConfigurationInputStream(configuration, CONFIGURATION_FILE)
+          : configuration.getConfResourceAsInputStream(CONFIGURATION_FILE);
+    } catch (YarnException e) {
+      throw new IOException("Cannot read " + CONFIGURATION_FILE + ": " + e.getMessage(), e);
+    }
+    if (in == null) {
+      throw new IOException(CONFIGURATION_FILE + " was not found on the ResourceManager's "
+          + "classpath (or in its configuration store); the Rust capacity scheduler needs it");
+    }
+    URL url = configuration.getResource(CONFIGURATION_FILE);
+    String source = url != null ? url.toString() : CONFIGURATION_FILE;
+    try (InputStream stream = in) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      byte[] buf = new byte[8192];
+      int n;
+      while ((n = stream.read(buf)) > 0) {
+        out.write(buf, 0, n);
+      }
+      return new ConfigurationFile(out.toByteArray(), source);
+    }
+  }
+
+  /**
+   * Capacity scheduler keys set in the RM's own configuration (yarn-site.xml or code); the
+   * file overrides them, as in Apache where capacity-scheduler.xml is added on top.
+   */
+  private static String[] capacityProperties(Configuration configuration) {
+    List<String> pairs = new ArrayList<>();
+    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(CAPACITY_PREFIX)
+        .entrySet()) {
+      pairs.add(CAPACITY_PREFIX + e.getKey());
+      pairs.add(e.getValue());
+    }
+    return pairs.toArray(new String[0]);
+  }
+
+  /** System properties, consulted first by Hadoop's ${var} expansion. */
+  private static String[] systemProperties() {
+    Properties props = System.getProperties();
+    List<String> pairs = new ArrayList<>();
+    for (String name : props.stringPropertyNames()) {
+      pairs.add(name);
+      pairs.add(props.getProperty(name));
+    }
+    return pairs.toArray(new String[0]);
+  }
+
+  private String[] groupsOf(String user) {
+    if (!YarnConfiguration.isAclEnabled(conf)) {
+      return new String[0];
+    }
+    return UserGroupInformation.createRemoteUser(user).getGroupNames();
+  }
+}

@@ -1,0 +1,123 @@
+package org.capsched.yarn;
+
+import java.util.List;
+import java.util.Set;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+
+/**
+ * The RM-side face of one queue: its metrics and users manager (RM bookkeeping objects)
+ * and views built from the Rust core's report. It holds no scheduling state of its own.
+ * The same object lives across refreshes as long as the queue's path does.
+ */
+final class RustQueue implements Queue {
+  private final RustCapacityScheduler scheduler;
+  private final String path;
+  private final QueueMetrics metrics;
+  private final ActiveUsersManager usersManager;
+
+  RustQueue(RustCapacityScheduler scheduler, String path, RustQueue parent, Configuration conf) {
+    this.scheduler = scheduler;
+    this.path = path;
+    this.metrics = QueueMetrics.forQueue(path, parent, true, conf);
+    this.usersManager = new ActiveUsersManager(metrics);
+  }
+
+  /** The full path, such as root.engineering.qa. */
+  String getPath() {
+    return path;
+  }
+
+  /** The last path component. */
+  String getShortName() {
+    return path.substring(path.lastIndexOf('.') + 1);
+  }
+
+  /** Apache's CapacityScheduler names queues by full path in metrics and reports. */
+  @Override
+  public String getQueueName() {
+    return path;
+  }
+
+  @Override
+  public QueueMetrics getMetrics() {
+    return metrics;
+  }
+
+  @Override
+  public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
+    return scheduler.queueInfo(path, includeChildQueues, recursive);
+  }
+
+  @Override
+  public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
+    return scheduler.queueUserAclInfo(path, user);
+  }
+
+  @Override
+  public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
+    return scheduler.checkAccess(user, acl, path);
+  }
+
+  @Override
+  public ActiveUsersManager getAbstractUsersManager() {
+    return usersManager;
+  }
+
+  @Override
+  public void recoverContainer(Resource clusterResource,
+      SchedulerApplicationAttempt schedulerAttempt, RMContainer rmContainer) {
+    // Work-preserving recovery re-registers containers through the scheduler itself.
+  }
+
+  @Override
+  public Set<String> getAccessibleNodeLabels() {
+    return null;
+  }
+
+  @Override
+  public String getDefaultNodeLabelExpression() {
+    return null;
+  }
+
+  @Override
+  public void incPendingResource(String nodeLabel, Resource resourceToInc) {
+    // Pending resources are tracked by the core and by QueueMetrics.
+  }
+
+  @Override
+  public void decPendingResource(String nodeLabel, Resource resourceToDec) {
+    // Pending resources are tracked by the core and by QueueMetrics.
+  }
+
+  @Override
+  public Priority getDefaultApplicationPriority() {
+    return Priority.newInstance(0);
+  }
+
+  @Override
+  public void incReservedResource(String partition, Resource reservedRes) {
+    // Reservations are tracked by the core.
+  }
+
+  @Override
+  public void decReservedResource(String partition, Resource reservedRes) {
+    // Reservations are tracked by the core.
+  }
+
+  @Override
+  public String toString() {
+    return path;
+  }
+}
