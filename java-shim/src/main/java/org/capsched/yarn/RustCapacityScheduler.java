@@ -29,6 +29,7 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
+import org.apache.hadoop.yarn.LocalConfigurationProvider;
 import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
@@ -776,8 +777,14 @@ public class RustCapacityScheduler
       throw new IOException(CONFIGURATION_FILE + " was not found on the ResourceManager's "
           + "classpath (or in its configuration store); the Rust capacity scheduler needs it");
     }
-    URL url = configuration.getResource(CONFIGURATION_FILE);
-    String source = url != null ? url.toString() : CONFIGURATION_FILE;
+    String source;
+    if (provider == null || provider instanceof LocalConfigurationProvider) {
+      URL url = configuration.getResource(CONFIGURATION_FILE);
+      source = url != null ? url.toString() : CONFIGURATION_FILE;
+    } else {
+      source = configuration.get(YarnConfiguration.FS_BASED_RM_CONF_STORE,
+          YarnConfiguration.DEFAULT_FS_BASED_RM_CONF_STORE) + "/" + CONFIGURATION_FILE;
+    }
     try (InputStream stream = in) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       byte[] buf = new byte[8192];
