@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test: Rust unit and scenario tests, then the Java tests and the integration
+# tests against a real ResourceManager and real NodeManagers. Installs what it needs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source integration-tests/bin/prerequisites.sh
+ensure_prerequisites
+
+echo "== Rust tests (cargo test)"
+cargo test --workspace --locked 2>&1 | tee /tmp/capsched-cargo-test.log
+rust_passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' /tmp/capsched-cargo-test.log | awk '{s+=$4} END {print s+0}')
+
+echo "== Java and integration tests (gradle test)"
+rm -rf java-shim/build/test-results integration-tests/build/test-results
+run_gradle test
+
+java_tests=0; java_failed=0
+for f in java-shim/build/test-results/test/*.xml integration-tests/build/test-results/test/*.xml; do
+  [ -f "$f" ] || continue
+  t=$(grep -o '<testsuite [^>]*' "$f" | grep -o ' tests="[0-9]*"' | grep -o '[0-9]*')
+  fl=$(grep -o '<testsuite [^>]*' "$f" | grep -o ' failures="[0-9]*"' | grep -o '[0-9]*')
+  er=$(grep -o '<testsuite [^>]*' "$f" | grep -o ' errors="[0-9]*"' | grep -o '[0-9]*')
+  java_tests=$((java_tests + t)); java_failed=$((java_failed + fl + er))
+done
+if [ "$java_tests" -eq 0 ]; then
+  echo "no Java test ran" >&2
+  exit 1
+fi
+echo "rust: ${rust_passed} passed; java+integration: $((java_tests - java_failed)) passed, ${java_failed} failed"
+echo "$((rust_passed + java_tests - java_failed)) passed, ${java_failed} failed"
+[ "$java_failed" -eq 0 ]
