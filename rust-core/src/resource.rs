@@ -93,12 +93,12 @@ pub enum ResourceCalculator {
 
 impl ResourceCalculator {
     /// Maps the class name an operator writes in `yarn.scheduler.capacity.resource-calculator`.
+    /// Only the two real class names are accepted: Apache loads the class by name, so an old
+    /// or misspelt package fails there too.
     pub fn from_class_name(name: &str) -> Option<ResourceCalculator> {
-        match name.rsplit('.').next().unwrap_or(name) {
-            "DefaultResourceCalculator" => Some(ResourceCalculator::Memory),
-            "DominantResourceCalculator" => Some(ResourceCalculator::Dominant),
-            _ => None,
-        }
+        [ResourceCalculator::Memory, ResourceCalculator::Dominant]
+            .into_iter()
+            .find(|c| c.class_name() == name)
     }
 
     /// The Java class this calculator stands for, as Apache names it.
@@ -178,8 +178,17 @@ mod tests {
             Some(ResourceCalculator::Dominant)
         );
         assert_eq!(
-            ResourceCalculator::from_class_name("DefaultResourceCalculator"),
+            ResourceCalculator::from_class_name(
+                "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
+            ),
             Some(ResourceCalculator::Memory)
+        );
+        // The pre-2.2 package no longer exists; Apache fails to load it.
+        assert_eq!(
+            ResourceCalculator::from_class_name(
+                "org.apache.hadoop.yarn.server.resourcemanager.resource.DefaultResourceCalculator"
+            ),
+            None
         );
         assert_eq!(ResourceCalculator::from_class_name("com.acme.Mine"), None);
     }

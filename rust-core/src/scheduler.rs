@@ -269,6 +269,12 @@ impl Scheduler {
                 )))
             }
         };
+        // A plan (reservable) queue runs applications without a reservation in its
+        // `<q>-default` child, as Apache does.
+        let queue = match s.queues.get(queue).config.reservable {
+            true => s.queues.get(queue).config.children[0],
+            false => queue,
+        };
         let q = s.queues.get(queue);
         if !q.is_leaf() {
             return Err(Rejection(format!(

@@ -13,7 +13,7 @@ pub mod xml;
 pub use acl::AccessControlList;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
-pub use queue::{OrderingPolicy, QueueConfig, QueueState};
+pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
 pub use xml::Properties;
 
 use crate::resource::{Resource, ResourceCalculator};
@@ -228,7 +228,7 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
         None => d.resource_calculator,
         Some(name) => ResourceCalculator::from_class_name(&name).unwrap_or_else(|| {
             r.error(None, &calculator_key, format!(
-                "'{name}' is not a resource calculator this scheduler provides: use org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator or DominantResourceCalculator"
+                "'{name}' is not a resource calculator class: use org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator (memory only) or org.apache.hadoop.yarn.util.resource.DominantResourceCalculator (memory and vcores)"
             ));
             d.resource_calculator
         }),
@@ -236,9 +236,10 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
     let am_key = key("maximum-am-resource-percent");
     let maximum_am_resource_percent = r.float(None, &am_key, d.maximum_am_resource_percent);
     if !(0.0..=1.0).contains(&maximum_am_resource_percent) {
-        r.error(None, &am_key, format!(
+        // Apache accepts any value here; say what it means.
+        r.warnings.push(ConfigError::at_key(&am_key, format!(
             "{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"
-        ));
+        )));
     }
     let max_apps_key = key("maximum-applications");
     let maximum_applications = r.int(None, &max_apps_key, d.maximum_applications);

@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 /// The root queue's name; every path starts with it.
 pub const ROOT: &str = "root";
 
+/// Suffix of the default reservation queue under a plan (reservable) queue.
+pub const RESERVATION_DEFAULT_SUFFIX: &str = "-default";
+
 /// `<q>.state`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum QueueState {
@@ -35,6 +38,34 @@ pub enum OrderingPolicy {
     Fifo,
     /// The application using least goes first.
     Fair,
+}
+
+/// `<q>.ordering-policy` for a parent queue: how it orders its children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum QueueOrdering {
+    /// `utilization` (the default): least used relative to its guarantee first.
+    Utilization,
+    /// `priority-utilization`: higher `<q>.priority` first, then utilization.
+    PriorityUtilization,
+}
+
+impl QueueOrdering {
+    /// The value written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueOrdering::Utilization => "utilization",
+            QueueOrdering::PriorityUtilization => "priority-utilization",
+        }
+    }
+}
+
+/// A queue's share of one node partition (`<q>.accessible-node-labels.<label>.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LabelCapacity {
+    /// Percent of the parent's share of the partition (root: 100).
+    pub capacity: f64,
+    /// Maximum percent of the parent's share of the partition.
+    pub maximum_capacity: f64,
 }
 
 /// One queue's configuration, as written in the file (plus inherited defaults).
@@ -68,8 +99,14 @@ pub struct QueueConfig {
     pub acl_submit_applications: AccessControlList,
     /// `<q>.acl_administer_queue`.
     pub acl_administer_queue: AccessControlList,
-    /// `<q>.ordering-policy`.
+    /// `<q>.ordering-policy` of a leaf: how its applications are ordered.
     pub ordering_policy: OrderingPolicy,
+    /// `<q>.ordering-policy` of a parent (inherited from its parent when unset): how its
+    /// children are ordered. Meaningless for a leaf.
+    pub queue_ordering: QueueOrdering,
+    /// Partitions this queue has capacities for, by label (from any
+    /// `<q>.accessible-node-labels.<label>.*` key).
+    pub node_labels: BTreeMap<String, LabelCapacity>,
     /// `<q>.default-application-priority`.
     pub default_application_priority: i64,
     /// `<q>.priority`: the queue's own priority among its siblings.
@@ -80,12 +117,19 @@ pub struct QueueConfig {
     pub user_weights: BTreeMap<String, f64>,
     /// `<q>.allow-zero-capacity-sum`: children of a non-zero parent may sum to 0%.
     pub allow_zero_capacity_sum: bool,
+    /// `<q>.auto-create-child-queue.enabled` (legacy auto-creation): Apache makes such a
+    /// queue a managed parent even with no children. This scheduler does not create queues
+    /// on submission; applications sent to it are rejected as to any parent queue.
+    pub auto_create_child_queue: bool,
+    /// `<q>.reservable`: a plan queue for the reservation system. Like Apache, it gets one
+    /// child, `<q>-default`, where applications submitted without a reservation run.
+    pub reservable: bool,
 }
 
 impl QueueConfig {
-    /// True for a queue with no children.
+    /// True for a queue applications run in: no children, and not a managed parent.
     pub fn is_leaf(&self) -> bool {
-        self.children.is_empty()
+        self.children.is_empty() && !self.auto_create_child_queue
     }
 
     /// The full name of one of this queue's keys.
@@ -110,12 +154,28 @@ pub(crate) fn read_queue_tree(
     // Depth-first, children in file order; a parent is always pushed before its children.
     while let Some((path, parent)) = stack.pop() {
         let index = queues.len();
-        let q = read_queue(r, &path, parent, global, cluster);
+        let mut children = child_names(r, &path);
+        let auto_create = r.boolean(Some(&path), &queue_key(&path, "auto-create-child-queue.enabled"), false);
+        let reservable = children.is_empty() && r.boolean(Some(&path), &queue_key(&path, "reservable"), false);
+        if reservable {
+            children.push(format!("{}{RESERVATION_DEFAULT_SUFFIX}", path.rsplit('.').next().unwrap_or(&path)));
+        }
+        let is_leaf = children.is_empty() && !auto_create;
+        let inherited = parent.map_or(QueueOrdering::Utilization, |p| queues[p].queue_ordering);
+        let synthetic = parent.is_some_and(|p: usize| queues[p].reservable);
+        let mut q = read_queue(r, &path, parent, is_leaf, inherited, global, cluster);
+        q.auto_create_child_queue = auto_create;
+        q.reservable = reservable;
+        if synthetic {
+            // The plan queue's default reservation queue owns all of its parent.
+            q.capacity = CapacitySpec::Percent(100.0);
+            q.maximum_capacity = MaxCapacitySpec::Percent(100.0);
+        }
         if let Some(p) = parent {
             queues[p].children.push(index);
         }
         queues.push(q);
-        for child in child_names(r, &path).into_iter().rev() {
+        for child in children.into_iter().rev() {
             stack.push((format!("{path}.{child}"), Some(index)));
         }
     }
@@ -144,6 +204,8 @@ fn read_queue(
     r: &mut KeyReader<'_>,
     path: &str,
     parent: Option<usize>,
+    is_leaf: bool,
+    inherited_ordering: QueueOrdering,
     global: &GlobalSettings,
     cluster: &ClusterSettings,
 ) -> QueueConfig {
@@ -194,19 +256,8 @@ fn read_queue(
     let acl_administer_queue =
         raw_acl("acl_administer_queue").unwrap_or_else(|| acl(r, "acl_administer_queue"));
 
-    let ordering_policy = match r.string(&key("ordering-policy")) {
-        None => OrderingPolicy::Fifo,
-        Some(v) => match v.to_ascii_lowercase().as_str() {
-            "fifo" | "fifo-with-partitions" | "fifo-for-pending-apps" => OrderingPolicy::Fifo,
-            "fair" => OrderingPolicy::Fair,
-            other if other.ends_with("fifoorderingpolicy") => OrderingPolicy::Fifo,
-            other if other.ends_with("fairorderingpolicy") => OrderingPolicy::Fair,
-            _ => {
-                r.error(q, &key("ordering-policy"), format!("'{v}' is not an ordering policy: use fifo or fair"));
-                OrderingPolicy::Fifo
-            }
-        },
-    };
+    let (ordering_policy, queue_ordering) = read_ordering(r, path, is_leaf, inherited_ordering);
+    let node_labels = read_node_labels(r, path, is_root);
 
     let user_limit_factor = r.float(q, &key("user-limit-factor"), 1.0);
     let mulp_default = r.float(None, &super::global_key("minimum-user-limit-percent"), 100.0);
@@ -219,9 +270,10 @@ fn read_queue(
     let maximum_am_resource_percent =
         r.float(q, &key("maximum-am-resource-percent"), global.maximum_am_resource_percent);
     if !(0.0..=1.0).contains(&maximum_am_resource_percent) {
-        r.error(q, &key("maximum-am-resource-percent"), format!(
+        // Apache accepts any value here; say what it means.
+        r.warnings.push(ConfigError::at_queue(path, key("maximum-am-resource-percent"), format!(
             "{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"
-        ));
+        )));
     }
     let maximum_applications = r.opt_int(q, &key("maximum-applications")).filter(|&n| n >= 0);
     let max_parallel_apps = r.opt_int(q, &key("max-parallel-apps")).or(global.max_parallel_apps);
@@ -265,10 +317,119 @@ fn read_queue(
         acl_submit_applications,
         acl_administer_queue,
         ordering_policy,
+        queue_ordering,
+        node_labels,
         default_application_priority: r.int(q, &key("default-application-priority"), 0),
         priority: r.int(q, &key("priority"), 0),
         maximum_allocation: crate::resource::Resource::new(max_mb, max_vcores),
         user_weights,
         allow_zero_capacity_sum: r.boolean(q, &key("allow-zero-capacity-sum"), false),
+        auto_create_child_queue: false,
+        reservable: false,
     }
+}
+
+/// The application ordering policy names Apache knows, short and as class names.
+const APP_ORDERING_POLICIES: &[(&str, OrderingPolicy)] = &[
+    ("fifo", OrderingPolicy::Fifo),
+    ("fair", OrderingPolicy::Fair),
+    ("fifo-with-partitions", OrderingPolicy::Fifo),
+    ("fifo-for-pending-apps", OrderingPolicy::Fifo),
+    ("org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicy", OrderingPolicy::Fifo),
+    ("org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FairOrderingPolicy", OrderingPolicy::Fair),
+    (
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicyWithExclusivePartitions",
+        OrderingPolicy::Fifo,
+    ),
+    (
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.policy.FifoOrderingPolicyForPendingApps",
+        OrderingPolicy::Fifo,
+    ),
+];
+
+/// `<q>.ordering-policy` means different things on a leaf (application ordering: fifo,
+/// fair, ...) and on a parent (queue ordering: utilization, priority-utilization), and a
+/// parent's default is its own parent's policy. Apache treats any other value as a class
+/// name and refuses the file when no such class exists; so do we.
+fn read_ordering(
+    r: &mut KeyReader<'_>,
+    path: &str,
+    is_leaf: bool,
+    inherited: QueueOrdering,
+) -> (OrderingPolicy, QueueOrdering) {
+    let key = queue_key(path, "ordering-policy");
+    let value = r.props.get_raw(&key).map(|v| r.props.expand(v).trim().to_string());
+    if is_leaf {
+        let policy = match value {
+            None => OrderingPolicy::Fifo,
+            Some(v) => match APP_ORDERING_POLICIES.iter().find(|(name, _)| *name == v) {
+                Some((_, p)) => *p,
+                None => {
+                    r.error(Some(path), &key, format!(
+                        "'{v}' is not an application ordering policy: a leaf queue takes fifo, fair, fifo-with-partitions or fifo-for-pending-apps"
+                    ));
+                    OrderingPolicy::Fifo
+                }
+            },
+        };
+        return (policy, inherited);
+    }
+    let ordering = match value.as_deref() {
+        None => inherited,
+        Some("utilization") => QueueOrdering::Utilization,
+        Some("priority-utilization") => QueueOrdering::PriorityUtilization,
+        Some(v) => {
+            let hint = if APP_ORDERING_POLICIES.iter().any(|(name, _)| *name == v) {
+                format!(" ('{v}' orders applications, which only a leaf queue has)")
+            } else {
+                String::new()
+            };
+            r.error(Some(path), &key, format!(
+                "'{v}' is not a queue ordering policy: a parent queue takes utilization (the default) or priority-utilization{hint}"
+            ));
+            inherited
+        }
+    };
+    (OrderingPolicy::Fifo, ordering)
+}
+
+/// Reads `<q>.accessible-node-labels.<label>.capacity` / `.maximum-capacity` for every
+/// label that any `<q>.accessible-node-labels.<label>.*` key names, as Apache's
+/// `getConfiguredNodeLabelsByQueue` finds them. The root always has 100% of a partition.
+fn read_node_labels(r: &mut KeyReader<'_>, path: &str, is_root: bool) -> BTreeMap<String, LabelCapacity> {
+    let prefix = queue_key(path, "accessible-node-labels.");
+    let labels: std::collections::BTreeSet<String> = r
+        .props
+        .names_with_prefix(&prefix)
+        .filter_map(|k| k[prefix.len()..].split_once('.').map(|(label, _)| label.to_string()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for label in labels {
+        let mut read = |suffix: &str, default: f64| -> f64 {
+            let key = format!("{prefix}{label}.{suffix}");
+            let Some(raw) = r.string(&key).filter(|v| !v.is_empty()) else { return default };
+            if raw.starts_with('[') || raw.ends_with('w') {
+                // Absolute and weight label capacities count as 0% here, as in Apache.
+                return if is_root { 100.0 } else { default };
+            }
+            if is_root {
+                return 100.0;
+            }
+            match super::capacity::parse_java_float(&raw) {
+                Some(v) if (0.0..=100.0).contains(&v) => v,
+                Some(v) => {
+                    r.error(Some(path), &key, format!("{v} is outside [0, 100]"));
+                    default
+                }
+                None => {
+                    r.error(Some(path), &key, format!("'{raw}' is not a number"));
+                    default
+                }
+            }
+        };
+        let capacity = read("capacity", 0.0);
+        let maximum_capacity = read("maximum-capacity", 100.0);
+        out.insert(label, LabelCapacity { capacity, maximum_capacity });
+    }
+    out
 }

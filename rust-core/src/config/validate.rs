@@ -12,6 +12,11 @@ pub const PRECISION: f64 = 0.0005;
 pub fn validate(queues: &[QueueConfig], cluster: &ClusterSettings) -> Vec<ConfigError> {
     let mut errors = Vec::new();
     check_cluster_allocation(cluster, &mut errors);
+    if let Some(root) = queues.first() {
+        if root.is_leaf() {
+            errors.push(ConfigError::at_queue(&root.path, root.key("queues"), "is not set: the root queue needs at least one child queue (for example, yarn.scheduler.capacity.root.queues = default)"));
+        }
+    }
     for q in queues {
         check_queue(q, queues, cluster, &mut errors);
         if !q.is_leaf() {
@@ -100,24 +105,57 @@ fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, 
     }
 }
 
+/// How a group of queues states its capacity, as Apache's
+/// `getCapacityConfigurationTypeForQueues` sees it: a percentage counts only when above 0,
+/// an absolute resource only when not empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Percent,
+    Weight,
+    Absolute,
+}
+
+fn modes_of<'a>(queues: impl Iterator<Item = &'a QueueConfig>) -> (bool, bool, bool) {
+    let (mut pct, mut weight, mut abs) = (false, false, false);
+    for q in queues {
+        match q.capacity {
+            CapacitySpec::Percent(p) if p > 0.0 => pct = true,
+            CapacitySpec::Percent(_) => {}
+            CapacitySpec::Weight(_) => weight = true,
+            CapacitySpec::Absolute(r) if !r.is_none() => abs = true,
+            CapacitySpec::Absolute(_) => {}
+        }
+    }
+    (pct, weight, abs)
+}
+
+fn mode_of(flags: (bool, bool, bool), empty: bool) -> Mode {
+    match flags {
+        (_, true, _) => Mode::Weight,
+        _ if empty => Mode::Weight,
+        (_, _, true) => Mode::Absolute,
+        _ => Mode::Percent,
+    }
+}
+
 fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<ConfigError>) {
     let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &all[c]).collect();
     let describe = |c: &QueueConfig| format!("{}={}", c.name, c.capacity);
-    let first_mode = children[0].capacity.mode();
-    if children.iter().any(|c| c.capacity.mode() != first_mode) {
+    let listing = children.iter().map(|c| describe(c)).collect::<Vec<_>>().join(", ");
+    let flags = modes_of(children.iter().copied());
+    if [flags.0, flags.1, flags.2].iter().filter(|&&f| f).count() > 1 {
         errors.push(ConfigError::queue(&parent.path, format!(
-            "children mix capacity modes ({}); siblings must all use percentages, all weights, or all absolute resources",
-            children.iter().map(|c| describe(c)).collect::<Vec<_>>().join(", ")
+            "children mix capacity modes ({listing}); siblings must all use percentages, all weights, or all absolute resources"
         )));
         return;
     }
+    let children_mode = mode_of(flags, children.is_empty());
+    let parent_mode = mode_of(modes_of(std::iter::once(parent)), false);
     let is_root = parent.parent.is_none();
-    let parent_absolute = matches!(parent.capacity, CapacitySpec::Absolute(_));
-    let children_absolute = first_mode == "absolute resource";
-    if !is_root && parent_absolute != children_absolute {
+    if (children_mode == Mode::Absolute || parent_mode == Mode::Absolute) && children_mode != parent_mode && !is_root {
         errors.push(ConfigError::queue(&parent.path, format!(
-            "uses {} capacity but its children use {}; when absolute resources are used, the parent and all its children must use them",
-            parent.capacity.mode(), first_mode
+            "uses {} capacity ({}) but its children do not ({listing}); when absolute resources are used, the parent and all its children must use them",
+            parent.capacity.mode(), parent.capacity
         )));
         return;
     }
@@ -126,47 +164,65 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<Co
             CapacitySpec::Absolute(r) => acc.plus(r),
             _ => acc,
         });
-        if !sum.fits_in(parent_min) {
+        if !parent_min.is_none() && !sum.fits_in(parent_min) {
             errors.push(ConfigError::queue(&parent.path, format!(
-                "capacity {} is less than the sum of its children's {}", parent.capacity,
+                "capacity {} is less than the sum of its children's {} ({listing})", parent.capacity,
                 CapacitySpec::Absolute(sum)
             )));
         }
     }
-    if first_mode != "percentage" {
+    if children_mode != Mode::Percent {
         return;
     }
-    let sum: f64 = children
-        .iter()
-        .map(|c| match c.capacity {
-            CapacitySpec::Percent(p) => p / 100.0,
-            _ => 0.0,
-        })
-        .sum();
-    let parent_pct = match parent.capacity {
-        CapacitySpec::Percent(p) => Some(p / 100.0),
-        _ => None,
+    // The default partition, then every partition the parent has capacities for.
+    let percent = |q: &QueueConfig| match q.capacity {
+        CapacitySpec::Percent(p) => p,
+        _ => 0.0,
     };
-    let listing = children.iter().map(|c| describe(c)).collect::<Vec<_>>().join(", ");
+    let parent_default = if is_root { 100.0 } else { percent(parent) };
+    check_percent_sum(parent, None, parent_default, children.iter().map(|c| (c.name.as_str(), percent(c))), parent_mode, errors);
+    for (label, parent_label) in &parent.node_labels {
+        let parent_pct = if is_root { 100.0 } else { parent_label.capacity };
+        let child_pcts = children
+            .iter()
+            .map(|c| (c.name.as_str(), c.node_labels.get(label).map_or(0.0, |l| l.capacity)));
+        check_percent_sum(parent, Some(label), parent_pct, child_pcts, parent_mode, errors);
+    }
+}
+
+/// Children given in percent must sum to 100%, or to 0% when the parent itself has 0% (or
+/// allows it, or is in weight mode); a parent with 0% cannot have children summing to 100%.
+fn check_percent_sum<'a>(
+    parent: &QueueConfig,
+    label: Option<&str>,
+    parent_pct: f64,
+    children: impl Iterator<Item = (&'a str, f64)>,
+    parent_mode: Mode,
+    errors: &mut Vec<ConfigError>,
+) {
+    let children: Vec<(&str, f64)> = children.collect();
+    let sum: f64 = children.iter().map(|(_, p)| p / 100.0).sum();
+    let listing = children.iter().map(|(n, p)| format!("{n}={p}%")).collect::<Vec<_>>().join(", ");
+    let partition = match label {
+        Some(l) => format!(" in partition '{l}' (accessible-node-labels.{l}.capacity)"),
+        None => String::new(),
+    };
+    let parent_fraction = parent_pct / 100.0;
     if (1.0 - sum).abs() > PRECISION {
         if sum.abs() > PRECISION {
             errors.push(ConfigError::queue(&parent.path, format!(
-                "children's capacities sum to {}%, not 100% ({listing})", round(sum * 100.0)
+                "children's capacities{partition} sum to {}%, not 100% ({listing})", round(sum * 100.0)
             )));
-        } else if let Some(pp) = parent_pct {
-            if pp.abs() > PRECISION && !parent.allow_zero_capacity_sum {
-                errors.push(ConfigError::queue(&parent.path, format!(
-                    "children's capacities sum to 0% but the queue's own capacity is {}%; set {} to true to allow this ({listing})",
-                    round(pp * 100.0), parent.key("allow-zero-capacity-sum")
-                )));
-            }
-        }
-    } else if let Some(pp) = parent_pct {
-        if pp <= 0.0 && !parent.allow_zero_capacity_sum {
+        } else if parent_mode == Mode::Percent && parent_fraction.abs() > PRECISION && !parent.allow_zero_capacity_sum {
             errors.push(ConfigError::queue(&parent.path, format!(
-                "has zero capacity but its children's capacities sum to 100% ({listing})"
+                "children's capacities{partition} sum to 0% but the queue's own capacity is {}%; set {} to true to allow this ({listing})",
+                round(parent_pct), parent.key("allow-zero-capacity-sum")
             )));
         }
+    } else if parent_mode == Mode::Percent && parent_fraction.abs() <= 0.0 && !parent.allow_zero_capacity_sum {
+        errors.push(ConfigError::queue(&parent.path, format!(
+            "has zero capacity{partition} but its children's capacities sum to 100% ({listing})"
+        )));
     }
 }
 

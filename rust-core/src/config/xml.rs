@@ -35,10 +35,9 @@ impl std::error::Error for XmlError {}
 /// One property as defined in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
-    /// The raw value, before trimming and expansion.
-    value: String,
-    /// Set when the definition carried `<final>true</final>`.
-    is_final: bool,
+    /// The raw value, before trimming and expansion; None for a property defined without a
+    /// value, which Hadoop ignores except for its `final` mark.
+    value: Option<String>,
 }
 
 /// The properties of one or more configuration files, in Hadoop's override order.
@@ -48,6 +47,8 @@ pub struct Properties {
     entries: HashMap<String, Entry>,
     /// Java system properties, consulted first during `${var}` expansion as Hadoop does.
     system: HashMap<String, String>,
+    /// Names marked final: later definitions are ignored.
+    finals: std::collections::HashSet<String>,
     /// Attempts to override a final property, kept so they can be reported.
     final_overrides: Vec<String>,
 }
@@ -60,8 +61,12 @@ impl Properties {
 
     /// Reads one configuration file and layers it over the properties already present.
     pub fn load_xml(&mut self, xml: &[u8], source: &str) -> Result<(), XmlError> {
-        for (name, entry) in parse_document(xml, source)? {
-            self.define(name, entry.value, entry.is_final);
+        for parsed in parse_document(xml, source)? {
+            match parsed.value {
+                Some(value) => self.define(parsed.name, value, parsed.is_final),
+                None if parsed.is_final => self.mark_final(&parsed.name),
+                None => {}
+            }
         }
         Ok(())
     }
@@ -73,18 +78,22 @@ impl Properties {
         Ok(props)
     }
 
-    /// Defines `name`, unless an earlier definition of it was final.
+    /// Defines `name`, unless it was marked final before; a final definition marks it.
     pub fn define(&mut self, name: String, value: String, is_final: bool) {
-        match self.entries.get(&name) {
-            Some(existing) if existing.is_final => {
-                if existing.value != value {
-                    self.final_overrides.push(name);
-                }
+        if self.finals.contains(&name) {
+            if self.entries.get(&name).and_then(|e| e.value.as_deref()) != Some(value.as_str()) {
+                self.final_overrides.push(name);
             }
-            _ => {
-                self.entries.insert(name, Entry { value, is_final });
-            }
+            return;
         }
+        if is_final {
+            self.finals.insert(name.clone());
+        }
+        self.entries.insert(name, Entry { value: Some(value) });
+    }
+
+    fn mark_final(&mut self, name: &str) {
+        self.finals.insert(name.to_string());
     }
 
     /// Sets a property as code would (`Configuration.set`), never final.
@@ -104,7 +113,7 @@ impl Properties {
 
     /// The raw value of `name`, without trimming or expansion (`Configuration.getRaw`).
     pub fn get_raw(&self, name: &str) -> Option<&str> {
-        self.entries.get(name).map(|e| e.value.as_str())
+        self.entries.get(name).and_then(|e| e.value.as_deref())
     }
 
     /// The value of `name` with `${var}` expanded and white space trimmed
@@ -115,7 +124,10 @@ impl Properties {
 
     /// All property names that start with `prefix`.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries.keys().filter(move |k| k.starts_with(prefix)).map(String::as_str)
+        self.entries
+            .iter()
+            .filter(move |(k, e)| k.starts_with(prefix) && e.value.is_some())
+            .map(|(k, _)| k.as_str())
     }
 
     /// Number of properties defined.
@@ -205,25 +217,34 @@ fn line_and_column(xml: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Which child of `<property>` the text being read belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Name,
-    Value,
-    Final,
-    Other,
+/// The property being assembled, as Hadoop's `Configuration.Parser` tracks it.
+#[derive(Default)]
+struct ParserState {
+    name: Option<String>,
+    value: Option<String>,
+    is_final: bool,
+    /// Text since the last `<name>`, `<value>`, `<final>`, `<source>` or `<tag>` began.
+    token: String,
+    /// Set by the first such element; Hadoop never clears it.
+    collecting: bool,
 }
 
-/// A `<property>` being read.
-#[derive(Default)]
-struct PendingProperty {
-    name: Option<String>,
+/// One `<property>` as the file defines it.
+struct ParsedProperty {
+    name: String,
     value: Option<String>,
     is_final: bool,
 }
 
-/// Parses a whole document into (name, entry) pairs in file order.
-fn parse_document(xml: &[u8], source: &str) -> Result<Vec<(String, Entry)>, XmlError> {
+/// Parses a whole document into its properties, in file order.
+///
+/// This follows Hadoop's parser exactly, quirks included, so a file means the same thing to
+/// both: elements are matched by local name wherever they are nested; `<property>` starts a
+/// new property (attributes `name`, `value`, `final` allowed); the end of `<name>` sets the
+/// (trimmed) name and the end of `<value>` the value, unless their text is empty; `final`
+/// must be exactly `true`; a property without a name or a value is dropped. The root
+/// element's name is not checked. Only well-formedness errors reject a file.
+fn parse_document(xml: &[u8], source: &str) -> Result<Vec<ParsedProperty>, XmlError> {
     let mut reader = Reader::from_reader(xml);
     reader.config_mut().check_end_names = true;
     let error_at = |offset: usize, message: String| {
@@ -233,10 +254,8 @@ fn parse_document(xml: &[u8], source: &str) -> Result<Vec<(String, Entry)>, XmlE
 
     let mut out = Vec::new();
     let mut depth = 0usize;
-    let mut seen_root = false;
-    let mut property: Option<PendingProperty> = None;
-    let mut field = Field::Other;
-    let mut text = String::new();
+    let mut roots = 0usize;
+    let mut st = ParserState::default();
     let mut buf = Vec::new();
 
     loop {
@@ -246,86 +265,63 @@ fn parse_document(xml: &[u8], source: &str) -> Result<Vec<(String, Entry)>, XmlE
         })?;
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
+                if depth == 0 {
+                    roots += 1;
+                    if roots > 1 {
+                        return Err(error_at(offset, "malformed XML: a second top-level element; a configuration file has one <configuration> element holding every <property>".to_string()));
+                    }
+                }
                 let is_empty = matches!(event, Event::Empty(_));
-                let tag = element_name(e);
-                match depth {
-                    0 => {
-                        if tag != "configuration" {
-                            return Err(error_at(
-                                offset,
-                                format!("the top-level element is <{tag}>; a Hadoop configuration file starts with <configuration>"),
-                            ));
-                        }
-                        seen_root = true;
+                let name = local_name(e);
+                match name.as_str() {
+                    "property" => {
+                        st.name = None;
+                        st.value = None;
+                        st.is_final = false;
+                        read_property_attributes(e, &mut st).map_err(|m| error_at(offset, m))?;
                     }
-                    1 if tag == "property" => {
-                        let mut p = PendingProperty::default();
-                        read_property_attributes(e, &mut p)
-                            .map_err(|m| error_at(offset, m))?;
-                        if is_empty {
-                            finish_property(p, &mut out);
-                        } else {
-                            property = Some(p);
-                        }
+                    "name" | "value" | "final" | "source" | "tag" => {
+                        st.collecting = true;
+                        st.token.clear();
                     }
-                    1 if tag == "include" || tag.ends_with(":include") => {
+                    "include" => {
                         return Err(error_at(
                             offset,
                             "XInclude (<xi:include>) is not supported in capacity-scheduler.xml; inline the included properties".to_string(),
                         ));
                     }
-                    2 if property.is_some() => {
-                        field = match tag.as_str() {
-                            "name" => Field::Name,
-                            "value" => Field::Value,
-                            "final" => Field::Final,
-                            _ => Field::Other,
-                        };
-                        text.clear();
-                        if is_empty {
-                            store_field(property.as_mut(), field, "");
-                            field = Field::Other;
-                        }
-                    }
                     _ => {}
                 }
-                if !is_empty {
+                if is_empty {
+                    end_element(&name, &mut st, &mut out);
+                } else {
                     depth += 1;
                 }
             }
-            Event::End(_) => {
+            Event::End(ref e) => {
                 depth = depth.saturating_sub(1);
-                match depth {
-                    2 => {
-                        store_field(property.as_mut(), field, &text);
-                        field = Field::Other;
-                        text.clear();
-                    }
-                    1 => {
-                        if let Some(p) = property.take() {
-                            finish_property(p, &mut out);
-                        }
-                    }
-                    _ => {}
-                }
+                let name = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
+                end_element(&name, &mut st, &mut out);
             }
             Event::Text(t) => {
-                if field != Field::Other {
-                    let decoded = t.decode().map_err(|e| error_at(offset, format!("bad text: {e}")))?;
-                    text.push_str(&decoded);
-                } else if depth <= 1 && !t.decode().map(|s| s.trim().is_empty()).unwrap_or(true) {
-                    return Err(error_at(offset, "text outside any <property>".to_string()));
+                let text = t.decode().map_err(|e| error_at(offset, format!("bad text: {e}")))?;
+                if depth == 0 && !text.trim().is_empty() {
+                    return Err(error_at(offset, "malformed XML: text outside the top-level element".to_string()));
+                }
+                if st.collecting {
+                    st.token.push_str(&text);
                 }
             }
             Event::CData(t) => {
-                if field != Field::Other {
-                    let decoded = t.decode().map_err(|e| error_at(offset, format!("bad CDATA: {e}")))?;
-                    text.push_str(&decoded);
+                if st.collecting {
+                    let text = t.decode().map_err(|e| error_at(offset, format!("bad CDATA: {e}")))?;
+                    st.token.push_str(&text);
                 }
             }
             Event::GeneralRef(r) => {
-                if field != Field::Other {
-                    text.push(resolve_entity(&r).map_err(|m| error_at(offset, m))?);
+                let c = resolve_entity(&r).map_err(|m| error_at(offset, m))?;
+                if st.collecting {
+                    st.token.push(c);
                 }
             }
             Event::Eof => break,
@@ -333,54 +329,48 @@ fn parse_document(xml: &[u8], source: &str) -> Result<Vec<(String, Entry)>, XmlE
         }
         buf.clear();
     }
-    if !seen_root {
-        return Err(error_at(xml.len(), "no <configuration> element: the file is empty".to_string()));
+    if roots == 0 {
+        return Err(error_at(xml.len(), "malformed XML: the file has no elements (is it empty?)".to_string()));
     }
     if depth != 0 {
-        return Err(error_at(xml.len(), "unexpected end of file: an element is not closed".to_string()));
+        return Err(error_at(xml.len(), "malformed XML: unexpected end of file; an element is not closed".to_string()));
     }
     Ok(out)
 }
 
-fn element_name(e: &BytesStart<'_>) -> String {
-    String::from_utf8_lossy(e.name().as_ref()).into_owned()
+fn local_name(e: &BytesStart<'_>) -> String {
+    String::from_utf8_lossy(e.local_name().as_ref()).into_owned()
 }
 
-fn read_property_attributes(e: &BytesStart<'_>, p: &mut PendingProperty) -> Result<(), String> {
+fn end_element(name: &str, st: &mut ParserState, out: &mut Vec<ParsedProperty>) {
+    match name {
+        "name" if !st.token.is_empty() => st.name = Some(st.token.trim().to_string()),
+        "value" if !st.token.is_empty() => st.value = Some(st.token.clone()),
+        "final" => st.is_final = st.token == "true",
+        "property" => {
+            if let Some(name) = st.name.clone() {
+                out.push(ParsedProperty { name, value: st.value.clone(), is_final: st.is_final });
+            }
+        }
+        _ => {}
+    }
+}
+
+fn read_property_attributes(e: &BytesStart<'_>, st: &mut ParserState) -> Result<(), String> {
     for attr in e.attributes() {
-        let attr = attr.map_err(|err| format!("bad attribute on <property>: {err}"))?;
+        let attr = attr.map_err(|err| format!("malformed XML: bad attribute on <property>: {err}"))?;
         let value = attr
             .unescape_value()
-            .map_err(|err| format!("bad attribute value on <property>: {err}"))?
+            .map_err(|err| format!("malformed XML: bad attribute value on <property>: {err}"))?
             .into_owned();
-        match attr.key.as_ref() {
-            b"name" => p.name = Some(value),
-            b"value" => p.value = Some(value),
-            b"final" => p.is_final = value.trim() == "true",
+        match attr.key.local_name().as_ref() {
+            b"name" => st.name = Some(value),
+            b"value" => st.value = Some(value),
+            b"final" => st.is_final = value == "true",
             _ => {}
         }
     }
     Ok(())
-}
-
-fn store_field(property: Option<&mut PendingProperty>, field: Field, text: &str) {
-    let Some(p) = property else { return };
-    match field {
-        Field::Name => p.name = Some(text.to_string()),
-        Field::Value => p.value = Some(text.to_string()),
-        Field::Final => p.is_final = text.trim() == "true",
-        Field::Other => {}
-    }
-}
-
-fn finish_property(p: PendingProperty, out: &mut Vec<(String, Entry)>) {
-    // Hadoop ignores a property without a name or without a value.
-    if let (Some(name), Some(value)) = (p.name, p.value) {
-        let name = name.trim().to_string();
-        if !name.is_empty() {
-            out.push((name, Entry { value, is_final: p.is_final }));
-        }
-    }
 }
 
 fn resolve_entity(r: &quick_xml::events::BytesRef<'_>) -> Result<char, String> {
@@ -428,7 +418,8 @@ mod tests {
         assert_eq!(p.get_raw("a.b"), Some(" 10 "));
         assert_eq!(p.get("c").as_deref(), Some("x & y"));
         assert_eq!(p.get("d").as_deref(), Some("<raw>"));
-        assert_eq!(p.get("e").as_deref(), Some(""));
+        // Hadoop drops a property whose value is empty or missing.
+        assert_eq!(p.get("e"), None);
         assert_eq!(p.get("no.value"), None);
     }
 
@@ -484,12 +475,38 @@ mod tests {
     }
 
     #[test]
-    fn wrong_root_and_empty_files_are_errors() {
-        let err = Properties::from_xml(b"<conf></conf>", "f.xml").unwrap_err();
-        assert!(err.message.contains("<configuration>"), "{err}");
+    fn only_well_formedness_rejects_a_file() {
+        // Like Hadoop, the root element's name is not checked.
+        let p = parse("<conf><property><name>a</name><value>1</value></property></conf>");
+        assert_eq!(p.get("a").as_deref(), Some("1"));
         let err = Properties::from_xml(b"", "f.xml").unwrap_err();
         assert!(err.message.contains("empty"), "{err}");
         let err = Properties::from_xml(b"<configuration><property>", "f.xml").unwrap_err();
         assert!(err.to_string().starts_with("f.xml:1:"), "{err}");
+        let err = Properties::from_xml(b"<property/><property/>", "f.xml").unwrap_err();
+        assert!(err.message.contains("second top-level element"), "{err}");
+    }
+
+    #[test]
+    fn follows_hadoops_flat_parser_on_odd_structures() {
+        // Ambari's files nest <value> and <property> elements inside a property; Hadoop's
+        // parser matches elements by name at any depth, so the last <value> wins and a
+        // nested <property> starts over.
+        let p = parse(
+            "<configuration a='1'>
+               <description>stray text</description>
+               <property>
+                 <name>x</name><value>real</value>
+                 <value-attributes><entries><entry><value>nested</value></entry></entries></value-attributes>
+                 # shell-style junk after the value
+               </property>
+               <property><name>
+  y.with.newline
+  </name><value>1</value><final> true</final></property>
+               <property><name>y.with.newline</name><value>2</value></property>
+             </configuration>",
+        );
+        assert_eq!(p.get("x").as_deref(), Some("nested"));
+        assert_eq!(p.get("y.with.newline").as_deref(), Some("2"), "final must be exactly 'true'");
     }
 }

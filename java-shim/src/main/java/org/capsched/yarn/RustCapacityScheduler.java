@@ -624,25 +624,34 @@ public class RustCapacityScheduler
     return queueInfo(queue.getPath(), includeChildQueues, recursive);
   }
 
-  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
-  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+  /** Every queue as the core sees it now, root first, each parent before its children. */
+  public List<QueueSnapshot> getQueueSnapshots() {
     double[] report = core.queueReport();
     QueueDirectory dir = queues;
-    return buildQueueInfo(dir, report, dir.indexOf(path), includeChildQueues, recursive);
+    List<QueueSnapshot> out = new ArrayList<>(dir.size());
+    for (int i = 0; i < dir.size(); i++) {
+      out.add(new QueueSnapshot(dir.at(i).getPath(), report, i));
+    }
+    return out;
   }
 
-  private QueueInfo buildQueueInfo(QueueDirectory dir, double[] report, int index,
+  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
+  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+    List<QueueSnapshot> snapshots = getQueueSnapshots();
+    return buildQueueInfo(snapshots, queues.indexOf(path), includeChildQueues, recursive);
+  }
+
+  private QueueInfo buildQueueInfo(List<QueueSnapshot> snapshots, int index,
       boolean includeChildQueues, boolean recursive) {
-    int o = index * NativeScheduler.QUEUE_REPORT_STRIDE;
-    RustQueue queue = dir.at(index);
+    QueueSnapshot q = snapshots.get(index);
     QueueInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueInfo.class);
-    info.setQueueName(queue.getShortName());
-    info.setQueuePath(queue.getPath());
-    info.setCapacity((float) report[o]);
-    info.setMaximumCapacity((float) report[o + 1]);
-    info.setCurrentCapacity((float) report[o + 4]);
-    info.setQueueState(report[o + 9] == 0 ? QueueState.RUNNING : QueueState.STOPPED);
-    info.setWeight((float) report[o + 11]);
+    info.setQueueName(q.getName());
+    info.setQueuePath(q.getPath());
+    info.setCapacity((float) q.getCapacity());
+    info.setMaximumCapacity((float) q.getMaximumCapacity());
+    info.setCurrentCapacity((float) q.getUsedCapacity());
+    info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
+    info.setWeight((float) q.getWeight());
     info.setMaxParallelApps(Integer.MAX_VALUE);
     info.setSchedulerType("RustCapacityScheduler");
     info.setAccessibleNodeLabels(Collections.singleton(RMNodeLabelsManager.ANY));
@@ -652,9 +661,9 @@ public class RustCapacityScheduler
     info.setApplications(Collections.emptyList());
     List<QueueInfo> children = new ArrayList<>();
     if (includeChildQueues) {
-      for (int c = 0; c < dir.size(); c++) {
-        if ((int) report[c * NativeScheduler.QUEUE_REPORT_STRIDE + 10] == index) {
-          children.add(buildQueueInfo(dir, report, c, recursive, recursive));
+      for (int c = 0; c < snapshots.size(); c++) {
+        if (snapshots.get(c).getParentIndex() == index) {
+          children.add(buildQueueInfo(snapshots, c, recursive, recursive));
         }
       }
     }

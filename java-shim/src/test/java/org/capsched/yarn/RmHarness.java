@@ -1,0 +1,76 @@
+package org.capsched.yarn;
+
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+
+/**
+ * Starts a real ResourceManager (Hadoop's MockRM: the RM with an in-process dispatcher and
+ * no RPC servers) with a given scheduler class and capacity-scheduler.xml. The file is
+ * served as THE capacity-scheduler.xml of the RM's classpath (through the configuration's
+ * class loader), so both schedulers find it exactly as in a deployed RM with the default
+ * configuration provider, and no other copy (Hadoop's test jars carry some) can interfere.
+ */
+final class RmHarness {
+  static {
+    DefaultMetricsSystem.setMiniClusterMode(true);
+  }
+
+  private RmHarness() {
+  }
+
+  /** A configuration that makes the RM read {@code capacitySchedulerXml}. */
+  static YarnConfiguration configuration(Class<? extends ResourceScheduler> scheduler,
+      byte[] capacitySchedulerXml) throws Exception {
+    Path dir = Files.createTempDirectory("capsched-rm-");
+    Path file = dir.resolve(YarnConfiguration.CS_CONFIGURATION_FILE);
+    Files.write(file, capacitySchedulerXml);
+    YarnConfiguration conf = new YarnConfiguration();
+    conf.setClassLoader(new CapacitySchedulerXmlLoader(conf.getClassLoader(), file.toUri().toURL()));
+    conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
+    return conf;
+  }
+
+  /** Resolves capacity-scheduler.xml to one file and everything else as its parent does. */
+  private static final class CapacitySchedulerXmlLoader extends ClassLoader {
+    private final URL file;
+
+    CapacitySchedulerXmlLoader(ClassLoader parent, URL file) {
+      super(parent);
+      this.file = file;
+    }
+
+    @Override
+    public URL getResource(String name) {
+      return YarnConfiguration.CS_CONFIGURATION_FILE.equals(name) ? file : super.getResource(name);
+    }
+  }
+
+  /** Starts an RM; throws whatever the RM throws when the configuration is refused. */
+  static MockRM start(YarnConfiguration conf) throws Exception {
+    QueueMetrics.clearQueueMetrics();
+    MockRM rm = new MockRM(conf);
+    try {
+      rm.start();
+    } catch (RuntimeException e) {
+      rm.stop();
+      throw e;
+    }
+    return rm;
+  }
+
+  /** The innermost message of a failure, which is where the RM puts the reason. */
+  static String reason(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getClass().getSimpleName() + ": " + root.getMessage();
+  }
+}
