@@ -1,0 +1,154 @@
+//! Table-driven tests of `refreshQueues` against a running scheduler: what a new
+//! configuration may change, and that a refused refresh changes nothing.
+
+mod common;
+
+use capsched::application::{Ask, SchedulerKey};
+use capsched::resource::Resource;
+use capsched::scheduler::{Scheduler, Submission};
+use common::{load, with, AB};
+
+fn scheduler(props: &[(&'static str, &'static str)]) -> Scheduler {
+    let mut s = Scheduler::new(load(props).unwrap(), 0);
+    s.add_node("n1:1", "n1", "/r1", Resource::new(8192, 8));
+    s
+}
+
+fn submit(s: &mut Scheduler, id: i32, queue: &str) -> u32 {
+    let sub = Submission {
+        app_id: (1, id),
+        queue: queue.into(),
+        user: "alice".into(),
+        groups: vec![],
+        priority: 0,
+        recovering: false,
+    };
+    s.submit(&sub).unwrap_or_else(|r| panic!("{}", r.0)).0
+}
+
+struct Case {
+    why: &'static str,
+    old: Vec<(&'static str, &'static str)>,
+    /// Applications submitted to these queues before the refresh.
+    apps_in: &'static [&'static str],
+    new: Vec<(&'static str, &'static str)>,
+    /// None: accepted; Some(text): refused with a message containing it.
+    refused: Option<&'static str>,
+}
+
+#[test]
+fn refresh_rules() {
+    let cases = vec![
+        Case {
+            why: "a new queue may be added",
+            old: AB.to_vec(),
+            apps_in: &[],
+            new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "40"), ("root.b.capacity", "40"), ("root.c.capacity", "20")],
+            refused: None,
+        },
+        Case {
+            why: "capacities, limits, states and ACLs change live",
+            old: AB.to_vec(),
+            apps_in: &["a"],
+            new: vec![
+                ("root.queues", "a,b"),
+                ("root.a.capacity", "70"),
+                ("root.b.capacity", "30"),
+                ("root.a.user-limit-factor", "3"),
+                ("root.b.state", "STOPPED"),
+                ("root.a.acl_submit_applications", "alice"),
+            ],
+            refused: None,
+        },
+        Case {
+            why: "a RUNNING queue cannot be removed",
+            old: AB.to_vec(),
+            apps_in: &[],
+            new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
+            refused: Some("queue root.b: cannot be removed from the configuration: it is RUNNING"),
+        },
+        Case {
+            why: "a STOPPED, empty queue may be removed",
+            old: with(AB, &[("root.b.state", "STOPPED")]),
+            apps_in: &[],
+            new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
+            refused: None,
+        },
+        Case {
+            why: "a STOPPED queue that still has applications cannot be removed",
+            old: with(AB, &[("root.b.state", "STOPPED")]),
+            apps_in: &["b"],
+            new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
+            refused: Some("queue root.b: cannot be removed: 1 applications are still in it"),
+        },
+        Case {
+            why: "a queue's path cannot change",
+            old: AB.to_vec(),
+            apps_in: &[],
+            new: vec![("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.queues", "b"), ("root.a.b.capacity", "100")],
+            refused: Some("queue root.b: cannot move to root.a.b"),
+        },
+        Case {
+            why: "a RUNNING leaf cannot become a parent",
+            old: AB.to_vec(),
+            apps_in: &[],
+            new: with(AB, &[("root.a.queues", "x"), ("root.a.x.capacity", "100")]),
+            refused: Some("queue root.a: cannot become a parent queue while it is RUNNING"),
+        },
+        Case {
+            why: "a STOPPED, empty leaf may become a parent",
+            old: with(AB, &[("root.a.state", "STOPPED")]),
+            apps_in: &[],
+            new: with(AB, &[("root.a.queues", "x"), ("root.a.x.capacity", "100")]),
+            refused: None,
+        },
+        Case {
+            why: "an invalid file is refused whole",
+            old: AB.to_vec(),
+            apps_in: &[],
+            new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "50"), ("root.b.capacity", "50"), ("root.c.capacity", "10")],
+            refused: Some("sum to 110%"),
+        },
+    ];
+    for case in cases {
+        let mut s = scheduler(&case.old);
+        for (i, q) in case.apps_in.iter().enumerate() {
+            submit(&mut s, i as i32 + 1, q);
+        }
+        let before: Vec<String> = s.state().queues.queues.iter().map(|q| format!("{:?}", q.config)).collect();
+        let result = load(&case.new).map_err(|e| e.to_string()).and_then(|c| s.refresh(c).map_err(|e| e.to_string()));
+        match (case.refused, result) {
+            (None, Ok(())) => {}
+            (None, Err(e)) => panic!("{}: refused: {e}", case.why),
+            (Some(text), Ok(())) => panic!("{}: accepted, expected refusal containing {text:?}", case.why),
+            (Some(text), Err(e)) => {
+                assert!(e.contains(text), "{}: message lacks {text:?}: {e}", case.why);
+                let after: Vec<String> = s.state().queues.queues.iter().map(|q| format!("{:?}", q.config)).collect();
+                assert_eq!(before, after, "{}: a refused refresh changed the queues", case.why);
+            }
+        }
+    }
+}
+
+#[test]
+fn applications_and_usage_survive_a_refresh() {
+    let mut s = scheduler(AB);
+    let app = submit(&mut s, 1, "a");
+    s.add_attempt(app, 1);
+    let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
+    s.update_requests(app, &[Ask { key, resource_name: "*".into(), capability: Resource::new(1024, 1), count: 2, relax_locality: true }]);
+    let allocated = s.node_heartbeat(0, &[]);
+    assert_eq!(allocated.len(), 2);
+
+    s.refresh(load(&[("root.queues", "a,b,c"), ("root.a.capacity", "30"), ("root.b.capacity", "30"), ("root.c.capacity", "40")]).unwrap())
+        .unwrap();
+    let a = s.state().queues.resolve("a").unwrap();
+    assert_eq!(s.state().queues.get(a).used, Resource::new(2048, 2));
+    assert_eq!(s.state().queues.get(a).apps, vec![app]);
+    assert!((s.state().queues.get(a).absolute_capacity - 0.3).abs() < 1e-9);
+    assert_eq!(s.state().apps[&app].queue, a);
+    // The application's containers still return to the right queue.
+    s.release(&[(app, allocated[0].number)]);
+    assert_eq!(s.state().queues.get(a).used, Resource::new(1024, 1));
+    assert_eq!(s.state().queues.get(0).used, Resource::new(1024, 1));
+}
