@@ -31,6 +31,8 @@ struct Case {
     old: Vec<(&'static str, &'static str)>,
     /// Applications submitted to these queues before the refresh.
     apps_in: &'static [&'static str],
+    /// A refresh applied after the submissions and before the one under test.
+    first: Option<Vec<(&'static str, &'static str)>>,
     new: Vec<(&'static str, &'static str)>,
     /// None: accepted; Some(text): refused with a message containing it.
     refused: Option<&'static str>,
@@ -43,6 +45,7 @@ fn refresh_rules() {
             why: "a new queue may be added",
             old: AB.to_vec(),
             apps_in: &[],
+            first: None,
             new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "40"), ("root.b.capacity", "40"), ("root.c.capacity", "20")],
             refused: None,
         },
@@ -50,6 +53,7 @@ fn refresh_rules() {
             why: "capacities, limits, states and ACLs change live",
             old: AB.to_vec(),
             apps_in: &["a"],
+            first: None,
             new: vec![
                 ("root.queues", "a,b"),
                 ("root.a.capacity", "70"),
@@ -64,6 +68,7 @@ fn refresh_rules() {
             why: "a RUNNING queue cannot be removed",
             old: AB.to_vec(),
             apps_in: &[],
+            first: None,
             new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
             refused: Some("queue root.b: cannot be removed from the configuration: it is RUNNING"),
         },
@@ -71,13 +76,15 @@ fn refresh_rules() {
             why: "a STOPPED, empty queue may be removed",
             old: with(AB, &[("root.b.state", "STOPPED")]),
             apps_in: &[],
+            first: None,
             new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
             refused: None,
         },
         Case {
             why: "a STOPPED queue that still has applications cannot be removed",
-            old: with(AB, &[("root.b.state", "STOPPED")]),
+            old: AB.to_vec(),
             apps_in: &["b"],
+            first: Some(with(AB, &[("root.b.state", "STOPPED")])),
             new: vec![("root.queues", "a"), ("root.a.capacity", "100")],
             refused: Some("queue root.b: cannot be removed: 1 applications are still in it"),
         },
@@ -85,6 +92,7 @@ fn refresh_rules() {
             why: "a queue's path cannot change",
             old: AB.to_vec(),
             apps_in: &[],
+            first: None,
             new: vec![("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.queues", "b"), ("root.a.b.capacity", "100")],
             refused: Some("queue root.b: cannot move to root.a.b"),
         },
@@ -92,6 +100,7 @@ fn refresh_rules() {
             why: "a RUNNING leaf cannot become a parent",
             old: AB.to_vec(),
             apps_in: &[],
+            first: None,
             new: with(AB, &[("root.a.queues", "x"), ("root.a.x.capacity", "100")]),
             refused: Some("queue root.a: cannot become a parent queue while it is RUNNING"),
         },
@@ -99,6 +108,7 @@ fn refresh_rules() {
             why: "a STOPPED, empty leaf may become a parent",
             old: with(AB, &[("root.a.state", "STOPPED")]),
             apps_in: &[],
+            first: None,
             new: with(AB, &[("root.a.queues", "x"), ("root.a.x.capacity", "100")]),
             refused: None,
         },
@@ -106,6 +116,7 @@ fn refresh_rules() {
             why: "an invalid file is refused whole",
             old: AB.to_vec(),
             apps_in: &[],
+            first: None,
             new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "50"), ("root.b.capacity", "50"), ("root.c.capacity", "10")],
             refused: Some("sum to 110%"),
         },
@@ -114,6 +125,9 @@ fn refresh_rules() {
         let mut s = scheduler(&case.old);
         for (i, q) in case.apps_in.iter().enumerate() {
             submit(&mut s, i as i32 + 1, q);
+        }
+        if let Some(first) = &case.first {
+            s.refresh(load(first).unwrap()).unwrap_or_else(|e| panic!("{}: first refresh: {e}", case.why));
         }
         let before: Vec<String> = s.state().queues.queues.iter().map(|q| format!("{:?}", q.config)).collect();
         let result = load(&case.new).map_err(|e| e.to_string()).and_then(|c| s.refresh(c).map_err(|e| e.to_string()));
@@ -137,7 +151,9 @@ fn applications_and_usage_survive_a_refresh() {
     s.add_attempt(app, 1);
     let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
     s.update_requests(app, &[Ask { key, resource_name: "*".into(), capability: Resource::new(1024, 1), count: 2, relax_locality: true }]);
-    let allocated = s.node_heartbeat(0, &[]);
+    // One off-switch container per heartbeat (per-node-heartbeat.maximum-offswitch-assignments).
+    let mut allocated = s.node_heartbeat(0, &[]);
+    allocated.extend(s.node_heartbeat(0, &[]));
     assert_eq!(allocated.len(), 2);
 
     s.refresh(load(&[("root.queues", "a,b,c"), ("root.a.capacity", "30"), ("root.b.capacity", "30"), ("root.c.capacity", "40")]).unwrap())
