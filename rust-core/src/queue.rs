@@ -173,7 +173,8 @@ impl QueueTree {
                     MaxCapacitySpec::Percent(pct) => parent_max * pct / 100.0,
                     MaxCapacitySpec::Absolute(r) => calc.ratio(r, cluster).min(parent_max),
                 };
-                q.absolute_maximum_capacity = q.absolute_maximum_capacity.max(q.absolute_capacity);
+                // Like Apache, a maximum below the guarantee is kept as written: the queue
+                // never grows past it.
             }
         }
     }

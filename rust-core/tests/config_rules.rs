@@ -204,11 +204,6 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
             expect: &["root.a.capacity", "120 is outside [0, 100]"],
         },
         Invalid {
-            why: "capacity above maximum-capacity",
-            props: with(AB, &[("root.a.maximum-capacity", "40")]),
-            expect: &["root.a.capacity", "capacity 50 is greater than maximum-capacity 40"],
-        },
-        Invalid {
             why: "maximum-capacity above 100",
             props: with(AB, &[("root.a.maximum-capacity", "150")]),
             expect: &["root.a.maximum-capacity", "150"],
@@ -354,6 +349,8 @@ fn valid_edge_cases_are_accepted() {
         ]),
         ("trimmed child list", vec![("root.queues", " a , b "), ("root.a.capacity", "50"), ("root.b.capacity", "50")]),
         ("maximum-am-resource-percent out of range is only a warning", with(AB, &[("maximum-am-resource-percent", "100")])),
+        // Apache 3.4 accepts a guarantee above the maximum; the maximum still caps the queue.
+        ("capacity above maximum-capacity", with(AB, &[("root.a.maximum-capacity", "40")])),
     ];
     for (why, props) in cases {
         if let Err(e) = load(&props) {

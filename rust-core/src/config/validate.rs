@@ -56,13 +56,6 @@ fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, 
                 "{m} is outside [0, 100] (use -1 or 100 for no limit)"
             )));
         }
-        if let CapacitySpec::Percent(p) = q.capacity {
-            if p > m + PRECISION * 100.0 {
-                errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!(
-                    "capacity {p} is greater than maximum-capacity {m}"
-                )));
-            }
-        }
     }
     match (q.capacity, q.maximum_capacity) {
         (CapacitySpec::Absolute(min), MaxCapacitySpec::Absolute(max)) if !max.is_none() => {

@@ -457,8 +457,11 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
     for q in &st.queues.queues {
         let parent = q.config.parent.map(|p| st.queues.get(p));
         let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
+        // Apache reports 0 as the configured capacity of a weight-mode queue (its share is
+        // in the absolute capacity and the weight); we report the same.
         let capacity = match (q.config.capacity, parent) {
             (CapacitySpec::Percent(p), _) => p / 100.0,
+            (CapacitySpec::Weight(_), Some(_)) => 0.0,
             (_, Some(p)) => relative(q.absolute_capacity, p.absolute_capacity),
             (_, None) => 1.0,
         };
@@ -546,6 +549,23 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
             Ok(q) => s.check_access(q, acl, &user, &groups),
             Err(_) => false,
         })
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void checkPanicFunnel(String message)`
+///
+/// Panics with `message` on purpose, so operators and tests can confirm that a bug in the
+/// native core surfaces as a Java exception and never takes the JVM down.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkPanicFunnel<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    message: JString<'l>,
+) {
+    env.with_env(|env| -> NativeResult<()> {
+        let message = read_string(env, &message, "message")?;
+        panic!("{message}");
     })
     .resolve::<ThrowJava>()
 }

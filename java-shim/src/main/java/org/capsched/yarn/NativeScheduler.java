@@ -111,6 +111,12 @@ final class NativeScheduler implements AutoCloseable {
     return checkAccess(handle(), queue, acl, user, groups);
   }
 
+  /**
+   * Makes the native core panic on purpose; the panic must come back as a
+   * {@link NativeSchedulerPanicException} carrying {@code message}.
+   */
+  static native void checkPanicFunnel(String message);
+
   private static native long create(byte[] xml, String source, long[] clusterSettings, long epoch,
       String[] baseProperties, String[] systemProperties);
 

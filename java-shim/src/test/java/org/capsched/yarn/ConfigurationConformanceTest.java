@@ -35,18 +35,26 @@ public class ConfigurationConformanceTest {
   private static final double TOLERANCE = 1e-4;
   private static final List<String> REPORT = new ArrayList<>();
 
+  /**
+   * The real-world corpus (shared/compat/real-configs), plus synthetic files in
+   * src/test/resources/conformance for modes the corpus lacks (weights, absolute
+   * resources, deeper trees, node labels).
+   */
   @Parameters(name = "{0}")
   public static Collection<Object[]> files() throws IOException {
-    File dir = new File(System.getProperty("capsched.compat.dir", "../../shared/compat/real-configs"));
-    File[] xml = dir.listFiles((d, name) -> name.endsWith(".xml"));
-    assertTrue("no compat configurations found in " + dir.getAbsolutePath(),
-        xml != null && xml.length > 0);
-    Arrays.sort(xml);
     List<Object[]> out = new ArrayList<>();
+    addAll(new File(System.getProperty("capsched.compat.dir", "../../shared/compat/real-configs")), out);
+    addAll(new File(System.getProperty("capsched.conformance.dir", "src/test/resources/conformance")), out);
+    return out;
+  }
+
+  private static void addAll(File dir, List<Object[]> out) {
+    File[] xml = dir.listFiles((d, name) -> name.endsWith(".xml"));
+    assertTrue("no configurations found in " + dir.getAbsolutePath(), xml != null && xml.length > 0);
+    Arrays.sort(xml);
     for (File f : xml) {
       out.add(new Object[] {f.getName(), f.toPath()});
     }
-    return out;
   }
 
   private final String name;
@@ -69,6 +77,10 @@ public class ConfigurationConformanceTest {
         apache.accepted(), ours.accepted());
     if (!apache.accepted()) {
       return;
+    }
+    for (Map.Entry<String, double[]> e : apache.queues.entrySet()) {
+      REPORT.add(String.format("    %-40s apache %s ours %s", e.getKey(), Arrays.toString(e.getValue()),
+          Arrays.toString(ours.queues.get(e.getKey()))));
     }
     assertEquals(name + ": queue paths", apache.queues.keySet(), ours.queues.keySet());
     for (Map.Entry<String, double[]> e : apache.queues.entrySet()) {

@@ -1,0 +1,92 @@
+package org.capsched.yarn;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.Test;
+
+/**
+ * The JNI boundary's contract: errors become specific Java exceptions with their reason,
+ * a panic becomes an exception instead of aborting the JVM, and the handle is freed
+ * exactly once.
+ */
+public class NativeBoundaryTest {
+  private static final String XML = "<configuration>"
+      + "<property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>"
+      + "<property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>"
+      + "<property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>"
+      + "</configuration>";
+  private static final long[] CLUSTER = {1024, 1, 8192, 4, 0};
+
+  private static NativeScheduler create(String xml) {
+    return new NativeScheduler(xml.getBytes(StandardCharsets.UTF_8), "test.xml", CLUSTER, 0,
+        new String[0], new String[0]);
+  }
+
+  @Test
+  public void aPanicBecomesAJavaException() {
+    for (int i = 0; i < 3; i++) {
+      try {
+        NativeScheduler.checkPanicFunnel("deliberate " + i);
+        fail("no exception");
+      } catch (NativeSchedulerPanicException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("deliberate " + i));
+      }
+    }
+    // The JVM and the library are still fine afterwards.
+    try (NativeScheduler core = create(XML)) {
+      assertEquals(3 * NativeScheduler.QUEUE_STRINGS_STRIDE, core.queueStrings().length);
+    }
+  }
+
+  @Test
+  public void anInvalidConfigurationIsASchedulerConfigurationException() {
+    try {
+      create(XML.replace("<value>50</value></property></configuration>",
+          "<value>60</value></property></configuration>"));
+      fail("accepted");
+    } catch (SchedulerConfigurationException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("sum to 110%"));
+    }
+    try {
+      create("<configuration><property>");
+      fail("accepted");
+    } catch (SchedulerConfigurationException e) {
+      assertTrue(e.getMessage(), e.getMessage().startsWith("test.xml:1:"));
+    }
+  }
+
+  @Test
+  public void malformedArgumentsAreIllegalArgumentExceptions() {
+    try (NativeScheduler core = create(XML)) {
+      try {
+        core.release(new long[] {1});
+        fail("accepted an odd-length container list");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("odd length 1"));
+      }
+      try {
+        core.allocate(0, new int[3], new long[0], new String[] {"*"});
+        fail("accepted disagreeing ask arrays");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("ask arrays disagree"));
+      }
+    }
+  }
+
+  @Test
+  public void theHandleIsFreedExactlyOnceAndNotUsedAfterwards() {
+    NativeScheduler core = create(XML);
+    core.close();
+    core.close();
+    try {
+      core.queueReport();
+      fail("used after close");
+    } catch (IllegalStateException e) {
+      assertTrue(e.getMessage(), e.getMessage().contains("closed"));
+    }
+  }
+}
