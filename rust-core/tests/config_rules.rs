@@ -63,7 +63,8 @@ fn global_keys_defaults_and_values() {
     assert!(!g.reservations_continue_look_all_nodes);
     assert_eq!(g.max_parallel_apps, Some(20));
     assert_eq!(g.user_max_parallel_apps, Some(4));
-    assert_eq!(g.queue_mappings, ["u:alice:a", "g:eng:b", "u:%user:%user"]);
+    let rules: Vec<String> = g.queue_mappings.iter().map(ToString::to_string).collect();
+    assert_eq!(rules, ["u:alice:a", "g:eng:b", "u:%user:%user"]);
     assert!(g.queue_mappings_override);
 }
 
@@ -278,6 +279,11 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
             why: "non-numeric integer",
             props: with(AB, &[("maximum-applications", "lots")]),
             expect: &["maximum-applications", "'lots' is not a whole number"],
+        },
+        Invalid {
+            why: "a malformed queue mapping",
+            props: with(AB, &[("queue-mappings", "u:alice:a,bob:b")]),
+            expect: &["queue-mappings", "'bob:b' is not a queue mapping"],
         },
         Invalid {
             why: "root without children",

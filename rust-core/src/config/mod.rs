@@ -6,6 +6,7 @@
 pub mod acl;
 pub mod capacity;
 pub mod error;
+pub mod mapping;
 pub mod queue;
 pub mod validate;
 pub mod xml;
@@ -13,6 +14,7 @@ pub mod xml;
 pub use acl::AccessControlList;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
+pub use mapping::{MappingKind, QueueMapping};
 pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
 pub use xml::Properties;
 
@@ -55,8 +57,8 @@ pub struct GlobalSettings {
     pub max_parallel_apps: Option<i64>,
     /// `user.max-parallel-apps`: default limit for every user (None: unlimited).
     pub user_max_parallel_apps: Option<i64>,
-    /// `queue-mappings`, as written (comma-separated rules).
-    pub queue_mappings: Vec<String>,
+    /// `queue-mappings`: placement rules, first match wins.
+    pub queue_mappings: Vec<QueueMapping>,
     /// `queue-mappings-override.enable`.
     pub queue_mappings_override: bool,
 }
@@ -279,10 +281,17 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
         ),
         max_parallel_apps: r.opt_int(None, &key("max-parallel-apps")),
         user_max_parallel_apps: r.opt_int(None, &key("user.max-parallel-apps")),
-        queue_mappings: r
-            .string(&key("queue-mappings"))
-            .map(|v| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect())
-            .unwrap_or_default(),
+        queue_mappings: {
+            let mapping_key = key("queue-mappings");
+            match r.string(&mapping_key).map(|v| mapping::parse_mappings(&v)) {
+                None => Vec::new(),
+                Some(Ok(m)) => m,
+                Some(Err(e)) => {
+                    r.error(None, &mapping_key, e);
+                    Vec::new()
+                }
+            }
+        },
         queue_mappings_override: r.boolean(None, &key("queue-mappings-override.enable"), d.queue_mappings_override),
     }
 }
