@@ -1,13 +1,20 @@
 //! The allocation decision: given the scheduler's state and a node with free room, which
-//! application gets the next container there, of which request, at which locality.
-//! A pure function of the state; `Scheduler` applies what it returns.
+//! application gets the next container there, of which request, at which locality. A pure
+//! function of the state; `Scheduler` applies what it returns.
+//!
+//! It follows Apache's CapacityScheduler (3.4): parents order children with
+//! `PriorityUtilizationQueueOrderingPolicy` and pass each a resource limit; a leaf serves
+//! its activated applications in ordering-policy order, skipping users over their user
+//! limit; each application's request groups are tried by priority, node-local, then
+//! rack-local, then off-switch, with delay scheduling by missed opportunities.
 
 use crate::application::{App, AppKey, Locality, RequestGroup, SchedulerKey, ANY};
-use crate::config::OrderingPolicy;
+use crate::config::{CapacitySpec, OrderingPolicy, QueueOrdering};
 use crate::node::Node;
 use crate::queue::QueueIndex;
 use crate::resource::Resource;
 use crate::scheduler::State;
+use crate::user_limit::{user_limit, weighted_user_limit, QueueForUserLimit};
 use std::cmp::Ordering;
 
 /// One container to place.
@@ -23,40 +30,158 @@ pub struct Assignment {
     pub locality: Locality,
 }
 
-/// Finds the next container to place on `node`, or None when nothing fits or nobody asks.
-/// `allow_off_switch` is false once the heartbeat's off-switch budget is spent.
-pub fn next_assignment(state: &State, node: &Node, allow_off_switch: bool) -> Option<Assignment> {
-    let min = state.config.cluster.minimum_allocation;
-    if !state.calculator().fits(min, node.available()) {
-        return None;
-    }
-    visit_queue(state, 0, node, allow_off_switch)
+/// What one pass over the tree decided for a node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// The container to place, if any.
+    pub assignment: Option<Assignment>,
+    /// Request groups that were offered this node and passed it up (for locality): each
+    /// counts one missed scheduling opportunity.
+    pub missed: Vec<(AppKey, SchedulerKey)>,
 }
 
-/// Descends from `queue`, children most under-served first.
-fn visit_queue(state: &State, queue: QueueIndex, node: &Node, allow_off_switch: bool) -> Option<Assignment> {
-    let q = state.queues.get(queue);
-    if q.is_leaf() {
-        return visit_leaf(state, queue, node, allow_off_switch);
+/// How an application or request group fared on the node.
+enum Attempt {
+    Assigned(Assignment),
+    /// Nothing for this request group here (no ask this node could serve); not counted
+    /// as an opportunity. Try the next group.
+    PrioritySkipped,
+    /// The application passes on this node (delayed for locality); try the next application.
+    AppSkipped,
+    /// The queue has no room for the request; the leaf stops.
+    QueueLimit,
+}
+
+/// Finds the next container to place on `node`. `allow_off_switch` is false once the
+/// heartbeat's off-switch budget is spent.
+pub fn next_assignment(state: &State, node: &Node, allow_off_switch: bool) -> Decision {
+    let mut decision = Decision::default();
+    let min = state.config.cluster.minimum_allocation;
+    if state.calculator().compare(state.cluster, node.available(), min).is_lt() {
+        return decision;
     }
-    let mut children: Vec<(f64, &str, QueueIndex)> = q
+    let root_limit = state.queues.get(0).maximum(state.cluster);
+    decision.assignment = visit_queue(state, 0, node, root_limit, allow_off_switch, &mut decision.missed);
+    decision
+}
+
+/// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
+/// parent may still use, plus what the child already holds, capped at the child's maximum.
+pub fn child_limit(state: &State, parent_limit: Resource, parent: QueueIndex, child: QueueIndex) -> Resource {
+    let p = state.queues.get(parent);
+    let c = state.queues.get(child);
+    let room = parent_limit.minus(p.used).plus(c.used);
+    state.calculator().min(state.cluster, room, c.maximum(state.cluster))
+}
+
+/// A queue's current limit: its maximum, narrowed by every ancestor's remaining room.
+pub fn current_limit(state: &State, queue: QueueIndex) -> Resource {
+    let path: Vec<QueueIndex> = state.queues.ancestors_inclusive(queue).collect();
+    let mut limit = state.queues.get(0).maximum(state.cluster);
+    for pair in path.windows(2).rev() {
+        limit = child_limit(state, limit, pair[1], pair[0]);
+    }
+    limit
+}
+
+fn visit_queue(
+    state: &State,
+    queue: QueueIndex,
+    node: &Node,
+    limit: Resource,
+    allow_off_switch: bool,
+    missed: &mut Vec<(AppKey, SchedulerKey)>,
+) -> Option<Assignment> {
+    let q = state.queues.get(queue);
+    // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue).
+    if state.calculator().compare(state.cluster, q.used, limit).is_ge() {
+        return None;
+    }
+    if q.is_leaf() {
+        return visit_leaf(state, queue, node, limit, allow_off_switch, missed);
+    }
+    for child in ordered_children(state, queue) {
+        let child_limit = child_limit(state, limit, queue, child);
+        if let Some(a) = visit_queue(state, child, node, child_limit, allow_off_switch, missed) {
+            return Some(a);
+        }
+    }
+    None
+}
+
+/// Children in the order a parent offers them a node (Apache's
+/// `PriorityUtilizationQueueOrderingPolicy`): queues with a guarantee before queues
+/// without; then the least used relative to its guarantee (absolute usage between two
+/// queues without a guarantee); with `priority-utilization`, the higher `<q>.priority`
+/// first when both are under, or both over, their guarantee; ties go to the larger
+/// configured capacity, then to configuration order.
+pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
+    let calc = state.calculator();
+    let min = state.config.cluster.minimum_allocation;
+    let respect_priority = state.queues.get(parent).config.queue_ordering == QueueOrdering::PriorityUtilization;
+    struct Key {
+        index: QueueIndex,
+        abs: f64,
+        used: f64,
+        abs_used: f64,
+        priority: i64,
+        min_resource: Resource,
+    }
+    let mut keys: Vec<Key> = state
+        .queues
+        .get(parent)
         .config
         .children
         .iter()
         .map(|&c| {
-            let child = state.queues.get(c);
-            (child.used_capacity(state.calculator(), state.cluster), child.path(), c)
+            let q = state.queues.get(c);
+            Key {
+                index: c,
+                abs: q.absolute_capacity as f32 as f64,
+                used: q.used_capacity(calc, state.cluster, min) as f32 as f64,
+                abs_used: q.absolute_used_capacity(calc, state.cluster) as f32 as f64,
+                priority: if respect_priority { q.config.priority } else { 0 },
+                min_resource: match q.config.capacity {
+                    CapacitySpec::Absolute(r) => r,
+                    _ => Resource::ZERO,
+                },
+            }
         })
         .collect();
-    children.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(Ordering::Equal).then_with(|| a.1.cmp(b.1)));
-    children.into_iter().find_map(|(_, _, c)| visit_queue(state, c, node, allow_off_switch))
+    let by_usage = |u1: f64, u2: f64, p1: i64, p2: i64| -> Ordering {
+        if p1 == p2 || !((u1 < 1.0 && u2 < 1.0) || (u1 >= 1.0 && u2 >= 1.0)) {
+            u1.total_cmp(&u2)
+        } else {
+            p2.cmp(&p1)
+        }
+    };
+    keys.sort_by(|a, b| {
+        let first = match (a.abs > 0.0, b.abs > 0.0) {
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            (false, false) => by_usage(a.abs_used, b.abs_used, a.priority, b.priority),
+            (true, true) => by_usage(a.used, b.used, a.priority, b.priority),
+        };
+        first.then_with(|| {
+            if !a.min_resource.is_none() || !b.min_resource.is_none() {
+                b.min_resource.memory_mb.cmp(&a.min_resource.memory_mb).then(b.min_resource.vcores.cmp(&a.min_resource.vcores))
+            } else {
+                b.abs.total_cmp(&a.abs)
+            }
+        })
+    });
+    keys.into_iter().map(|k| k.index).collect()
 }
 
-/// Applications of a leaf in the order its ordering policy serves them.
+/// Activated applications of a leaf in the order its ordering policy serves them.
 pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<AppKey> {
     let q = state.queues.get(queue);
-    let mut apps: Vec<(AppKey, &App)> =
-        q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).collect();
+    let mut apps: Vec<(AppKey, &App)> = q
+        .apps
+        .iter()
+        .filter_map(|k| state.apps.get(k).map(|a| (*k, a)))
+        .filter(|(_, a)| a.active)
+        .collect();
     match q.config.ordering_policy {
         OrderingPolicy::Fifo => {
             apps.sort_by(|a, b| b.1.priority.cmp(&a.1.priority).then(a.1.app_id.cmp(&b.1.app_id)))
@@ -68,57 +193,169 @@ pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<AppKey> {
     apps.into_iter().map(|(k, _)| k).collect()
 }
 
-fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, allow_off_switch: bool) -> Option<Assignment> {
+/// The user-limit inputs of a leaf queue as they stand.
+pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit {
+    let q = state.queues.get(queue);
+    let (active_used, active_weight) = q
+        .users
+        .iter()
+        .filter(|(_, u)| u.is_active())
+        .fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
+            (used.plus(u.used), w + q.config.user_weights.get(name).copied().unwrap_or(1.0))
+        });
+    QueueForUserLimit {
+        cluster: state.cluster,
+        guaranteed: q.guaranteed(state.cluster),
+        maximum: q.maximum(state.cluster),
+        minimum_allocation: state.config.cluster.minimum_allocation,
+        used: q.used,
+        active_users_used: active_used,
+        active_users_weight: active_weight,
+        minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+        user_limit_factor: q.config.user_limit_factor,
+    }
+}
+
+/// The limit for `user` in `queue` now, weight applied.
+pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource {
+    let calc = state.calculator();
+    let q = state.queues.get(queue);
+    let limit = user_limit(calc, &user_limit_inputs(state, queue));
+    let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
+    weighted_user_limit(calc, limit, weight, state.config.cluster.minimum_allocation)
+}
+
+fn visit_leaf(
+    state: &State,
+    queue: QueueIndex,
+    node: &Node,
+    limit: Resource,
+    allow_off_switch: bool,
+    missed: &mut Vec<(AppKey, SchedulerKey)>,
+) -> Option<Assignment> {
+    let calc = state.calculator();
+    let q = state.queues.get(queue);
+    let mut user_limits: Vec<(&str, Resource)> = Vec::new();
     for key in ordered_apps(state, queue) {
         let app = &state.apps[&key];
-        if !app.is_pending() {
+        if !app.is_asking() {
             continue;
         }
-        for (&sk, group) in &app.requests {
-            let Some(locality) = placement(group, node, allow_off_switch) else { continue };
-            let size = group.capability;
-            if !state.calculator().fits(size, node.available()) || !size.fits_in(node.available()) {
-                continue;
+        let ul = match user_limits.iter().find(|(u, _)| *u == app.user) {
+            Some((_, l)) => *l,
+            None => {
+                let l = limit_for_user(state, queue, &app.user);
+                user_limits.push((&app.user, l));
+                l
             }
-            if !within_queue_limits(state, queue, size) {
-                // The queue (or an ancestor) is at its maximum: nothing more for it here.
-                return None;
-            }
-            return Some(Assignment { app: key, key: sk, resource: size, locality });
+        };
+        let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+        // A user may go over the limit by one container, never further (Apache compares
+        // what the user holds, before this container, with the limit).
+        if calc.greater_than(state.cluster, user_used, ul) {
+            continue;
+        }
+        match try_app(state, key, app, node, limit.minus(q.used), allow_off_switch, missed) {
+            Attempt::Assigned(a) => return Some(a),
+            Attempt::QueueLimit => return None,
+            Attempt::AppSkipped | Attempt::PrioritySkipped => continue,
         }
     }
     None
 }
 
-/// The best locality at which `group` may be placed on `node`, following Apache's rules:
-/// node-local needs host, rack and `*` counts; rack-local needs rack and `*` counts and the
-/// rack to allow relaxing; off-switch needs a `*` count that allows relaxing.
-pub fn placement(group: &RequestGroup, node: &Node, allow_off_switch: bool) -> Option<Locality> {
-    if group.count(ANY) == 0 {
-        return None;
+fn try_app(
+    state: &State,
+    key: AppKey,
+    app: &App,
+    node: &Node,
+    headroom: Resource,
+    allow_off_switch: bool,
+    missed: &mut Vec<(AppKey, SchedulerKey)>,
+) -> Attempt {
+    let calc = state.calculator();
+    for (&sk, group) in &app.requests {
+        if group.count(ANY) == 0 {
+            continue;
+        }
+        let required = group.capability;
+        if calc.compare(state.cluster, headroom, required).is_lt() {
+            return Attempt::QueueLimit;
+        }
+        match try_group(state, app, sk, group, node, allow_off_switch) {
+            GroupResult::Placed(locality) => {
+                return Attempt::Assigned(Assignment { app: key, key: sk, resource: required, locality })
+            }
+            GroupResult::Skipped => continue,
+            GroupResult::Delayed => {
+                missed.push((key, sk));
+                return Attempt::AppSkipped;
+            }
+            GroupResult::NoRoom => {
+                // The node cannot hold the head-of-line request; it waits (a reservation
+                // will hold the node for it) and so do lower priorities.
+                missed.push((key, sk));
+                return Attempt::AppSkipped;
+            }
+        }
     }
-    if group.count(&node.host) > 0 && group.count(&node.rack) > 0 {
-        return Some(Locality::NodeLocal);
-    }
-    if group.count(&node.rack) > 0 && group.relaxes(&node.rack) {
-        return Some(Locality::RackLocal);
-    }
-    if allow_off_switch && group.relaxes(ANY) && rack_allows_off_switch(group, node) {
-        return Some(Locality::OffSwitch);
-    }
-    None
+    Attempt::PrioritySkipped
 }
 
-/// A request naming this node's rack with relaxLocality=false keeps containers on the
-/// hosts it named.
-fn rack_allows_off_switch(group: &RequestGroup, node: &Node) -> bool {
-    group.relaxes(&node.rack)
+enum GroupResult {
+    Placed(Locality),
+    /// No request of this group can use this node at all.
+    Skipped,
+    /// Waiting for a more local node.
+    Delayed,
+    /// Allowed here but the node lacks room.
+    NoRoom,
 }
 
-/// True when `leaf` and every ancestor stay within their maximum capacity after taking `size`.
-fn within_queue_limits(state: &State, leaf: QueueIndex, size: Resource) -> bool {
-    state.queues.ancestors_inclusive(leaf).all(|i| {
-        let q = state.queues.get(i);
-        state.calculator().fits(q.used.plus(size), q.maximum(state.cluster))
-    })
+/// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node.
+fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node, allow_off_switch: bool) -> GroupResult {
+    let fits = group.capability.fits_in(node.available());
+    let nodes = state.nodes.len() as u64;
+    // The opportunity this node represents counts too.
+    let missed = app.missed(key) + 1;
+    let g = &state.config.global;
+    let mut delayed = false;
+    if group.count(&node.host) > 0 {
+        if group.count(&node.rack) > 0 {
+            return if fits { GroupResult::Placed(Locality::NodeLocal) } else { GroupResult::NoRoom };
+        }
+        delayed = true;
+    }
+    if group.count(&node.rack) > 0 {
+        if !group.relaxes(&node.rack) {
+            return GroupResult::Skipped;
+        }
+        let node_delay = nodes.min(g.node_locality_delay.max(0) as u64);
+        if node_delay < missed {
+            return if fits { GroupResult::Placed(Locality::RackLocal) } else { GroupResult::NoRoom };
+        }
+        delayed = true;
+    }
+    if group.count(ANY) > 0 {
+        if !group.relaxes(ANY) || !group.relaxes(&node.rack) {
+            return GroupResult::Skipped;
+        }
+        if !allow_off_switch {
+            return GroupResult::Skipped;
+        }
+        let uniq = group.unique_locations();
+        let can = if uniq <= 1 {
+            true
+        } else if g.rack_locality_additional_delay > -1 {
+            missed > nodes.min((g.node_locality_delay + g.rack_locality_additional_delay).max(0) as u64)
+        } else {
+            let wait_factor = ((uniq - 1) as f64 / nodes.max(1) as f64).min(1.0);
+            (nodes as f64).min(group.count(ANY) as f64 * wait_factor) < missed as f64
+        };
+        if can {
+            return if fits { GroupResult::Placed(Locality::OffSwitch) } else { GroupResult::NoRoom };
+        }
+        return GroupResult::Delayed;
+    }
+    if delayed { GroupResult::Delayed } else { GroupResult::Skipped }
 }

@@ -85,6 +85,12 @@ pub struct RequestGroup {
 }
 
 impl RequestGroup {
+    /// How many resource names (`*`, racks, hosts) this group has asked about; 1 means
+    /// `*` alone, which is never delayed.
+    pub fn unique_locations(&self) -> usize {
+        self.by_name.len()
+    }
+
     /// Outstanding count at `name` (0 if never asked).
     pub fn count(&self, name: &str) -> u32 {
         self.by_name.get(name).map_or(0, |o| o.count)
@@ -124,6 +130,14 @@ pub struct App {
     pub used: Resource,
     /// Last container number handed out.
     pub last_container_number: u64,
+    /// Activated: within the queue's AM and parallel-application limits, so it may get
+    /// containers. Until then it is pending.
+    pub active: bool,
+    /// The ApplicationMaster's size (zero for an unmanaged AM), counted against the
+    /// queue's and user's AM limits while the application is active.
+    pub am_resource: Resource,
+    /// Scheduling opportunities missed per request group, for delay scheduling.
+    pub missed_opportunities: HashMap<SchedulerKey, u64>,
 }
 
 impl App {
@@ -140,6 +154,9 @@ impl App {
             containers: HashSet::new(),
             used: Resource::ZERO,
             last_container_number: epoch << 40,
+            active: false,
+            am_resource: Resource::ZERO,
+            missed_opportunities: HashMap::new(),
         }
     }
 
@@ -183,8 +200,13 @@ impl App {
     }
 
     /// True when it has an attempt asking for something.
-    pub fn is_pending(&self) -> bool {
-        self.attempt.is_some() && !self.requests.is_empty()
+    pub fn is_asking(&self) -> bool {
+        self.attempt.is_some() && self.requests.values().any(|g| g.count(ANY) > 0)
+    }
+
+    /// Missed scheduling opportunities of one request group.
+    pub fn missed(&self, key: SchedulerKey) -> u64 {
+        self.missed_opportunities.get(&key).copied().unwrap_or(0)
     }
 
     /// Total resources still asked for (the `*` counts).

@@ -18,7 +18,9 @@ pub mod node;
 pub mod queue;
 pub mod report;
 pub mod resource;
+pub mod scenario;
 pub mod scheduler;
+pub mod user_limit;
 
 pub use config::SchedulerConfig;
 pub use resource::{Resource, ResourceCalculator};

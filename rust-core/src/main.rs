@@ -10,10 +10,15 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: capsched check FILE [--cluster-memory MB --cluster-vcores N]
                 [--min-allocation MB,VCORES] [--max-allocation MB,VCORES]
+       capsched simulate SCENARIO [--quiet]
 
-Reads FILE (a capacity-scheduler.xml) with the same code the ResourceManager uses and
-prints the queue tree with configured and effective capacities, or every problem found.
-Exit status: 0 valid, 1 invalid, 2 usage error.
+check: reads FILE (a capacity-scheduler.xml) with the same code the ResourceManager uses
+and prints the queue tree with configured and effective capacities, or every problem
+found. Exit status: 0 valid, 1 invalid, 2 usage error.
+
+simulate: runs a scenario file (a configuration, a cluster, events and expectations; see
+docs/scenario-format.md) through the scheduler and prints the state after each step.
+Exit status: 0 when every expectation holds, 1 otherwise.
 
 Absolute capacities ([memory=...,vcores=...]) are shown against the cluster size given
 (default 100 nodes x 10 GiB x 8 vcores). Allocation bounds default to YARN's
@@ -34,6 +39,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let (command, rest) = args.split_first().ok_or("no command given")?;
     match command.as_str() {
         "check" => check(rest),
+        "simulate" => simulate(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
@@ -76,6 +82,31 @@ fn check(args: &[String]) -> Result<ExitCode, String> {
         }
         Err(errors) => {
             eprintln!("{file}: invalid\n{errors}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn simulate(args: &[String]) -> Result<ExitCode, String> {
+    let file = args.iter().find(|a| !a.starts_with("--")).ok_or("simulate needs a SCENARIO file")?;
+    let quiet = args.iter().any(|a| a == "--quiet");
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let base = std::path::Path::new(file).parent().unwrap_or(std::path::Path::new("."));
+    let scenario = match capsched::scenario::Scenario::parse(&text, base) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{file}: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    match capsched::scenario::run(&scenario, !quiet) {
+        Ok(log) => {
+            print!("{log}");
+            println!("{file}: every expectation holds");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{file}: {e}");
             Ok(ExitCode::from(1))
         }
     }

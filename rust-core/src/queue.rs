@@ -21,11 +21,27 @@ pub struct Queue {
     pub used: Resource,
     /// Applications submitted to this queue (leaves only), in submission order.
     pub apps: Vec<crate::application::AppKey>,
+    /// Users with applications in this queue (leaves only).
+    pub users: std::collections::HashMap<String, crate::user_limit::UserState>,
+    /// Resources reserved for activated applications' ApplicationMasters (leaves only).
+    pub am_used: Resource,
+    /// Activated applications (leaves: this queue's; parents: all descendants'), for
+    /// `max-parallel-apps`.
+    pub running_apps: usize,
 }
 
 impl Queue {
     fn new(config: QueueConfig) -> Self {
-        Queue { config, absolute_capacity: 0.0, absolute_maximum_capacity: 0.0, used: Resource::ZERO, apps: Vec::new() }
+        Queue {
+            config,
+            absolute_capacity: 0.0,
+            absolute_maximum_capacity: 0.0,
+            used: Resource::ZERO,
+            apps: Vec::new(),
+            users: std::collections::HashMap::new(),
+            am_used: Resource::ZERO,
+            running_apps: 0,
+        }
     }
 
     /// Full path.
@@ -48,14 +64,19 @@ impl Queue {
         cluster.scaled(self.absolute_maximum_capacity)
     }
 
-    /// Used as a share of the guarantee (Apache's "used capacity"); a queue with no
-    /// guarantee that uses anything counts as fully served.
-    pub fn used_capacity(&self, calc: ResourceCalculator, cluster: Resource) -> f64 {
-        let guaranteed = self.guaranteed(cluster);
-        if guaranteed.is_none() {
-            return if self.used.is_none() { 0.0 } else { f64::INFINITY };
+    /// Used as a share of the guarantee (Apache's "used capacity": the guarantee counts as
+    /// at least one minimum allocation).
+    pub fn used_capacity(&self, calc: ResourceCalculator, cluster: Resource, minimum_allocation: Resource) -> f64 {
+        if cluster.is_none() {
+            return 0.0;
         }
-        calc.ratio(self.used, guaranteed)
+        let guaranteed = calc.max(cluster, self.guaranteed(cluster), minimum_allocation);
+        calc.divide(cluster, self.used, guaranteed)
+    }
+
+    /// Used as a share of the cluster (Apache's "absolute used capacity").
+    pub fn absolute_used_capacity(&self, calc: ResourceCalculator, cluster: Resource) -> f64 {
+        calc.divide(cluster, self.used, cluster)
     }
 }
 

@@ -134,14 +134,134 @@ impl ResourceCalculator {
         }
     }
 
-    /// True when `a` is strictly greater than `b` as this calculator compares against the
-    /// cluster `total`.
-    pub fn greater_than(self, total: Resource, a: Resource, b: Resource) -> bool {
+    /// Orders `a` and `b` as Apache's calculators do: by memory, or by dominant share of
+    /// `cluster` (then by the other share).
+    pub fn compare(self, cluster: Resource, a: Resource, b: Resource) -> std::cmp::Ordering {
         match self {
-            ResourceCalculator::Memory => a.memory_mb > b.memory_mb,
-            ResourceCalculator::Dominant => self.ratio(a, total) > self.ratio(b, total),
+            ResourceCalculator::Memory => a.memory_mb.cmp(&b.memory_mb),
+            ResourceCalculator::Dominant => {
+                if a == b {
+                    return std::cmp::Ordering::Equal;
+                }
+                if cluster.memory_mb <= 0 || cluster.vcores <= 0 {
+                    return a.memory_mb.cmp(&b.memory_mb).then(a.vcores.cmp(&b.vcores));
+                }
+                let shares = |r: Resource| {
+                    let m = r.memory_mb as f64 / cluster.memory_mb as f64;
+                    let v = r.vcores as f64 / cluster.vcores as f64;
+                    (m.max(v), m.min(v))
+                };
+                let (a1, a2) = shares(a);
+                let (b1, b2) = shares(b);
+                a1.total_cmp(&b1).then(a2.total_cmp(&b2))
+            }
         }
     }
+
+    /// True when `a` is strictly greater than `b` (`Resources.greaterThan`).
+    pub fn greater_than(self, cluster: Resource, a: Resource, b: Resource) -> bool {
+        self.compare(cluster, a, b).is_gt()
+    }
+
+    /// The larger of `a` and `b` (`Resources.max`).
+    pub fn max(self, cluster: Resource, a: Resource, b: Resource) -> Resource {
+        if self.compare(cluster, a, b).is_ge() { a } else { b }
+    }
+
+    /// The smaller of `a` and `b` (`Resources.min`).
+    pub fn min(self, cluster: Resource, a: Resource, b: Resource) -> Resource {
+        if self.compare(cluster, a, b).is_le() { a } else { b }
+    }
+
+    /// `a / b` as Apache's `Resources.divide`: memory over memory, or dominant share over
+    /// dominant share (both relative to `cluster`). 0 when `b` is empty.
+    pub fn divide(self, cluster: Resource, a: Resource, b: Resource) -> f64 {
+        match self {
+            ResourceCalculator::Memory => {
+                if b.memory_mb == 0 { 0.0 } else { a.memory_mb as f64 / b.memory_mb as f64 }
+            }
+            ResourceCalculator::Dominant => {
+                let share = |r: Resource| {
+                    let m = if cluster.memory_mb > 0 { r.memory_mb as f64 / cluster.memory_mb as f64 } else { 0.0 };
+                    let v = if cluster.vcores > 0 { r.vcores as f64 / cluster.vcores as f64 } else { 0.0 };
+                    m.max(v)
+                };
+                let d = share(b);
+                if d == 0.0 { 0.0 } else { share(a) / d }
+            }
+        }
+    }
+
+    /// `r * by`, rounded up to a multiple of `step` (`multiplyAndNormalizeUp`).
+    pub fn multiply_and_normalize_up(self, r: Resource, by: f64, step: Resource) -> Resource {
+        match self {
+            ResourceCalculator::Memory => {
+                Resource::new(round_up((r.memory_mb as f64 * by + 0.5) as i64, step.memory_mb), r.vcores)
+            }
+            ResourceCalculator::Dominant => Resource::new(
+                round_up((r.memory_mb as f64 * by).ceil() as i64, step.memory_mb),
+                round_up((r.vcores as f64 * by).ceil() as i64, step.vcores),
+            ),
+        }
+    }
+
+    /// `r * by`, rounded down to a multiple of `step` (`multiplyAndNormalizeDown`).
+    pub fn multiply_and_normalize_down(self, r: Resource, by: f64, step: Resource) -> Resource {
+        match self {
+            ResourceCalculator::Memory => {
+                Resource::new(round_down((r.memory_mb as f64 * by) as i64, step.memory_mb), r.vcores)
+            }
+            ResourceCalculator::Dominant => Resource::new(
+                round_down((r.memory_mb as f64 * by) as i64, step.memory_mb),
+                round_down((r.vcores as f64 * by) as i64, step.vcores),
+            ),
+        }
+    }
+
+    /// `r / by`, each dimension rounded up (`divideAndCeil`); 0 when `by` is 0.
+    pub fn divide_and_ceil(self, r: Resource, by: f64) -> Resource {
+        let div = |v: i64| if by == 0.0 { 0 } else { (v as f64 / by).ceil() as i64 };
+        match self {
+            ResourceCalculator::Memory => Resource::new(div(r.memory_mb), r.vcores),
+            ResourceCalculator::Dominant => Resource::new(div(r.memory_mb), div(r.vcores)),
+        }
+    }
+
+    /// `r` rounded down to a multiple of `step` (`roundDown`).
+    pub fn round_down_to(self, r: Resource, step: Resource) -> Resource {
+        match self {
+            ResourceCalculator::Memory => Resource::new(round_down(r.memory_mb, step.memory_mb), r.vcores),
+            ResourceCalculator::Dominant => {
+                Resource::new(round_down(r.memory_mb, step.memory_mb), round_down(r.vcores, step.vcores))
+            }
+        }
+    }
+
+    /// `r` rounded up to a multiple of `step` (`roundUp`).
+    pub fn round_up(self, r: Resource, step: Resource) -> Resource {
+        match self {
+            ResourceCalculator::Memory => Resource::new(round_up(r.memory_mb, step.memory_mb), r.vcores),
+            ResourceCalculator::Dominant => {
+                Resource::new(round_up(r.memory_mb, step.memory_mb), round_up(r.vcores, step.vcores))
+            }
+        }
+    }
+}
+
+/// `value` rounded up to a multiple of `step` (unchanged when `step` is 0).
+pub fn round_up(value: i64, step: i64) -> i64 {
+    if step <= 0 {
+        return value;
+    }
+    ((value + step - 1) / step) * step
+}
+
+/// `value` rounded down to a multiple of `step` (unchanged when `step` is 0).
+pub fn round_down(value: i64, step: i64) -> i64 {
+    if step <= 0 {
+        return value;
+    }
+    (value / step) * step
 }
 
 #[cfg(test)]
@@ -167,6 +287,22 @@ mod tests {
         // Memory calculator ignores vcores when fitting.
         assert!(ResourceCalculator::Memory.fits(Resource::new(1024, 8), Resource::new(2048, 1)));
         assert!(!ResourceCalculator::Dominant.fits(Resource::new(1024, 8), Resource::new(2048, 1)));
+    }
+
+    #[test]
+    fn normalisation_matches_apache() {
+        let m = ResourceCalculator::Memory;
+        let step = Resource::new(1024, 1);
+        // DefaultResourceCalculator adds 0.5 before rounding up.
+        assert_eq!(m.multiply_and_normalize_up(Resource::new(10_000, 1), 0.1, step).memory_mb, 1024);
+        assert_eq!(m.multiply_and_normalize_down(Resource::new(10_000, 1), 0.25, step).memory_mb, 2048);
+        assert_eq!(m.divide_and_ceil(Resource::new(10_000, 1), 3.0).memory_mb, 3334);
+        assert_eq!(m.round_up(Resource::new(1025, 1), step).memory_mb, 2048);
+        let d = ResourceCalculator::Dominant;
+        assert_eq!(d.multiply_and_normalize_up(Resource::new(10_000, 10), 0.15, step), Resource::new(2048, 2));
+        let cluster = Resource::new(10_240, 10);
+        assert!((d.divide(cluster, Resource::new(1024, 5), Resource::new(5120, 1)) - 1.0).abs() < 1e-9);
+        assert_eq!(d.max(cluster, Resource::new(1024, 5), Resource::new(4096, 1)), Resource::new(1024, 5));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! method call here; decisions come from the pure functions in `allocation` and
 //! `admission`, and this type applies them.
 
-use crate::allocation::{next_assignment, Assignment};
+use crate::allocation::{current_limit, limit_for_user, next_assignment, Assignment, Decision};
 use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
 use crate::node::{Node, NodeKey};
@@ -55,6 +55,8 @@ pub struct Submission {
     /// True when the RM is recovering this application after a restart: it was admitted
     /// once already, so only the queue's existence is checked.
     pub recovering: bool,
+    /// The ApplicationMaster's size; zero for an unmanaged AM.
+    pub am_resource: Resource,
 }
 
 /// The two queue ACLs (YARN's `QueueACL`).
@@ -173,6 +175,7 @@ impl Scheduler {
         self.state.cluster = total;
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities(total, calc);
+        self.activate_all();
     }
 
     /// NODE_UPDATE: reclaims the containers that finished, then places as many containers
@@ -195,7 +198,13 @@ impl Scheduler {
         let mut off_switch = 0;
         while out.len() < max_total {
             let n = &self.state.nodes[&node];
-            let Some(a) = next_assignment(&self.state, n, off_switch < max_off_switch) else { break };
+            let Decision { assignment, missed } = next_assignment(&self.state, n, off_switch < max_off_switch);
+            for (app, key) in missed {
+                if let Some(a) = self.state.apps.get_mut(&app) {
+                    *a.missed_opportunities.entry(key).or_insert(0) += 1;
+                }
+            }
+            let Some(a) = assignment else { break };
             if a.locality == Locality::OffSwitch {
                 off_switch += 1;
             }
@@ -210,12 +219,28 @@ impl Scheduler {
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let number = app.next_container_number();
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
+        // Delay scheduling: a node-local container (or a rack-local one with
+        // rack-locality-full-reset) starts the wait over; otherwise this opportunity counts.
+        let full_reset = s.config.global.rack_locality_full_reset;
+        if a.locality == Locality::NodeLocal || (a.locality == Locality::RackLocal && full_reset) {
+            app.missed_opportunities.remove(&a.key);
+        } else {
+            *app.missed_opportunities.entry(a.key).or_insert(0) += 1;
+        }
+        let still_asking = app.is_asking();
         app.containers.insert(number);
         app.used = app.used.plus(a.resource);
         n.allocated = n.allocated.plus(a.resource);
         n.containers.insert((a.app, number));
         let queue = app.queue;
+        let user = app.user.clone();
         s.queues.charge(queue, a.resource);
+        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
+            u.used = u.used.plus(a.resource);
+            if !still_asking {
+                u.apps_asking = u.apps_asking.saturating_sub(1);
+            }
+        }
         s.containers.insert((a.app, number), Container { node, resource: a.resource, key: a.key });
         Allocation { app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
     }
@@ -234,8 +259,15 @@ impl Scheduler {
                 app.used = app.used.minus(container.resource);
                 app.containers.remove(&c.1);
                 let queue = app.queue;
+                let user = app.user.clone();
                 self.state.queues.refund(queue, container.resource);
+                if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
+                    u.used = u.used.minus(container.resource);
+                }
             }
+        }
+        if !containers.is_empty() {
+            self.activate_all();
         }
     }
 
@@ -247,8 +279,12 @@ impl Scheduler {
         let key = self.state.next_app;
         self.state.next_app += 1;
         let epoch = self.state.epoch;
-        self.state.apps.insert(key, App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch));
-        self.state.queues.queues[queue].apps.push(key);
+        let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch);
+        app.am_resource = sub.am_resource;
+        self.state.apps.insert(key, app);
+        let q = &mut self.state.queues.queues[queue];
+        q.apps.push(key);
+        q.users.entry(sub.user.clone()).or_default().pending_apps += 1;
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
 
@@ -313,6 +349,20 @@ impl Scheduler {
                 q.apps.len()
             )));
         }
+        let c = &q.config;
+        let user_max = if c.user_limit_factor == -1.0 {
+            queue_max
+        } else {
+            queue_max.min((queue_max as f64 * (c.minimum_user_limit_percent / 100.0) * c.user_limit_factor) as i64)
+        };
+        let user_apps = q.users.get(&sub.user).map_or(0, |u| u.active_apps + u.pending_apps) as i64;
+        if user_apps >= user_max {
+            return Err(Rejection(format!(
+                "Queue {} already has {user_apps} applications from user {} cannot accept submission of application: {app}",
+                q.path(),
+                sub.user
+            )));
+        }
         Ok(queue)
     }
 
@@ -330,19 +380,26 @@ impl Scheduler {
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
     /// `keep_containers` the previous attempt's containers stay with the application.
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
+        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
             a.requests.clear();
+            a.missed_opportunities.clear();
         }
+        self.update_asking(app, was_asking);
+        self.activate_all();
     }
 
     /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
     /// are released separately, one by one, as the RM kills them.
     pub fn remove_attempt(&mut self, app: AppKey) {
+        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = None;
             a.requests.clear();
+            a.missed_opportunities.clear();
         }
+        self.update_asking(app, was_asking);
     }
 
     /// APP_REMOVED: the application is gone; any container the RM did not report killed is
@@ -351,34 +408,200 @@ impl Scheduler {
         let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
         let left: Vec<ContainerRef> = a.containers.iter().map(|&n| (app, n)).collect();
         self.release(&left);
+        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.remove(&app) {
-            self.state.queues.queues[a.queue].apps.retain(|&k| k != app);
+            let queue = a.queue;
+            if a.active {
+                self.deactivate(queue, &a);
+            }
+            let q = &mut self.state.queues.queues[queue];
+            q.apps.retain(|&k| k != app);
+            if let Some(u) = q.users.get_mut(&a.user) {
+                if !a.active {
+                    u.pending_apps = u.pending_apps.saturating_sub(1);
+                }
+                if was_asking {
+                    u.apps_asking = u.apps_asking.saturating_sub(1);
+                }
+                if u.is_idle() {
+                    q.users.remove(&a.user);
+                }
+            }
         }
+        self.activate_all();
         left
+    }
+
+    /// Keeps the "active user" count in step when an application starts or stops asking.
+    fn update_asking(&mut self, app: AppKey, was_asking: bool) {
+        let Some(a) = self.state.apps.get(&app) else { return };
+        let now = a.is_asking();
+        if now == was_asking {
+            return;
+        }
+        let (queue, user) = (a.queue, a.user.clone());
+        if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
+            if now {
+                u.apps_asking += 1;
+            } else {
+                u.apps_asking = u.apps_asking.saturating_sub(1);
+            }
+        }
+    }
+
+    fn deactivate(&mut self, queue: QueueIndex, a: &App) {
+        let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
+        for i in path {
+            let q = &mut self.state.queues.queues[i];
+            q.running_apps = q.running_apps.saturating_sub(1);
+        }
+        let q = &mut self.state.queues.queues[queue];
+        q.am_used = q.am_used.minus(a.am_resource);
+        if let Some(u) = q.users.get_mut(&a.user) {
+            u.active_apps = u.active_apps.saturating_sub(1);
+            u.am_used = u.am_used.minus(a.am_resource);
+        }
+    }
+
+    /// Activates pending applications in every leaf, as far as the limits allow.
+    fn activate_all(&mut self) {
+        let leaves: Vec<QueueIndex> =
+            (0..self.state.queues.queues.len()).filter(|&i| self.state.queues.get(i).is_leaf()).collect();
+        for leaf in leaves {
+            self.activate_pending(leaf);
+        }
+    }
+
+    /// Apache's `activateApplications`: pending applications (with an attempt), in
+    /// submission order, become active while the queue's and the user's
+    /// ApplicationMaster limits and the `max-parallel-apps` limits allow. A queue with
+    /// no active ApplicationMaster always lets one in, however small its AM limit.
+    fn activate_pending(&mut self, queue: QueueIndex) {
+        let calc = self.state.calculator();
+        let cluster = self.state.cluster;
+        let pending: Vec<AppKey> = {
+            let q = self.state.queues.get(queue);
+            let mut p: Vec<AppKey> = q
+                .apps
+                .iter()
+                .copied()
+                .filter(|k| self.state.apps.get(k).is_some_and(|a| !a.active && a.attempt.is_some()))
+                .collect();
+            p.sort_by_key(|k| {
+                let a = &self.state.apps[k];
+                (std::cmp::Reverse(a.priority), a.app_id)
+            });
+            p
+        };
+        if pending.is_empty() {
+            return;
+        }
+        let queue_am_limit = self.queue_am_limit(queue);
+        for key in pending {
+            let (user, am) = {
+                let a = &self.state.apps[&key];
+                (a.user.clone(), a.am_resource)
+            };
+            let q = self.state.queues.get(queue);
+            let active_in_queue = q.users.values().map(|u| u.active_apps).sum::<usize>();
+            if !calc.fits(q.am_used.plus(am), queue_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+                continue;
+            }
+            let u = q.users.get(&user).cloned().unwrap_or_default();
+            let user_am_limit = self.user_am_limit(queue, &user, queue_am_limit);
+            if !calc.fits(u.am_used.plus(am), user_am_limit) && u.active_apps > 0 && !u.am_used.is_none() {
+                continue;
+            }
+            if !self.parallel_apps_allow(queue, &user) {
+                continue;
+            }
+            let _ = cluster;
+            let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
+            for i in path {
+                self.state.queues.queues[i].running_apps += 1;
+            }
+            let q = &mut self.state.queues.queues[queue];
+            q.am_used = q.am_used.plus(am);
+            let u = q.users.entry(user).or_default();
+            u.am_used = u.am_used.plus(am);
+            u.active_apps += 1;
+            u.pending_apps = u.pending_apps.saturating_sub(1);
+            if let Some(a) = self.state.apps.get_mut(&key) {
+                a.active = true;
+            }
+        }
+    }
+
+    /// Apache's `getAMResourceLimitPerPartition`: `maximum-am-resource-percent` of the
+    /// larger of the queue's guarantee and its current limit, rounded up to the minimum
+    /// allocation.
+    pub fn queue_am_limit(&self, queue: QueueIndex) -> Resource {
+        let s = &self.state;
+        let calc = s.calculator();
+        let q = s.queues.get(queue);
+        let guaranteed = q.guaranteed(s.cluster);
+        let limit = current_limit(s, queue);
+        let usable = if calc.fits(guaranteed, limit) && guaranteed.fits_in(limit) { limit } else { guaranteed };
+        calc.multiply_and_normalize_up(usable, q.config.maximum_am_resource_percent, s.config.cluster.minimum_allocation)
+    }
+
+    /// Apache's `getUserAMResourceLimitPerPartition`: the queue's guarantee times
+    /// `maximum-am-resource-percent`, the user's share (at least
+    /// `minimum-user-limit-percent`) and `user-limit-factor`, within the queue's AM limit.
+    pub fn user_am_limit(&self, queue: QueueIndex, _user: &str, queue_am_limit: Resource) -> Resource {
+        let s = &self.state;
+        let calc = s.calculator();
+        let q = s.queues.get(queue);
+        let active_users = q.users.values().filter(|u| u.is_active()).count().max(1);
+        let effective = (q.config.minimum_user_limit_percent / 100.0).max(1.0 / active_users as f64);
+        let by = q.config.maximum_am_resource_percent * effective * q.config.user_limit_factor.max(0.0);
+        let limit = calc.multiply_and_normalize_up(q.guaranteed(s.cluster), by, s.config.cluster.minimum_allocation);
+        calc.min(s.cluster, limit, queue_am_limit)
+    }
+
+    /// `max-parallel-apps` on the queue and its ancestors, and `user.max-parallel-apps`.
+    fn parallel_apps_allow(&self, queue: QueueIndex, user: &str) -> bool {
+        let s = &self.state;
+        let queues_ok = s.queues.ancestors_inclusive(queue).all(|i| {
+            let q = s.queues.get(i);
+            q.config.max_parallel_apps.is_none_or(|m| (q.running_apps as i64) < m)
+        });
+        let user_running: usize = s
+            .queues
+            .queues
+            .iter()
+            .filter(|q| q.is_leaf())
+            .map(|q| q.users.get(user).map_or(0, |u| u.active_apps))
+            .sum();
+        let user_ok = s.config.global.user_max_parallel_apps.is_none_or(|m| (user_running as i64) < m);
+        queues_ok && user_ok
     }
 
     /// `allocate()`: records the AM's asks. Returns the application's headroom.
     pub fn update_requests(&mut self, app: AppKey, asks: &[Ask]) -> Resource {
+        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.update_requests(asks);
+            let live: Vec<SchedulerKey> = a.requests.keys().copied().collect();
+            a.missed_opportunities.retain(|k, _| live.contains(k));
         }
+        self.update_asking(app, was_asking);
         self.headroom(app)
     }
 
-    /// What the application could still get: its queue's room under maximum capacity,
-    /// bounded by what the cluster has free.
+    /// What the application could still get (Apache's headroom): the smaller of its
+    /// user's room under the user limit and its queue's room under the queue's current
+    /// limit, rounded down to the minimum allocation, and no more than the cluster has free.
     pub fn headroom(&self, app: AppKey) -> Resource {
         let s = &self.state;
         let Some(a) = s.apps.get(&app) else { return Resource::ZERO };
-        let queue_room = s
-            .queues
-            .ancestors_inclusive(a.queue)
-            .map(|i| {
-                let q = s.queues.get(i);
-                q.maximum(s.cluster).minus(q.used)
-            })
-            .fold(s.cluster, Resource::component_min);
-        queue_room.component_min(s.cluster_available())
+        let calc = s.calculator();
+        let q = s.queues.get(a.queue);
+        let user_used = q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used);
+        let user_room = limit_for_user(s, a.queue, &a.user).minus(user_used);
+        let queue_room = current_limit(s, a.queue).minus(q.used);
+        let headroom = calc.round_down_to(user_room.component_min(queue_room), s.config.cluster.minimum_allocation);
+        calc.min(s.cluster, s.cluster_available(), headroom)
     }
 
     // ----- configuration -----------------------------------------------------------------
@@ -390,8 +613,12 @@ impl Scheduler {
         let mut tree = QueueTree::build(&new);
         for old in &self.state.queues.queues {
             if let Some(i) = tree.index_of_path(old.path()) {
-                tree.queues[i].used = old.used;
-                tree.queues[i].apps = old.apps.clone();
+                let q = &mut tree.queues[i];
+                q.used = old.used;
+                q.apps = old.apps.clone();
+                q.users = old.users.clone();
+                q.am_used = old.am_used;
+                q.running_apps = old.running_apps;
             }
         }
         for app in self.state.apps.values_mut() {

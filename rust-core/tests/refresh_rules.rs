@@ -22,6 +22,7 @@ fn submit(s: &mut Scheduler, id: i32, queue: &str) -> u32 {
         groups: vec![],
         priority: 0,
         recovering: false,
+        am_resource: Resource::new(1024, 1),
     };
     s.submit(&sub).unwrap_or_else(|r| panic!("{}", r.0)).0
 }

@@ -275,7 +275,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, String[] out)`
+/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, long amMemory, long amVcores, String[] out)`
 ///
 /// Returns the application's key, with `out[0]` set to its leaf queue's full path; or -1,
 /// with `out[0]` set to the reason it was rejected.
@@ -291,6 +291,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     groups: JObjectArray<'l, JString<'l>>,
     priority: jlong,
     recovering: jboolean,
+    am_memory: jlong,
+    am_vcores: jlong,
     out: JObjectArray<'l, JString<'l>>,
 ) -> jint {
     env.with_env(|env| -> NativeResult<jint> {
@@ -301,6 +303,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
             groups: read_strings(env, &groups, "group")?,
             priority,
             recovering,
+            am_resource: Resource::new(am_memory, am_vcores),
         };
         let (key, text) = match with_scheduler(handle, |s| s.submit(&submission))? {
             Ok((key, path)) => (key as jint, path),
@@ -482,7 +485,7 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
             maximum,
             q.absolute_capacity,
             q.absolute_maximum_capacity,
-            if q.used.is_none() { 0.0 } else { q.used_capacity(calc, st.cluster) },
+            q.used_capacity(calc, st.cluster, st.config.cluster.minimum_allocation),
             calc.ratio(q.used, st.cluster),
             q.used.memory_mb as f64,
             q.used.vcores as f64,

@@ -75,8 +75,9 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
-      long priority, boolean recovering, String[] out) {
-    return submit(handle(), clusterTimestamp, id, queue, user, groups, priority, recovering, out);
+      long priority, boolean recovering, long amMemory, long amVcores, String[] out) {
+    return submit(handle(), clusterTimestamp, id, queue, user, groups, priority, recovering,
+        amMemory, amVcores, out);
   }
 
   void addAttempt(int app, int attemptId) {
@@ -137,7 +138,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native void release(long handle, long[] containers);
 
   private static native int submit(long handle, long clusterTimestamp, int id, String queue,
-      String user, String[] groups, long priority, boolean recovering, String[] out);
+      String user, String[] groups, long priority, boolean recovering, long amMemory,
+      long amVcores, String[] out);
 
   private static native void addAttempt(long handle, int app, int attemptId);
 

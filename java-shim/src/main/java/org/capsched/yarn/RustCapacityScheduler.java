@@ -384,9 +384,11 @@ public class RustCapacityScheduler
   private void addApplication(ApplicationId id, String queueName, String user,
       Priority priority, boolean recovering, boolean unmanagedAM) {
     String[] groups = groupsOf(user);
+    Resource am = amResource(id, unmanagedAM);
     String[] out = new String[1];
     int key = core.submit(id.getClusterTimestamp(), id.getId(), queueName, user, groups,
-        priority == null ? 0 : priority.getPriority(), recovering, out);
+        priority == null ? 0 : priority.getPriority(), recovering, am.getMemorySize(),
+        am.getVirtualCores(), out);
     if (key < 0) {
       LOG.info("Rejected {}: {}", id, out[0]);
       rmContext.getDispatcher().getEventHandler()
@@ -403,6 +405,19 @@ public class RustCapacityScheduler
       rmContext.getDispatcher().getEventHandler()
           .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
     }
+  }
+
+  /** The ApplicationMaster's size as submitted (none for an unmanaged AM). */
+  private Resource amResource(ApplicationId id, boolean unmanagedAM) {
+    if (unmanagedAM || rmContext == null) {
+      return Resources.none();
+    }
+    org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp app = rmContext.getRMApps().get(id);
+    if (app == null || app.getAMResourceRequests() == null
+        || app.getAMResourceRequests().isEmpty()) {
+      return getMinimumResourceCapability();
+    }
+    return app.getAMResourceRequests().get(0).getCapability();
   }
 
   private void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import java.util.EnumSet;
 import java.util.List;
 
+import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationReport;
 import org.apache.hadoop.yarn.api.records.FinalApplicationStatus;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
@@ -49,9 +50,16 @@ public class DistributedShellIT {
         assertEquals(FinalApplicationStatus.SUCCEEDED, report.getFinalApplicationStatus());
         assertTrue("ran in " + report.getQueue(), report.getQueue().endsWith("development"));
 
-        // Everything was returned: the queue holds nothing once the application is gone.
-        QueueInfo development = yarn.getQueueInfo("development");
-        assertEquals(0f, development.getCurrentCapacity(), 1e-6f);
+        // Everything is returned: the RM removes the finished attempt (and kills what is
+        // left of it) asynchronously, after the client sees FINISHED.
+        GenericTestUtils.waitFor(() -> {
+          try {
+            QueueInfo development = yarn.getQueueInfo("development");
+            return development.getCurrentCapacity() == 0f;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }, 100, 30_000);
       }
       // The AM plus four shell containers were allocated through the scheduler.
       QueueMetrics metrics = cluster.scheduler().getRootQueueMetrics();
