@@ -35,6 +35,8 @@ pub struct Assignment {
 pub struct Decision {
     /// The container to place, if any.
     pub assignment: Option<Assignment>,
+    /// A container that does not fit on this node yet: hold the node for it.
+    pub reserve: Option<Assignment>,
     /// Request groups that were offered this node and passed it up (for locality): each
     /// counts one missed scheduling opportunity.
     pub missed: Vec<(AppKey, SchedulerKey)>,
@@ -43,6 +45,8 @@ pub struct Decision {
 /// How an application or request group fared on the node.
 enum Attempt {
     Assigned(Assignment),
+    /// The head-of-line request does not fit on this node: reserve it.
+    Reserve(Assignment),
     /// Nothing for this request group here (no ask this node could serve); not counted
     /// as an opportunity. Try the next group.
     PrioritySkipped,
@@ -61,8 +65,24 @@ pub fn next_assignment(state: &State, node: &Node, allow_off_switch: bool) -> De
         return decision;
     }
     let root_limit = state.queues.get(0).maximum(state.cluster);
-    decision.assignment = visit_queue(state, 0, node, root_limit, allow_off_switch, &mut decision.missed);
+    match visit_queue(state, 0, node, root_limit, allow_off_switch, &mut decision.missed) {
+        Some(Placement::Allocate(a)) => decision.assignment = Some(a),
+        Some(Placement::Reserve(a)) => decision.reserve = Some(a),
+        None => {}
+    }
     decision
+}
+
+/// What a queue did with the node.
+enum Placement {
+    Allocate(Assignment),
+    Reserve(Assignment),
+}
+
+/// True when the application may take another reservation for `key`: it still wants more
+/// containers of that request than it already holds reservations for.
+fn may_reserve(app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
+    group.count(ANY) as usize > app.reservations_for(key)
 }
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
@@ -91,7 +111,7 @@ fn visit_queue(
     limit: Resource,
     allow_off_switch: bool,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
-) -> Option<Assignment> {
+) -> Option<Placement> {
     let q = state.queues.get(queue);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue).
     if state.calculator().compare(state.cluster, q.used, limit).is_ge() {
@@ -232,7 +252,7 @@ fn visit_leaf(
     limit: Resource,
     allow_off_switch: bool,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
-) -> Option<Assignment> {
+) -> Option<Placement> {
     let calc = state.calculator();
     let q = state.queues.get(queue);
     let mut user_limits: Vec<(&str, Resource)> = Vec::new();
@@ -256,7 +276,8 @@ fn visit_leaf(
             continue;
         }
         match try_app(state, key, app, node, limit.minus(q.used), allow_off_switch, missed) {
-            Attempt::Assigned(a) => return Some(a),
+            Attempt::Assigned(a) => return Some(Placement::Allocate(a)),
+            Attempt::Reserve(a) => return Some(Placement::Reserve(a)),
             Attempt::QueueLimit => return None,
             Attempt::AppSkipped | Attempt::PrioritySkipped => continue,
         }
@@ -291,10 +312,13 @@ fn try_app(
                 missed.push((key, sk));
                 return Attempt::AppSkipped;
             }
-            GroupResult::NoRoom => {
-                // The node cannot hold the head-of-line request; it waits (a reservation
-                // will hold the node for it) and so do lower priorities.
+            GroupResult::NoRoom(locality) => {
+                // The node cannot hold the request now: reserve the node for it (Apache's
+                // reservations), so smaller containers do not starve it.
                 missed.push((key, sk));
+                if may_reserve(app, sk, group) && node.reservation.is_none() {
+                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: required, locality });
+                }
                 return Attempt::AppSkipped;
             }
         }
@@ -308,12 +332,17 @@ enum GroupResult {
     Skipped,
     /// Waiting for a more local node.
     Delayed,
-    /// Allowed here but the node lacks room.
-    NoRoom,
+    /// Allowed here at this locality but the node lacks room.
+    NoRoom(Locality),
 }
 
 /// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node.
 fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node, allow_off_switch: bool) -> GroupResult {
+    // A container larger than the whole node can never be placed here; do not hold the
+    // node for it.
+    if !group.capability.fits_in(node.total) {
+        return GroupResult::Skipped;
+    }
     let fits = group.capability.fits_in(node.available());
     let nodes = state.nodes.len() as u64;
     // The opportunity this node represents counts too.
@@ -322,7 +351,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     let mut delayed = false;
     if group.count(&node.host) > 0 {
         if group.count(&node.rack) > 0 {
-            return if fits { GroupResult::Placed(Locality::NodeLocal) } else { GroupResult::NoRoom };
+            return if fits { GroupResult::Placed(Locality::NodeLocal) } else { GroupResult::NoRoom(Locality::NodeLocal) };
         }
         delayed = true;
     }
@@ -332,7 +361,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
         }
         let node_delay = nodes.min(g.node_locality_delay.max(0) as u64);
         if node_delay < missed {
-            return if fits { GroupResult::Placed(Locality::RackLocal) } else { GroupResult::NoRoom };
+            return if fits { GroupResult::Placed(Locality::RackLocal) } else { GroupResult::NoRoom(Locality::RackLocal) };
         }
         delayed = true;
     }
@@ -353,7 +382,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
             (nodes as f64).min(group.count(ANY) as f64 * wait_factor) < missed as f64
         };
         if can {
-            return if fits { GroupResult::Placed(Locality::OffSwitch) } else { GroupResult::NoRoom };
+            return if fits { GroupResult::Placed(Locality::OffSwitch) } else { GroupResult::NoRoom(Locality::OffSwitch) };
         }
         return GroupResult::Delayed;
     }

@@ -138,6 +138,8 @@ pub struct App {
     pub am_resource: Resource,
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
+    /// Nodes reserved for this application: container number -> (node, request, size).
+    pub reservations: HashMap<u64, (crate::node::NodeKey, SchedulerKey, Resource)>,
 }
 
 impl App {
@@ -157,6 +159,7 @@ impl App {
             active: false,
             am_resource: Resource::ZERO,
             missed_opportunities: HashMap::new(),
+            reservations: HashMap::new(),
         }
     }
 
@@ -202,6 +205,16 @@ impl App {
     /// True when it has an attempt asking for something.
     pub fn is_asking(&self) -> bool {
         self.attempt.is_some() && self.requests.values().any(|g| g.count(ANY) > 0)
+    }
+
+    /// Reservations held for one request group.
+    pub fn reservations_for(&self, key: SchedulerKey) -> usize {
+        self.reservations.values().filter(|(_, k, _)| *k == key).count()
+    }
+
+    /// Resources held by all of its reservations.
+    pub fn reserved(&self) -> Resource {
+        self.reservations.values().fold(Resource::ZERO, |acc, (_, _, r)| acc.plus(*r))
     }
 
     /// Missed scheduling opportunities of one request group.

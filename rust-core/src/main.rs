@@ -99,15 +99,23 @@ fn simulate(args: &[String]) -> Result<ExitCode, String> {
             return Ok(ExitCode::from(1));
         }
     };
-    match capsched::scenario::run(&scenario, !quiet) {
-        Ok(log) => {
-            print!("{log}");
-            println!("{file}: every expectation holds");
-            Ok(ExitCode::SUCCESS)
-        }
+    let mut runner = match capsched::scenario::Runner::new(&scenario) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("{file}: {e}");
-            Ok(ExitCode::from(1))
+            return Ok(ExitCode::from(1));
+        }
+    };
+    for (line, step) in &scenario.steps {
+        match runner.step(*line, step) {
+            Ok(what) if !quiet => println!("{line:>4}  {what:<60} | {}", runner.summary()),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("{file}: {e}");
+                return Ok(ExitCode::from(1));
+            }
         }
     }
+    println!("{file}: every expectation holds");
+    Ok(ExitCode::SUCCESS)
 }

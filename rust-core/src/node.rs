@@ -21,12 +21,27 @@ pub struct Node {
     pub allocated: Resource,
     /// Containers running here, as (application, container number).
     pub containers: HashSet<crate::application::ContainerRef>,
+    /// The one reservation this node may hold: an application waiting for enough room here.
+    pub reservation: Option<Reservation>,
+}
+
+/// A node held for one application's container that does not fit yet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reservation {
+    /// The application it is held for.
+    pub app: crate::application::AppKey,
+    /// The container number reserved (kept when the container is finally allocated).
+    pub number: u64,
+    /// The request it is for.
+    pub key: crate::application::SchedulerKey,
+    /// The container's size.
+    pub resource: Resource,
 }
 
 impl Node {
     /// A node with nothing running.
     pub fn new(node_id: String, host: String, rack: String, total: Resource) -> Self {
-        Node { node_id, host, rack, total, allocated: Resource::ZERO, containers: HashSet::new() }
+        Node { node_id, host, rack, total, allocated: Resource::ZERO, containers: HashSet::new(), reservation: None }
     }
 
     /// Resources not held by any container.

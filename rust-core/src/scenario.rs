@@ -43,9 +43,9 @@ pub enum Step {
     Ask { app: String, ask: Ask },
     /// `heartbeat NODE|all [rounds=N]`
     Heartbeat { node: Option<String>, rounds: usize },
-    /// `finish APP [count=N|all]`: the app's oldest task containers complete (the AM's
-    /// only with `all`).
-    Finish { app: String, count: Option<usize> },
+    /// `finish APP [count=N|all] [node=NODE]`: the app's oldest task containers (on NODE,
+    /// if given) complete; the AM's only with `all`.
+    Finish { app: String, count: Option<usize>, node: Option<String> },
     /// `remove APP`: the application ends (attempt and application removed).
     Remove { app: String },
     /// `refresh` followed by an XML block: `yarn rmadmin -refreshQueues`.
@@ -71,6 +71,8 @@ pub enum Expectation {
     Rejected { app: String, text: String },
     /// `expect headroom APP memory=M`
     Headroom { app: String, memory: i64 },
+    /// `expect reserved NODE APP|none`
+    Reserved { node: String, app: Option<String> },
 }
 
 /// A parsed scenario.
@@ -205,7 +207,7 @@ impl Scenario {
                         None | Some("all") => None,
                         Some(c) => Some(c.parse().map_err(|_| err(format!("bad count {c}")))?),
                     };
-                    steps.push((line_no, Step::Finish { app: first("an application name")?, count }));
+                    steps.push((line_no, Step::Finish { app: first("an application name")?, count, node: get("node").map(str::to_string) }));
                 }
                 "remove" => steps.push((line_no, Step::Remove { app: first("an application name")? })),
                 "refresh" => steps.push((line_no, Step::Refresh { xml: read_block(&mut i)? })),
@@ -254,6 +256,10 @@ fn parse_expectation(positional: &[String], named: &HashMap<String, String>) -> 
         "rejected" => Ok(Expectation::Rejected {
             app: positional.get(1).ok_or("expect rejected needs an application")?.clone(),
             text: positional.get(2).cloned().unwrap_or_default(),
+        }),
+        "reserved" => Ok(Expectation::Reserved {
+            node: positional.get(1).ok_or("expect reserved needs a node")?.clone(),
+            app: positional.get(2).filter(|a| *a != "none").cloned(),
         }),
         "headroom" => Ok(Expectation::Headroom {
             app: positional.get(1).ok_or("expect headroom needs an application")?.clone(),
@@ -416,6 +422,10 @@ impl Runner {
                     for n in &targets {
                         let key = *self.nodes.get(n).ok_or_else(|| err(format!("no node '{n}'")))?;
                         for a in self.scheduler.node_heartbeat(key, &[]) {
+                            use crate::scheduler::AllocationKind;
+                            if !matches!(a.kind, AllocationKind::Allocate | AllocationKind::AllocateReserved) {
+                                continue;
+                            }
                             count += 1;
                             if let Some(name) = names.get(&a.app) {
                                 if a.key.priority == 0 && !self.am_containers.contains_key(name) {
@@ -429,12 +439,24 @@ impl Runner {
                 }
                 Ok(format!("{count} containers allocated"))
             }
-            Step::Finish { app, count } => {
+            Step::Finish { app, count, node } => {
                 let key = self.app_key(app, line)?;
+                let on_node = match node {
+                    Some(n) => Some(*self.nodes.get(n).ok_or_else(|| err(format!("no node '{n}'")))?),
+                    None => None,
+                };
+                let st = self.scheduler.state();
                 let list = self.containers.entry(app.clone()).or_default();
-                let n = count.unwrap_or(list.len()).min(list.len());
-                let mut done: Vec<(u32, u64)> = list.drain(..n).map(|c| (key, c)).collect();
-                if count.is_none() {
+                let candidates: Vec<u64> = list
+                    .iter()
+                    .copied()
+                    .filter(|c| on_node.is_none_or(|n| st.containers.get(&(key, *c)).is_some_and(|x| x.node == n)))
+                    .collect();
+                let n = count.unwrap_or(candidates.len()).min(candidates.len());
+                let chosen: Vec<u64> = candidates[..n].to_vec();
+                list.retain(|c| !chosen.contains(c));
+                let mut done: Vec<(u32, u64)> = chosen.into_iter().map(|c| (key, c)).collect();
+                if count.is_none() && node.is_none() {
                     done.extend(self.am_containers.remove(app).map(|c| (key, c)));
                 }
                 let n = done.len();
@@ -502,6 +524,16 @@ impl Runner {
                 Some(reason) => Err(format!("app {app} was rejected, but with '{reason}', not containing '{text}'")),
                 None => Err(format!("app {app} was not rejected")),
             },
+            Expectation::Reserved { node, app } => {
+                let key = self.nodes.get(node).ok_or(format!("no node '{node}'"))?;
+                let holder = st.nodes[key].reservation.map(|r| r.app);
+                let want = match app {
+                    Some(a) => Some(*self.apps.get(a).ok_or(format!("no application '{a}'"))?),
+                    None => None,
+                };
+                let name = |k: Option<u32>| k.and_then(|k| self.apps.iter().find(|(_, v)| **v == k).map(|(n, _)| n.clone())).unwrap_or_else(|| "none".into());
+                if holder == want { Ok(format!("ok: {node} reserved for {}", name(holder))) } else { Err(format!("node {node}: expected reservation for {}, found {}", name(want), name(holder))) }
+            }
             Expectation::Headroom { app, memory } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let got = self.scheduler.headroom(*key);
@@ -542,6 +574,6 @@ mod tests {
     fn parses_sizes_and_words() {
         assert_eq!(parse_memory("10G"), Some(10240));
         assert_eq!(parse_resource("2G,3"), Some(Resource::new(2048, 3)));
-        assert_eq!(split_words(r#"expect rejected a "Queue root.x is STOPPED""#)[2], "Queue root.x is STOPPED");
+        assert_eq!(split_words(r#"expect rejected a "Queue root.x is STOPPED""#)[3], "Queue root.x is STOPPED");
     }
 }

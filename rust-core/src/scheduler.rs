@@ -3,9 +3,9 @@
 //! `admission`, and this type applies them.
 
 use crate::allocation::{current_limit, limit_for_user, next_assignment, Assignment, Decision};
-use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
+use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey, ANY};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
-use crate::node::{Node, NodeKey};
+use crate::node::{Node, NodeKey, Reservation};
 use crate::queue::{QueueIndex, QueueTree, ResolveError};
 use crate::resource::{Resource, ResourceCalculator};
 use std::collections::HashMap;
@@ -22,9 +22,36 @@ pub struct Container {
     pub key: SchedulerKey,
 }
 
+/// What the RM must do with an [`Allocation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocationKind {
+    /// A new container.
+    Allocate,
+    /// Hold the node for a container that does not fit yet (RMContainer RESERVED).
+    Reserve,
+    /// Drop the node's reservation: the application no longer needs it.
+    Unreserve,
+    /// The reserved container now fits: it becomes a real container, same number.
+    AllocateReserved,
+}
+
+impl AllocationKind {
+    /// The code used on the JNI wire.
+    pub fn code(self) -> i64 {
+        match self {
+            AllocationKind::Allocate => 0,
+            AllocationKind::Reserve => 1,
+            AllocationKind::Unreserve => 2,
+            AllocationKind::AllocateReserved => 3,
+        }
+    }
+}
+
 /// A container the scheduler decided to allocate, for the RM to materialise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Allocation {
+    /// What to do.
+    pub kind: AllocationKind,
     /// The application that gets it.
     pub app: AppKey,
     /// Its number (`ContainerId.getContainerId()`).
@@ -154,6 +181,7 @@ impl Scheduler {
     pub fn remove_node(&mut self, node: NodeKey) -> Vec<ContainerRef> {
         let Some(n) = self.state.nodes.get(&node) else { return Vec::new() };
         let lost: Vec<ContainerRef> = n.containers.iter().copied().collect();
+        self.unreserve(node);
         self.release(&lost);
         if let Some(n) = self.state.nodes.remove(&node) {
             log::info!("removed node {} ({} containers lost)", n.node_id, lost.len());
@@ -195,14 +223,21 @@ impl Scheduler {
             g.max_container_assignments as usize
         };
         let max_off_switch = g.max_offswitch_assignments.max(1) as usize;
+        if let Some(r) = self.state.nodes[&node].reservation {
+            return self.serve_reservation(node, r);
+        }
         let mut off_switch = 0;
         while out.len() < max_total {
             let n = &self.state.nodes[&node];
-            let Decision { assignment, missed } = next_assignment(&self.state, n, off_switch < max_off_switch);
+            let Decision { assignment, reserve, missed } = next_assignment(&self.state, n, off_switch < max_off_switch);
             for (app, key) in missed {
                 if let Some(a) = self.state.apps.get_mut(&app) {
                     *a.missed_opportunities.entry(key).or_insert(0) += 1;
                 }
+            }
+            if let Some(r) = reserve {
+                out.push(self.reserve(node, r));
+                break;
             }
             let Some(a) = assignment else { break };
             if a.locality == Locality::OffSwitch {
@@ -242,7 +277,104 @@ impl Scheduler {
             }
         }
         s.containers.insert((a.app, number), Container { node, resource: a.resource, key: a.key });
-        Allocation { app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+        Allocation { kind: AllocationKind::Allocate, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+    }
+
+    /// Holds `node` for `a`, which does not fit yet. The reserved resources count as used
+    /// by the queue and user, as in Apache, so the guarantee accounting sees them.
+    fn reserve(&mut self, node: NodeKey, a: Assignment) -> Allocation {
+        let s = &mut self.state;
+        let app = s.apps.get_mut(&a.app).expect("reservation for a live application");
+        let number = app.next_container_number();
+        app.reservations.insert(number, (node, a.key, a.resource));
+        let (queue, user) = (app.queue, app.user.clone());
+        s.queues.charge(queue, a.resource);
+        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
+            u.used = u.used.plus(a.resource);
+        }
+        if let Some(n) = s.nodes.get_mut(&node) {
+            n.reservation = Some(Reservation { app: a.app, number, key: a.key, resource: a.resource });
+        }
+        log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
+        Allocation { kind: AllocationKind::Reserve, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+    }
+
+    /// Drops `node`'s reservation, returning its resources. Returns it, if there was one.
+    fn unreserve(&mut self, node: NodeKey) -> Option<Reservation> {
+        let s = &mut self.state;
+        let r = s.nodes.get_mut(&node)?.reservation.take()?;
+        if let Some(app) = s.apps.get_mut(&r.app) {
+            app.reservations.remove(&r.number);
+            let (queue, user) = (app.queue, app.user.clone());
+            s.queues.refund(queue, r.resource);
+            if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
+                u.used = u.used.minus(r.resource);
+            }
+        }
+        Some(r)
+    }
+
+    /// A heartbeat from a reserved node: fulfil the reservation if the container fits now,
+    /// cancel it if the application no longer wants it, else keep waiting. Either way the
+    /// node serves nobody else this heartbeat (Apache's `allocateFromReservedContainer`).
+    fn serve_reservation(&mut self, node: NodeKey, r: Reservation) -> Vec<Allocation> {
+        let wanted = self.state.apps.get(&r.app).is_some_and(|a| {
+            a.active && a.requests.get(&r.key).is_some_and(|g| g.count(ANY) > 0)
+        });
+        let cancel = |r: &Reservation| Allocation {
+            kind: AllocationKind::Unreserve,
+            app: r.app,
+            number: r.number,
+            node,
+            resource: r.resource,
+            key: r.key,
+            locality: Locality::OffSwitch,
+        };
+        if !wanted {
+            self.unreserve(node);
+            return vec![cancel(&r)];
+        }
+        let n = &self.state.nodes[&node];
+        if !r.resource.fits_in(n.available()) {
+            return Vec::new();
+        }
+        let (host, rack) = (n.host.clone(), n.rack.clone());
+        self.unreserve(node);
+        let s = &mut self.state;
+        let app = s.apps.get_mut(&r.app).expect("checked above");
+        let group = &app.requests[&r.key];
+        let locality = if group.count(&host) > 0 {
+            Locality::NodeLocal
+        } else if group.count(&rack) > 0 {
+            Locality::RackLocal
+        } else {
+            Locality::OffSwitch
+        };
+        app.record_allocation(r.key, &host, &rack, locality);
+        let still_asking = app.is_asking();
+        app.containers.insert(r.number);
+        app.used = app.used.plus(r.resource);
+        let (queue, user) = (app.queue, app.user.clone());
+        let n = s.nodes.get_mut(&node).expect("live node");
+        n.allocated = n.allocated.plus(r.resource);
+        n.containers.insert((r.app, r.number));
+        s.queues.charge(queue, r.resource);
+        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
+            u.used = u.used.plus(r.resource);
+            if !still_asking {
+                u.apps_asking = u.apps_asking.saturating_sub(1);
+            }
+        }
+        s.containers.insert((r.app, r.number), Container { node, resource: r.resource, key: r.key });
+        vec![Allocation {
+            kind: AllocationKind::AllocateReserved,
+            app: r.app,
+            number: r.number,
+            node,
+            resource: r.resource,
+            key: r.key,
+            locality,
+        }]
     }
 
     /// Containers that completed, were released, expired or were killed: their resources
@@ -250,6 +382,12 @@ impl Scheduler {
     /// report a container twice).
     pub fn release(&mut self, containers: &[ContainerRef]) {
         for c in containers {
+            // A reserved container the RM killed (KILL_RESERVED_CONTAINER) ends its reservation.
+            let reserved_on = self.state.apps.get(&c.0).and_then(|a| a.reservations.get(&c.1)).map(|(n, _, _)| *n);
+            if let Some(node) = reserved_on {
+                self.unreserve(node);
+                continue;
+            }
             let Some(container) = self.state.containers.remove(c) else { continue };
             if let Some(n) = self.state.nodes.get_mut(&container.node) {
                 n.allocated = n.allocated.minus(container.resource);
@@ -407,6 +545,10 @@ impl Scheduler {
     pub fn remove_app(&mut self, app: AppKey) -> Vec<ContainerRef> {
         let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
         let left: Vec<ContainerRef> = a.containers.iter().map(|&n| (app, n)).collect();
+        let reserved: Vec<NodeKey> = a.reservations.values().map(|(n, _, _)| *n).collect();
+        for node in reserved {
+            self.unreserve(node);
+        }
         self.release(&left);
         let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.remove(&app) {

@@ -2,8 +2,10 @@
 //!
 //! Wire formats (kept primitive on the hot paths):
 //! - a container is a pair `(application key, container number)` in a `long[]`;
-//! - an allocation is 7 longs: application, container number, memory MiB, vcores,
-//!   request priority, allocation-request id, locality (NodeType ordinal);
+//! - an allocation is 8 longs: application, container number, memory MiB, vcores,
+//!   request priority, allocation-request id, locality (NodeType ordinal), and what to do
+//!   (0 allocate, 1 reserve the node, 2 drop the node's reservation, 3 allocate the
+//!   reserved container);
 //! - an ask is 3 ints (priority, count, relaxLocality 0/1) + 3 longs (allocation-request
 //!   id, memory MiB, vcores) + its resource name;
 //! - a queue report is [`QUEUE_REPORT_STRIDE`] doubles per queue, in tree order.
@@ -20,7 +22,7 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 
 /// Longs per allocation in `nodeUpdate`'s result.
-pub const ALLOCATION_STRIDE: usize = 7;
+pub const ALLOCATION_STRIDE: usize = 8;
 /// Doubles per queue in `queueReport`'s result.
 pub const QUEUE_REPORT_STRIDE: usize = 16;
 
@@ -253,6 +255,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nodeUpdate<'l>(
                 a.key.priority as i64,
                 a.key.allocation_request_id,
                 a.locality.ordinal(),
+                a.kind.code(),
             ]);
         }
         new_longs(env, &out)

@@ -10,7 +10,12 @@ package org.capsched.yarn;
  */
 final class NativeScheduler implements AutoCloseable {
   /** Longs per allocation returned by {@link #nodeUpdate}. */
-  static final int ALLOCATION_STRIDE = 7;
+  static final int ALLOCATION_STRIDE = 8;
+  /** Allocation kinds, the last long of each allocation. */
+  static final int ALLOCATE = 0;
+  static final int RESERVE = 1;
+  static final int UNRESERVE = 2;
+  static final int ALLOCATE_RESERVED = 3;
   /** Doubles per queue returned by {@link #queueReport}. */
   static final int QUEUE_REPORT_STRIDE = 16;
   /** Strings per queue returned by {@link #queueStrings}. */

@@ -261,10 +261,17 @@ public class RustCapacityScheduler
             RMContainerEventType.KILL);
         break;
       }
+      case KILL_RESERVED_CONTAINER: {
+        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+            container.getContainerId(), "Reservation killed by the ResourceManager"),
+            RMContainerEventType.KILL);
+        break;
+      }
       default:
-        // KILL_RESERVED_CONTAINER and MARK_CONTAINER_FOR_NONKILLABLE concern reservations
-        // and preemption, which this scheduler does not make yet; queue-management events
-        // concern auto-created queues, which it does not support.
+        // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
+        // do yet; queue-management events concern auto-created queues, which it does not
+        // support.
         LOG.warn("Ignoring scheduler event {}", event.getType());
       }
       flushReleased();
@@ -292,6 +299,11 @@ public class RustCapacityScheduler
     for (RMContainer container : node.getCopiedListOfRunningContainers()) {
       completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
           container.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+    }
+    RMContainer reserved = node.getReservedContainer();
+    if (reserved != null) {
+      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
+          reserved.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
     }
     flushReleased();
     nodeTracker.removeNode(rmNode.getNodeID());
@@ -353,27 +365,47 @@ public class RustCapacityScheduler
     }
   }
 
+  /**
+   * Applies the core's decisions for one node to the RM's objects: new containers,
+   * reservations made, cancelled, or turned into containers.
+   */
   private void materialize(RustSchedulerNode node, long[] allocations) {
     NodeType[] localities = NodeType.values();
     for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
       int appKey = (int) allocations[i];
       long number = allocations[i + 1];
+      int kind = (int) allocations[i + 7];
       RustApplication app = appsByKey.get(appKey);
       RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      RMContainer rmContainer = null;
-      if (attempt != null) {
-        Priority priority = Priority.newInstance((int) allocations[i + 4]);
-        long requestId = allocations[i + 5];
-        SchedulerRequestKey key = new SchedulerRequestKey(priority, requestId, null);
-        ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
-        Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
-        Container container = BuilderUtils.newContainer(id, node.getNodeID(),
-            node.getRMNode().getHttpAddress(), size, priority, null, requestId);
-        rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node, key,
-            container);
+      Priority priority = Priority.newInstance((int) allocations[i + 4]);
+      long requestId = allocations[i + 5];
+      SchedulerRequestKey key = new SchedulerRequestKey(priority, requestId, null);
+      if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
+        RMContainer reserved = node.getReservedContainer();
+        if (attempt != null && reserved != null) {
+          attempt.unreserve(key, node, reserved);
+        }
+        if (kind == NativeScheduler.UNRESERVE) {
+          continue;
+        }
       }
+      if (attempt == null) {
+        // The attempt went away since the core decided: give it back.
+        core.release(new long[] {appKey, number});
+        continue;
+      }
+      ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
+      Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
+      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
+          node.getRMNode().getHttpAddress(), size, priority, null, requestId);
+      if (kind == NativeScheduler.RESERVE) {
+        attempt.reserve(key, node, null, container, false);
+        continue;
+      }
+      RMContainer rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node,
+          key, container);
       if (rmContainer == null) {
-        // The attempt went away or withdrew the ask since the core decided: give it back.
+        // The AM withdrew the ask since the core decided: give it back.
         core.release(new long[] {appKey, number});
         continue;
       }
@@ -449,6 +481,10 @@ public class RustCapacityScheduler
       LOG.warn("Unknown application attempt {} has completed", attemptId);
       return;
     }
+    for (RMContainer reserved : attempt.getReservedContainers()) {
+      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
+          reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
+    }
     for (RMContainer container : attempt.getLiveContainers()) {
       if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
         continue;
@@ -487,13 +523,22 @@ public class RustCapacityScheduler
       Container container = rmContainer.getContainer();
       ContainerId id = container.getId();
       RustAppAttempt attempt = getCurrentAttemptForContainer(id);
-      if (attempt != null) {
-        attempt.containerCompleted(rmContainer, containerStatus, event,
-            RMNodeLabelsManager.NO_LABEL);
-      }
       FiCaSchedulerNode node = getSchedulerNode(container.getNodeId());
-      if (node != null) {
-        node.releaseContainer(id, false);
+      if (rmContainer.getState() == RMContainerState.RESERVED) {
+        // A reservation ends: the node is free again for everyone.
+        if (attempt != null && node != null) {
+          attempt.unreserve(rmContainer.getReservedSchedulerKey(), node, rmContainer);
+        }
+        rmContainer.handle(new org.apache.hadoop.yarn.server.resourcemanager.rmcontainer
+            .RMContainerFinishedEvent(id, containerStatus, event));
+      } else {
+        if (attempt != null) {
+          attempt.containerCompleted(rmContainer, containerStatus, event,
+              RMNodeLabelsManager.NO_LABEL);
+        }
+        if (node != null) {
+          node.releaseContainer(id, false);
+        }
       }
       SchedulerApplication<RustAppAttempt> app =
           applications.get(id.getApplicationAttemptId().getApplicationId());

@@ -20,6 +20,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 final class RmHarness {
   static {
     DefaultMetricsSystem.setMiniClusterMode(true);
+    // Test nodes have made-up host names (h1, h2); like Hadoop's own RM tests, build
+    // token services from names rather than resolved addresses.
+    org.apache.hadoop.security.SecurityUtil.setTokenServiceUseIp(false);
   }
 
   private RmHarness() {
