@@ -56,16 +56,15 @@ enum Attempt {
     QueueLimit,
 }
 
-/// Finds the next container to place on `node`. `allow_off_switch` is false once the
-/// heartbeat's off-switch budget is spent.
-pub fn next_assignment(state: &State, node: &Node, allow_off_switch: bool) -> Decision {
+/// Finds the next container to place on `node`.
+pub fn next_assignment(state: &State, node: &Node) -> Decision {
     let mut decision = Decision::default();
     let min = state.config.cluster.minimum_allocation;
     if state.calculator().compare(state.cluster, node.available(), min).is_lt() {
         return decision;
     }
     let root_limit = state.queues.get(0).maximum(state.cluster);
-    match visit_queue(state, 0, node, root_limit, allow_off_switch, &mut decision.missed) {
+    match visit_queue(state, 0, node, root_limit, &mut decision.missed) {
         Some(Placement::Allocate(a)) => decision.assignment = Some(a),
         Some(Placement::Reserve(a)) => decision.reserve = Some(a),
         None => {}
@@ -82,7 +81,7 @@ enum Placement {
 /// True when the application may take another reservation for `key`: it still wants more
 /// containers of that request than it already holds reservations for.
 fn may_reserve(app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
-    group.count(ANY) as usize > app.reservations_for(key)
+    group.wanted() as usize > app.reservations_for(key)
 }
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
@@ -109,7 +108,6 @@ fn visit_queue(
     queue: QueueIndex,
     node: &Node,
     limit: Resource,
-    allow_off_switch: bool,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
 ) -> Option<Placement> {
     let q = state.queues.get(queue);
@@ -118,11 +116,11 @@ fn visit_queue(
         return None;
     }
     if q.is_leaf() {
-        return visit_leaf(state, queue, node, limit, allow_off_switch, missed);
+        return visit_leaf(state, queue, node, limit, missed);
     }
     for child in ordered_children(state, queue) {
         let child_limit = child_limit(state, limit, queue, child);
-        if let Some(a) = visit_queue(state, child, node, child_limit, allow_off_switch, missed) {
+        if let Some(a) = visit_queue(state, child, node, child_limit, missed) {
             return Some(a);
         }
     }
@@ -193,8 +191,9 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
     keys.into_iter().map(|k| k.index).collect()
 }
 
-/// Activated applications of a leaf in the order its ordering policy serves them.
-pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<AppKey> {
+/// Activated applications of a leaf in the order its ordering policy serves them. A leaf
+/// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
+pub fn ordered_apps<'a>(state: &'a State, queue: QueueIndex) -> Vec<(AppKey, &'a App)> {
     let q = state.queues.get(queue);
     let mut apps: Vec<(AppKey, &App)> = q
         .apps
@@ -202,15 +201,15 @@ pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<AppKey> {
         .filter_map(|k| state.apps.get(k).map(|a| (*k, a)))
         .filter(|(_, a)| a.active)
         .collect();
-    match q.config.ordering_policy {
-        OrderingPolicy::Fifo => {
-            apps.sort_by(|a, b| b.1.priority.cmp(&a.1.priority).then(a.1.app_id.cmp(&b.1.app_id)))
-        }
-        OrderingPolicy::Fair => apps.sort_by(|a, b| {
-            a.1.used.memory_mb.cmp(&b.1.used.memory_mb).then(a.1.app_id.cmp(&b.1.app_id))
-        }),
+    if q.config.ordering_policy == OrderingPolicy::Fair {
+        apps.sort_by(|a, b| a.1.used.memory_mb.cmp(&b.1.used.memory_mb).then(a.1.app_id.cmp(&b.1.app_id)));
     }
-    apps.into_iter().map(|(k, _)| k).collect()
+    apps
+}
+
+/// The FIFO position of an application: higher priority first, then earlier submission.
+pub fn fifo_key(app: &App) -> (std::cmp::Reverse<i64>, (i64, i32)) {
+    (std::cmp::Reverse(app.priority), app.app_id)
 }
 
 /// The user-limit inputs of a leaf queue as they stand.
@@ -238,11 +237,19 @@ pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit 
 
 /// The limit for `user` in `queue` now, weight applied.
 pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource {
-    let calc = state.calculator();
-    let q = state.queues.get(queue);
-    let limit = user_limit(calc, &user_limit_inputs(state, queue));
-    let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
-    weighted_user_limit(calc, limit, weight, state.config.cluster.minimum_allocation)
+    weighted_limit(state, queue, user_limit(state.calculator(), &user_limit_inputs(state, queue)), user)
+}
+
+fn weighted_limit(state: &State, queue: QueueIndex, limit: Resource, user: &str) -> Resource {
+    let weights = &state.queues.get(queue).config.user_weights;
+    if weights.is_empty() {
+        return limit;
+    }
+    let weight = weights.get(user).copied().unwrap_or(1.0);
+    if weight == 1.0 {
+        return limit;
+    }
+    weighted_user_limit(state.calculator(), limit, weight, state.config.cluster.minimum_allocation)
 }
 
 fn visit_leaf(
@@ -250,32 +257,33 @@ fn visit_leaf(
     queue: QueueIndex,
     node: &Node,
     limit: Resource,
-    allow_off_switch: bool,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
 ) -> Option<Placement> {
     let calc = state.calculator();
     let q = state.queues.get(queue);
-    let mut user_limits: Vec<(&str, Resource)> = Vec::new();
-    for key in ordered_apps(state, queue) {
-        let app = &state.apps[&key];
+    // The unweighted limit is the same for every user of the leaf during this pass.
+    let mut base_limit: Option<Resource> = None;
+    let fair_order;
+    let apps: &mut dyn Iterator<Item = (AppKey, &App)> = if q.config.ordering_policy == OrderingPolicy::Fifo {
+        // The leaf keeps its applications in FIFO order already.
+        &mut q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active)
+    } else {
+        fair_order = ordered_apps(state, queue);
+        &mut fair_order.iter().copied()
+    };
+    for (key, app) in apps {
         if !app.is_asking() {
             continue;
         }
-        let ul = match user_limits.iter().find(|(u, _)| *u == app.user) {
-            Some((_, l)) => *l,
-            None => {
-                let l = limit_for_user(state, queue, &app.user);
-                user_limits.push((&app.user, l));
-                l
-            }
-        };
+        let base = *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs(state, queue)));
+        let ul = weighted_limit(state, queue, base, &app.user);
         let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
         // A user may go over the limit by one container, never further (Apache compares
         // what the user holds, before this container, with the limit).
         if calc.greater_than(state.cluster, user_used, ul) {
             continue;
         }
-        match try_app(state, key, app, node, limit.minus(q.used), allow_off_switch, missed) {
+        match try_app(state, key, app, node, limit.minus(q.used), missed) {
             Attempt::Assigned(a) => return Some(Placement::Allocate(a)),
             Attempt::Reserve(a) => return Some(Placement::Reserve(a)),
             Attempt::QueueLimit => return None,
@@ -291,19 +299,18 @@ fn try_app(
     app: &App,
     node: &Node,
     headroom: Resource,
-    allow_off_switch: bool,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
 ) -> Attempt {
     let calc = state.calculator();
     for (&sk, group) in &app.requests {
-        if group.count(ANY) == 0 {
+        if group.wanted() == 0 {
             continue;
         }
         let required = group.capability;
         if calc.compare(state.cluster, headroom, required).is_lt() {
             return Attempt::QueueLimit;
         }
-        match try_group(state, app, sk, group, node, allow_off_switch) {
+        match try_group(state, app, sk, group, node) {
             GroupResult::Placed(locality) => {
                 return Attempt::Assigned(Assignment { app: key, key: sk, resource: required, locality })
             }
@@ -337,7 +344,7 @@ enum GroupResult {
 }
 
 /// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node.
-fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node, allow_off_switch: bool) -> GroupResult {
+fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node) -> GroupResult {
     // A container larger than the whole node can never be placed here; do not hold the
     // node for it.
     if !group.capability.fits_in(node.total) {
@@ -367,9 +374,6 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     }
     if group.count(ANY) > 0 {
         if !group.relaxes(ANY) || !group.relaxes(&node.rack) {
-            return GroupResult::Skipped;
-        }
-        if !allow_off_switch {
             return GroupResult::Skipped;
         }
         let uniq = group.unique_locations();

@@ -7,7 +7,8 @@
 
 use crate::queue::QueueIndex;
 use crate::resource::Resource;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 
 /// Compact id of an application, handed to Java when it is added.
 pub type AppKey = u32;
@@ -80,7 +81,9 @@ pub struct Outstanding {
 pub struct RequestGroup {
     /// Size of each container (from the `*` request).
     pub capability: Resource,
-    /// By resource name (`*`, racks, hosts).
+    /// The `*` request, kept apart: it is read on every visit.
+    pub any: Option<Outstanding>,
+    /// Requests by rack or host name.
     pub by_name: HashMap<String, Outstanding>,
 }
 
@@ -88,21 +91,39 @@ impl RequestGroup {
     /// How many resource names (`*`, racks, hosts) this group has asked about; 1 means
     /// `*` alone, which is never delayed.
     pub fn unique_locations(&self) -> usize {
-        self.by_name.len()
+        self.by_name.len() + usize::from(self.any.is_some())
+    }
+
+    fn get(&self, name: &str) -> Option<&Outstanding> {
+        if name == ANY { self.any.as_ref() } else { self.by_name.get(name) }
     }
 
     /// Outstanding count at `name` (0 if never asked).
     pub fn count(&self, name: &str) -> u32 {
-        self.by_name.get(name).map_or(0, |o| o.count)
+        self.get(name).map_or(0, |o| o.count)
+    }
+
+    /// Outstanding count at `*`: the containers still wanted.
+    pub fn wanted(&self) -> u32 {
+        self.any.map_or(0, |o| o.count)
     }
 
     /// Whether allocation may go beyond `name` (true when nothing was said about it).
     pub fn relaxes(&self, name: &str) -> bool {
-        self.by_name.get(name).is_none_or(|o| o.relax_locality)
+        self.get(name).is_none_or(|o| o.relax_locality)
+    }
+
+    fn set(&mut self, name: &str, o: Outstanding) {
+        if name == ANY {
+            self.any = Some(o);
+        } else {
+            self.by_name.insert(name.to_string(), o);
+        }
     }
 
     fn decrement(&mut self, name: &str) {
-        if let Some(o) = self.by_name.get_mut(name) {
+        let o = if name == ANY { self.any.as_mut() } else { self.by_name.get_mut(name) };
+        if let Some(o) = o {
             o.count = o.count.saturating_sub(1);
         }
     }
@@ -140,6 +161,8 @@ pub struct App {
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
     /// Nodes reserved for this application: container number -> (node, request, size).
     pub reservations: HashMap<u64, (crate::node::NodeKey, SchedulerKey, Resource)>,
+    /// Some request group still wants containers (kept in step with `requests`).
+    asking: bool,
 }
 
 impl App {
@@ -153,13 +176,14 @@ impl App {
             priority,
             attempt: None,
             requests: BTreeMap::new(),
-            containers: HashSet::new(),
+            containers: HashSet::default(),
             used: Resource::ZERO,
             last_container_number: epoch << 40,
             active: false,
             am_resource: Resource::ZERO,
-            missed_opportunities: HashMap::new(),
-            reservations: HashMap::new(),
+            missed_opportunities: HashMap::default(),
+            reservations: HashMap::default(),
+            asking: false,
         }
     }
 
@@ -170,12 +194,10 @@ impl App {
             if ask.resource_name == ANY {
                 group.capability = ask.capability;
             }
-            group.by_name.insert(
-                ask.resource_name.clone(),
-                Outstanding { count: ask.count, relax_locality: ask.relax_locality },
-            );
+            group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality });
         }
-        self.requests.retain(|_, g| g.count(ANY) > 0 || g.by_name.values().any(|o| o.count > 0));
+        self.requests.retain(|_, g| g.wanted() > 0 || g.by_name.values().any(|o| o.count > 0));
+        self.asking = self.requests.values().any(|g| g.wanted() > 0);
     }
 
     /// Records that a container of `key` was placed on `host` in `rack` at `locality`.
@@ -190,8 +212,9 @@ impl App {
                 Locality::OffSwitch => {}
             }
             g.decrement(ANY);
-            if g.count(ANY) == 0 {
+            if g.wanted() == 0 {
                 self.requests.remove(&key);
+                self.asking = self.requests.values().any(|g| g.wanted() > 0);
             }
         }
     }
@@ -204,7 +227,14 @@ impl App {
 
     /// True when it has an attempt asking for something.
     pub fn is_asking(&self) -> bool {
-        self.attempt.is_some() && self.requests.values().any(|g| g.count(ANY) > 0)
+        self.asking && self.attempt.is_some()
+    }
+
+    /// Drops every outstanding request (a new or ended attempt).
+    pub fn clear_requests(&mut self) {
+        self.requests.clear();
+        self.asking = false;
+        self.missed_opportunities.clear();
     }
 
     /// Reservations held for one request group.
@@ -226,7 +256,7 @@ impl App {
     pub fn pending(&self) -> Resource {
         self.requests
             .values()
-            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability.times(g.count(ANY) as i64)))
+            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability.times(g.wanted() as i64)))
     }
 }
 

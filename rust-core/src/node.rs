@@ -1,7 +1,7 @@
 //! NodeManagers as the scheduler sees them: where they are, how big, how full.
 
 use crate::resource::Resource;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Compact id of a node, handed to Java when the node is added.
 pub type NodeKey = u32;
@@ -41,7 +41,7 @@ pub struct Reservation {
 impl Node {
     /// A node with nothing running.
     pub fn new(node_id: String, host: String, rack: String, total: Resource) -> Self {
-        Node { node_id, host, rack, total, allocated: Resource::ZERO, containers: HashSet::new(), reservation: None }
+        Node { node_id, host, rack, total, allocated: Resource::ZERO, containers: HashSet::default(), reservation: None }
     }
 
     /// Resources not held by any container.

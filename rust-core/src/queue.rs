@@ -22,7 +22,7 @@ pub struct Queue {
     /// Applications submitted to this queue (leaves only), in submission order.
     pub apps: Vec<crate::application::AppKey>,
     /// Users with applications in this queue (leaves only).
-    pub users: std::collections::HashMap<String, crate::user_limit::UserState>,
+    pub users: rustc_hash::FxHashMap<String, crate::user_limit::UserState>,
     /// Resources reserved for activated applications' ApplicationMasters (leaves only).
     pub am_used: Resource,
     /// Activated applications (leaves: this queue's; parents: all descendants'), for
@@ -38,7 +38,7 @@ impl Queue {
             absolute_maximum_capacity: 0.0,
             used: Resource::ZERO,
             apps: Vec::new(),
-            users: std::collections::HashMap::new(),
+            users: rustc_hash::FxHashMap::default(),
             am_used: Resource::ZERO,
             running_apps: 0,
         }

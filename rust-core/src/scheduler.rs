@@ -3,12 +3,12 @@
 //! `admission`, and this type applies them.
 
 use crate::allocation::{current_limit, limit_for_user, next_assignment, Assignment, Decision};
-use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey, ANY};
+use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
 use crate::node::{Node, NodeKey, Reservation};
 use crate::queue::{QueueIndex, QueueTree, ResolveError};
 use crate::resource::{Resource, ResourceCalculator};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// A container as the scheduler tracks it.
@@ -148,9 +148,9 @@ impl Scheduler {
             state: State {
                 config: Arc::new(config),
                 queues,
-                nodes: HashMap::new(),
-                apps: HashMap::new(),
-                containers: HashMap::new(),
+                nodes: HashMap::default(),
+                apps: HashMap::default(),
+                containers: HashMap::default(),
                 cluster: Resource::ZERO,
                 epoch,
                 next_node: 0,
@@ -227,9 +227,11 @@ impl Scheduler {
             return self.serve_reservation(node, r);
         }
         let mut off_switch = 0;
-        while out.len() < max_total {
+        // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
+        // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
+        while out.len() < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
-            let Decision { assignment, reserve, missed } = next_assignment(&self.state, n, off_switch < max_off_switch);
+            let Decision { assignment, reserve, missed } = next_assignment(&self.state, n);
             for (app, key) in missed {
                 if let Some(a) = self.state.apps.get_mut(&app) {
                     *a.missed_opportunities.entry(key).or_insert(0) += 1;
@@ -319,7 +321,7 @@ impl Scheduler {
     /// node serves nobody else this heartbeat (Apache's `allocateFromReservedContainer`).
     fn serve_reservation(&mut self, node: NodeKey, r: Reservation) -> Vec<Allocation> {
         let wanted = self.state.apps.get(&r.app).is_some_and(|a| {
-            a.active && a.requests.get(&r.key).is_some_and(|g| g.count(ANY) > 0)
+            a.active && a.requests.get(&r.key).is_some_and(|g| g.wanted() > 0)
         });
         let cancel = |r: &Reservation| Allocation {
             kind: AllocationKind::Unreserve,
@@ -404,9 +406,6 @@ impl Scheduler {
                 }
             }
         }
-        if !containers.is_empty() {
-            self.activate_all();
-        }
     }
 
     // ----- applications ----------------------------------------------------------------
@@ -420,8 +419,13 @@ impl Scheduler {
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch);
         app.am_resource = sub.am_resource;
         self.state.apps.insert(key, app);
+        // Keep the leaf's applications in FIFO order (priority, then submission).
+        let apps = &self.state.apps;
+        let new_key = crate::allocation::fifo_key(&apps[&key]);
+        let q = &self.state.queues.queues[queue];
+        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
         let q = &mut self.state.queues.queues[queue];
-        q.apps.push(key);
+        q.apps.insert(at, key);
         q.users.entry(sub.user.clone()).or_default().pending_apps += 1;
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
@@ -521,8 +525,7 @@ impl Scheduler {
         let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
-            a.requests.clear();
-            a.missed_opportunities.clear();
+            a.clear_requests();
         }
         self.update_asking(app, was_asking);
         self.activate_all();
@@ -534,8 +537,7 @@ impl Scheduler {
         let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = None;
-            a.requests.clear();
-            a.missed_opportunities.clear();
+            a.clear_requests();
         }
         self.update_asking(app, was_asking);
     }
