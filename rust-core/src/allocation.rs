@@ -28,6 +28,10 @@ pub struct Assignment {
     pub resource: Resource,
     /// How local it is.
     pub locality: Locality,
+    /// A reservation of the same application to drop first (node, container number):
+    /// with `reservations-continue-look-all-nodes`, an application at its queue or user
+    /// limit because of reservations may take a node that fits by giving one up.
+    pub unreserve: Option<(crate::node::NodeKey, u64)>,
 }
 
 /// What one pass over the tree decided for a node.
@@ -111,12 +115,13 @@ fn visit_queue(
     missed: &mut Vec<(AppKey, SchedulerKey)>,
 ) -> Option<Placement> {
     let q = state.queues.get(queue);
-    // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue).
-    if state.calculator().compare(state.cluster, q.used, limit).is_ge() {
-        return None;
-    }
     if q.is_leaf() {
         return visit_leaf(state, queue, node, limit, missed);
+    }
+    // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
+    // unless giving up its reservations would bring it under (continue-looking).
+    if !within_limit(state, q.used, limit, q.reserved) {
+        return None;
     }
     for child in ordered_children(state, queue) {
         let child_limit = child_limit(state, limit, queue, child);
@@ -271,19 +276,30 @@ fn visit_leaf(
         fair_order = ordered_apps(state, queue);
         &mut fair_order.iter().copied()
     };
+    let continue_looking = state.config.global.reservations_continue_look_all_nodes;
     for (key, app) in apps {
         if !app.is_asking() {
             continue;
+        }
+        let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
+        if !within_limit(state, q.used, limit, app_reserved) {
+            return None;
         }
         let base = *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs(state, queue)));
         let ul = weighted_limit(state, queue, base, &app.user);
         let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
         // A user may go over the limit by one container, never further (Apache compares
-        // what the user holds, before this container, with the limit).
+        // what the user holds, before this container, with the limit) — unless its own
+        // reservations are what puts it over, and it gives one up (continue-looking).
+        let mut user_must_unreserve = Resource::ZERO;
         if calc.greater_than(state.cluster, user_used, ul) {
-            continue;
+            if app_reserved.is_none() || calc.greater_than(state.cluster, user_used.minus(app_reserved), ul) {
+                continue;
+            }
+            user_must_unreserve = user_used.minus(ul);
         }
-        match try_app(state, key, app, node, limit.minus(q.used), missed) {
+        let room = Room { headroom: limit.minus(q.used), app_reserved, user_must_unreserve, continue_looking };
+        match try_app(state, key, app, node, &room, missed) {
             Attempt::Assigned(a) => return Some(Placement::Allocate(a)),
             Attempt::Reserve(a) => return Some(Placement::Reserve(a)),
             Attempt::QueueLimit => return None,
@@ -293,12 +309,31 @@ fn visit_leaf(
     None
 }
 
+/// True when `used` is under `limit`, or would be without `could_unreserve`.
+fn within_limit(state: &State, used: Resource, limit: Resource, could_unreserve: Resource) -> bool {
+    let calc = state.calculator();
+    calc.compare(state.cluster, used, limit).is_lt()
+        || (!could_unreserve.is_none() && calc.compare(state.cluster, used.minus(could_unreserve), limit).is_lt())
+}
+
+/// What an application may use on this node.
+struct Room {
+    /// The queue's limit minus what it uses.
+    headroom: Resource,
+    /// The application's reservations, when continue-looking may give them up (else zero).
+    app_reserved: Resource,
+    /// How far the user is over its limit (to be made up by giving up a reservation).
+    user_must_unreserve: Resource,
+    /// `reservations-continue-look-all-nodes`.
+    continue_looking: bool,
+}
+
 fn try_app(
     state: &State,
     key: AppKey,
     app: &App,
     node: &Node,
-    headroom: Resource,
+    room: &Room,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
 ) -> Attempt {
     let calc = state.calculator();
@@ -307,12 +342,27 @@ fn try_app(
             continue;
         }
         let required = group.capability;
-        if calc.compare(state.cluster, headroom, required).is_lt() {
+        if calc.compare(state.cluster, room.headroom.plus(room.app_reserved), required).is_lt() {
             return Attempt::QueueLimit;
         }
+        let should_reserve = may_reserve(app, sk, group);
+        // What must be given up to place this container: the part above the queue's
+        // headroom, or the user's excess, whichever is larger.
+        let need = calc.max(state.cluster, required.minus(room.headroom), room.user_must_unreserve);
         match try_group(state, app, sk, group, node) {
             GroupResult::Placed(locality) => {
-                return Attempt::Assigned(Assignment { app: key, key: sk, resource: required, locality })
+                let mut unreserve = None;
+                if room.continue_looking && (!should_reserve || !need.is_none()) {
+                    let wanted = if need.is_none() { required } else { need };
+                    match find_reservation_to_drop(state, app, sk, wanted, node) {
+                        Some(r) => unreserve = Some(r),
+                        None => {
+                            missed.push((key, sk));
+                            return Attempt::AppSkipped;
+                        }
+                    }
+                }
+                return Attempt::Assigned(Assignment { app: key, key: sk, resource: required, locality, unreserve });
             }
             GroupResult::Skipped => continue,
             GroupResult::Delayed => {
@@ -323,14 +373,39 @@ fn try_app(
                 // The node cannot hold the request now: reserve the node for it (Apache's
                 // reservations), so smaller containers do not starve it.
                 missed.push((key, sk));
-                if may_reserve(app, sk, group) && node.reservation.is_none() {
-                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: required, locality });
+                let over = room.continue_looking && !need.is_none();
+                if should_reserve && !over && node.reservation.is_none() {
+                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: required, locality, unreserve: None });
                 }
                 return Attempt::AppSkipped;
             }
         }
     }
     Attempt::PrioritySkipped
+}
+
+/// Apache's `findNodeToUnreserve`: a reservation of the same request on another node,
+/// at least as large as `wanted`.
+fn find_reservation_to_drop(
+    state: &State,
+    app: &App,
+    key: SchedulerKey,
+    wanted: Resource,
+    here: &Node,
+) -> Option<(crate::node::NodeKey, u64)> {
+    let calc = state.calculator();
+    let mut candidates: Vec<(crate::node::NodeKey, u64)> = app
+        .reservations
+        .iter()
+        .filter(|(_, (node, k, r))| {
+            *k == key
+                && state.nodes.get(node).is_some_and(|n| n.node_id != here.node_id)
+                && calc.compare(state.cluster, *r, wanted).is_ge()
+        })
+        .map(|(number, (node, _, _))| (*node, *number))
+        .collect();
+    candidates.sort_unstable();
+    candidates.into_iter().next()
 }
 
 enum GroupResult {

@@ -28,6 +28,8 @@ pub struct Queue {
     /// Activated applications (leaves: this queue's; parents: all descendants'), for
     /// `max-parallel-apps`.
     pub running_apps: usize,
+    /// The part of `used` held by reservations (this queue and its descendants).
+    pub reserved: Resource,
 }
 
 impl Queue {
@@ -41,6 +43,7 @@ impl Queue {
             users: rustc_hash::FxHashMap::default(),
             am_used: Resource::ZERO,
             running_apps: 0,
+            reserved: Resource::ZERO,
         }
     }
 
@@ -159,6 +162,15 @@ impl QueueTree {
         let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
         for i in path {
             self.queues[i].used = self.queues[i].used.minus(r);
+        }
+    }
+
+    /// Adds (or with `negative`, removes) `r` as reserved in `leaf` and its ancestors.
+    pub fn track_reserved(&mut self, leaf: QueueIndex, r: Resource, negative: bool) {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            let q = &mut self.queues[i];
+            q.reserved = if negative { q.reserved.minus(r) } else { q.reserved.plus(r) };
         }
     }
 

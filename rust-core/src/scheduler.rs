@@ -245,6 +245,19 @@ impl Scheduler {
             if a.locality == Locality::OffSwitch {
                 off_switch += 1;
             }
+            if let Some((other, _)) = a.unreserve {
+                if let Some(r) = self.unreserve(other) {
+                    out.push(Allocation {
+                        kind: AllocationKind::Unreserve,
+                        app: r.app,
+                        number: r.number,
+                        node: other,
+                        resource: r.resource,
+                        key: r.key,
+                        locality: Locality::OffSwitch,
+                    });
+                }
+            }
             out.push(self.apply(node, a));
         }
         out
@@ -291,6 +304,7 @@ impl Scheduler {
         app.reservations.insert(number, (node, a.key, a.resource));
         let (queue, user) = (app.queue, app.user.clone());
         s.queues.charge(queue, a.resource);
+        s.queues.track_reserved(queue, a.resource, false);
         if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
             u.used = u.used.plus(a.resource);
         }
@@ -309,6 +323,7 @@ impl Scheduler {
             app.reservations.remove(&r.number);
             let (queue, user) = (app.queue, app.user.clone());
             s.queues.refund(queue, r.resource);
+            s.queues.track_reserved(queue, r.resource, true);
             if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
                 u.used = u.used.minus(r.resource);
             }
@@ -763,6 +778,7 @@ impl Scheduler {
                 q.users = old.users.clone();
                 q.am_used = old.am_used;
                 q.running_apps = old.running_apps;
+                q.reserved = old.reserved;
             }
         }
         for app in self.state.apps.values_mut() {

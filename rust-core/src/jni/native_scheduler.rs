@@ -5,7 +5,8 @@
 //! - an allocation is 8 longs: application, container number, memory MiB, vcores,
 //!   request priority, allocation-request id, locality (NodeType ordinal), and what to do
 //!   (0 allocate, 1 reserve the node, 2 drop the node's reservation, 3 allocate the
-//!   reserved container);
+//!   reserved container), and the node (the heartbeating one, except when a reservation
+//!   elsewhere is dropped);
 //! - an ask is 3 ints (priority, count, relaxLocality 0/1) + 3 longs (allocation-request
 //!   id, memory MiB, vcores) + its resource name;
 //! - a queue report is [`QUEUE_REPORT_STRIDE`] doubles per queue, in tree order.
@@ -22,7 +23,7 @@ use parking_lot::Mutex;
 use std::collections::HashMap;
 
 /// Longs per allocation in `nodeUpdate`'s result.
-pub const ALLOCATION_STRIDE: usize = 8;
+pub const ALLOCATION_STRIDE: usize = 9;
 /// Doubles per queue in `queueReport`'s result.
 pub const QUEUE_REPORT_STRIDE: usize = 16;
 
@@ -256,6 +257,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nodeUpdate<'l>(
                 a.key.allocation_request_id,
                 a.locality.ordinal(),
                 a.kind.code(),
+                a.node as i64,
             ]);
         }
         new_longs(env, &out)

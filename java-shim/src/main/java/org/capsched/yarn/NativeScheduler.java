@@ -10,7 +10,7 @@ package org.capsched.yarn;
  */
 final class NativeScheduler implements AutoCloseable {
   /** Longs per allocation returned by {@link #nodeUpdate}. */
-  static final int ALLOCATION_STRIDE = 8;
+  static final int ALLOCATION_STRIDE = 9;
   /** Allocation kinds, the last long of each allocation. */
   static final int ALLOCATE = 0;
   static final int RESERVE = 1;

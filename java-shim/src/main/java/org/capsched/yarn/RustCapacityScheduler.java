@@ -101,6 +101,7 @@ public class RustCapacityScheduler
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
+  private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
   /** Containers gone while a batch is open, as (application key, number) pairs. */
   private long[] releasedBatch = new long[16];
@@ -285,7 +286,9 @@ public class RustCapacityScheduler
     String nodeName = usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
     int key = core.addNode(rmNode.getNodeID().toString(), nodeName, rmNode.getRackName(),
         total.getMemorySize(), total.getVirtualCores());
-    nodeTracker.addNode(new RustSchedulerNode(rmNode, usePortForNodeName, key));
+    RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key);
+    nodeTracker.addNode(node);
+    nodesByKey.put(key, node);
     updateAvailableResourcesMetrics();
     LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
         rmNode.getRackName(), total, getClusterResource());
@@ -307,6 +310,7 @@ public class RustCapacityScheduler
     }
     flushReleased();
     nodeTracker.removeNode(rmNode.getNodeID());
+    nodesByKey.remove(node.key());
     long[] leftover = core.removeNode(node.key());
     if (leftover.length > 0) {
       LOG.warn("Node {} still held {} containers the RM did not know; they were released",
@@ -369,9 +373,11 @@ public class RustCapacityScheduler
    * Applies the core's decisions for one node to the RM's objects: new containers,
    * reservations made, cancelled, or turned into containers.
    */
-  private void materialize(RustSchedulerNode node, long[] allocations) {
+  private void materialize(RustSchedulerNode heartbeatNode, long[] allocations) {
     NodeType[] localities = NodeType.values();
     for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
+      // Usually the heartbeating node; another one when a reservation there is dropped.
+      RustSchedulerNode node = nodesByKey.getOrDefault((int) allocations[i + 8], heartbeatNode);
       int appKey = (int) allocations[i];
       long number = allocations[i + 1];
       int kind = (int) allocations[i + 7];
