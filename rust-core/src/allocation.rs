@@ -467,3 +467,59 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     }
     if delayed { GroupResult::Delayed } else { GroupResult::Skipped }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClusterSettings, SchedulerConfig};
+    use crate::scheduler::Scheduler;
+
+    fn scheduler(extra: &str) -> Scheduler {
+        let xml = format!(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,c,z</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>20</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>30</value></property>
+              <property><name>yarn.scheduler.capacity.root.c.capacity</name><value>50</value></property>
+              <property><name>yarn.scheduler.capacity.root.z.capacity</name><value>0</value></property>
+              {extra}
+            </configuration>"
+        );
+        let cfg = SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+        let mut s = Scheduler::new(cfg, 0);
+        s.add_node("n:1", "n", "/r", Resource::new(100 * 1024, 100));
+        s
+    }
+
+    fn names(s: &Scheduler) -> Vec<String> {
+        ordered_children(s.state(), 0).iter().map(|&i| s.state().queues.get(i).config.name.clone()).collect()
+    }
+
+    #[test]
+    fn idle_children_go_larger_guarantee_first_and_unguaranteed_last() {
+        assert_eq!(names(&scheduler("")), ["c", "b", "a", "z"]);
+    }
+
+    #[test]
+    fn the_least_used_relative_to_its_guarantee_goes_first() {
+        let mut s = scheduler("");
+        let st = s.state().clone();
+        let c = st.queues.resolve("c").unwrap();
+        let a = st.queues.resolve("a").unwrap();
+        // c uses 40% of its guarantee, a 50%: c first, then the idle b, then a.
+        let mut tree = st.queues.clone();
+        tree.charge(c, Resource::new(20 * 1024, 20));
+        tree.charge(a, Resource::new(10 * 1024, 10));
+        s = Scheduler::from_state_for_tests(crate::scheduler::State { queues: tree, ..st });
+        assert_eq!(names(&s), ["b", "c", "a", "z"]);
+    }
+
+    #[test]
+    fn priority_utilization_prefers_priority_among_queues_on_the_same_side_of_their_guarantee() {
+        let extra = "<property><name>yarn.scheduler.capacity.root.ordering-policy</name><value>priority-utilization</value></property>
+                     <property><name>yarn.scheduler.capacity.root.a.priority</name><value>5</value></property>";
+        let s = scheduler(extra);
+        // All idle (under their guarantee): a's priority wins.
+        assert_eq!(names(&s)[0], "a");
+    }
+}

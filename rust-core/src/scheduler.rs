@@ -117,8 +117,8 @@ pub struct State {
     pub cluster: Resource,
     /// The RM's epoch (bumped at each restart), carried in container numbers.
     pub epoch: u64,
-    next_node: NodeKey,
-    next_app: AppKey,
+    pub(crate) next_node: NodeKey,
+    pub(crate) next_app: AppKey,
 }
 
 impl State {
@@ -162,6 +162,12 @@ impl Scheduler {
     /// Read access to everything, for reports and tests.
     pub fn state(&self) -> &State {
         &self.state
+    }
+
+    /// A scheduler over a hand-made state (unit tests of the decision functions).
+    #[cfg(test)]
+    pub(crate) fn from_state_for_tests(state: State) -> Self {
+        Scheduler { state }
     }
 
     // ----- nodes -------------------------------------------------------------------------
