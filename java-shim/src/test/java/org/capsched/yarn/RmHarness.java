@@ -59,6 +59,8 @@ final class RmHarness {
   static MockRM start(YarnConfiguration conf) throws Exception {
     QueueMetrics.clearQueueMetrics();
     MockRM rm = new MockRM(conf);
+    // MockRM turns every logger to DEBUG; at scenario scale that costs minutes.
+    org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
     try {
       rm.start();
     } catch (RuntimeException e) {

@@ -1,0 +1,113 @@
+package org.capsched.yarn;
+
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.junit.AfterClass;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.junit.runners.Parameterized;
+import org.junit.runners.Parameterized.Parameters;
+
+/**
+ * Side by side: every scenario in integration-tests/scenarios runs through a real RM with
+ * Apache's CapacityScheduler and again with ours; after every step the RM's own objects
+ * must agree (queue and user metrics, containers per application, reservations,
+ * application states). The first divergence fails the scenario, naming the step.
+ */
+@RunWith(Parameterized.class)
+public class ScenarioConformanceTest {
+  private static final List<String> REPORT = new ArrayList<>();
+
+  @Parameters(name = "{0}")
+  public static Collection<Object[]> scenarios() {
+    File dir = new File(System.getProperty("capsched.scenario.dir", "../integration-tests/scenarios"));
+    File[] files = dir.listFiles((d, n) -> n.endsWith(".scn"));
+    assertTrue("no scenarios in " + dir.getAbsolutePath(), files != null && files.length > 0);
+    Arrays.sort(files);
+    List<Object[]> out = new ArrayList<>();
+    for (File f : files) {
+      out.add(new Object[] {f.getName(), f.toPath()});
+    }
+    return out;
+  }
+
+  private final String name;
+  private final Path file;
+
+  public ScenarioConformanceTest(String name, Path file) {
+    this.name = name;
+    this.file = file;
+  }
+
+  @Test(timeout = 300_000)
+  public void oursAgreesWithApacheAfterEveryStep() throws Exception {
+    List<ScenarioDriver.ScenarioLine> lines = ScenarioDriver.read(file);
+    List<Map<String, String>> apache = run(CapacityScheduler.class, lines);
+    List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines);
+    for (int i = 0; i < lines.size(); i++) {
+      List<String> diff = diff(apache.get(i), ours.get(i));
+      if (!diff.isEmpty()) {
+        String message = name + " diverges after line " + lines.get(i).number + " ("
+            + lines.get(i).text + "):\n  " + String.join("\n  ", diff);
+        REPORT.add(message);
+        throw new AssertionError(message);
+      }
+    }
+    REPORT.add(name + ": agrees after all " + lines.size() + " steps");
+  }
+
+  private static List<Map<String, String>> run(Class<? extends ResourceScheduler> scheduler,
+      List<ScenarioDriver.ScenarioLine> lines) throws Exception {
+    String config = lines.stream().filter(l -> "config".equals(l.words.get(0)))
+        .findFirst().orElseThrow(() -> new IllegalArgumentException("no config")).block;
+    List<Map<String, String>> snapshots = new ArrayList<>();
+    try (ScenarioDriver driver = new ScenarioDriver(scheduler, config)) {
+      for (ScenarioDriver.ScenarioLine line : lines) {
+        long start = System.nanoTime();
+        driver.step(line.words, line.named, line.block);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        if (ms > 2000) {
+          REPORT.add(String.format("  (%s: line %d took %d ms)", scheduler.getSimpleName(), line.number, ms));
+        }
+        snapshots.add(driver.snapshot());
+      }
+    }
+    REPORT.add("  final state with " + scheduler.getSimpleName() + ": " + snapshots.get(snapshots.size() - 1));
+    return snapshots;
+  }
+
+  private static List<String> diff(Map<String, String> apache, Map<String, String> ours) {
+    List<String> out = new ArrayList<>();
+    TreeSet<String> keys = new TreeSet<>(apache.keySet());
+    keys.addAll(ours.keySet());
+    for (String k : keys) {
+      String a = apache.get(k);
+      String o = ours.get(k);
+      if (a == null ? o != null : !a.equals(o)) {
+        out.add(k + ": apache " + a + " | ours " + o);
+      }
+    }
+    return out;
+  }
+
+  @AfterClass
+  public static void writeReport() throws IOException {
+    Path dir = Paths.get(System.getProperty("capsched.report.dir", "build/reports"));
+    Files.createDirectories(dir);
+    Files.write(dir.resolve("scenario-conformance.txt"), REPORT);
+  }
+}

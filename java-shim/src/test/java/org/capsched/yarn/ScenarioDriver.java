@@ -1,0 +1,370 @@
+package org.capsched.yarn;
+
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+
+/**
+ * Drives one scenario file (see docs/scenario-format.md) through a real ResourceManager
+ * (MockRM) with a given scheduler, the way an RM sees a cluster: NodeManagers register
+ * and heartbeat, applications are submitted through the client service, their AMs
+ * register and call {@code allocate()}, containers are released by the AMs and
+ * applications are killed. After every step it takes a snapshot of what the RM's own
+ * objects say — queue and user metrics, live and reserved containers per application,
+ * node reservations, application states — so two schedulers can be compared step by step.
+ *
+ * <p>Differences from the Rust driver, the same for both schedulers: node racks are not
+ * modelled (every node is on the default rack); an AM's asks reach the scheduler once the
+ * AM has been allocated and registered; {@code finish} is a release by the AM.
+ */
+final class ScenarioDriver implements AutoCloseable {
+  private static final int PORT = 1234;
+
+  private final MockRM rm;
+  private final YarnConfiguration conf;
+  private final Map<String, MockNM> nodes = new LinkedHashMap<>();
+  /** Scenario node name to the loopback address standing for it. */
+  private final Map<String, String> hosts = new HashMap<>();
+  private final Map<String, RMApp> apps = new LinkedHashMap<>();
+  private final Map<String, MockAM> ams = new HashMap<>();
+  private final Map<String, List<ResourceRequest>> waitingAsks = new HashMap<>();
+  /** Task containers per application, oldest first, with their node. */
+  private final Map<String, List<Container>> containers = new HashMap<>();
+
+  ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml) throws Exception {
+    this.conf = RmHarness.configuration(scheduler, configXml.getBytes(StandardCharsets.UTF_8));
+    this.rm = RmHarness.start(conf);
+  }
+
+  /** Applies one scenario line. */
+  void step(List<String> words, Map<String, String> named, String block) throws Exception {
+    String verb = words.get(0);
+    switch (verb) {
+    case "node":
+      addNodes(words.get(1), Integer.parseInt(named.getOrDefault("count", "1")),
+          memory(named.get("memory")), Integer.parseInt(named.get("vcores")));
+      break;
+    case "remove-node":
+      MockNM nm = nodes.remove(words.get(1));
+      rm.sendNodeLost(nm);
+      rm.drainEvents();
+      break;
+    case "app":
+      submit(words.get(1), named, words.contains("unmanaged"));
+      break;
+    case "ask":
+      ask(words.get(1), named);
+      break;
+    case "heartbeat":
+      heartbeat(words.get(1), Integer.parseInt(named.getOrDefault("rounds", "1")));
+      break;
+    case "finish":
+      finish(words.get(1), named.get("count"), named.get("node"));
+      break;
+    case "remove":
+      RMApp app = apps.get(words.get(1));
+      rm.killApp(app.getApplicationId());
+      rm.waitForState(app.getApplicationId(), RMAppState.KILLED);
+      rm.drainEvents();
+      ams.remove(words.get(1));
+      containers.remove(words.get(1));
+      waitingAsks.remove(words.get(1));
+      break;
+    case "refresh":
+      URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
+      Files.write(Paths.get(file.toURI()), block.getBytes(StandardCharsets.UTF_8));
+      try {
+        rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
+      } catch (Exception refused) {
+        // A refused refresh is part of the scenario; the snapshot shows nothing changed.
+      }
+      rm.drainEvents();
+      break;
+    default:
+      // config, cluster, expect and show lines are not events.
+    }
+  }
+
+  private void addNodes(String name, int count, int memory, int vcores) throws Exception {
+    for (int i = 1; i <= count; i++) {
+      String host = count == 1 ? name : name + i;
+      // Scenario hosts do not exist, and the RM resolves node names in several places;
+      // each failing DNS lookup costs ~0.2 s. Each node gets a loopback address as its
+      // host name instead (127.1.x.y), and asks naming the node are translated.
+      int n = hosts.size() + 1;
+      String address = "127.1." + (n / 250) + "." + (n % 250 + 1);
+      hosts.put(host, address);
+      nodes.put(host, rm.registerNode(address + ":" + PORT, memory, vcores));
+    }
+    rm.drainEvents();
+  }
+
+  private void submit(String name, Map<String, String> named, boolean unmanaged) throws Exception {
+    Resource am = resource(named.getOrDefault("am", "1024"));
+    MockRMAppSubmissionData data = MockRMAppSubmissionData.Builder.createWithResource(am, rm)
+        .withQueue(named.get("queue"))
+        .withUser(named.get("user"))
+        .withAppName(name)
+        .withAppPriority(Priority.newInstance(Integer.parseInt(named.getOrDefault("priority", "0"))))
+        .withUnmanagedAM(unmanaged)
+        .withWaitForAppAcceptedState(false)
+        .build();
+    RMApp app = MockRMAppSubmitter.submit(rm, data);
+    rm.drainEvents();
+    apps.put(name, app);
+    if (unmanaged && app.getState() != RMAppState.FAILED) {
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.LAUNCHED);
+      register(name, new MockAM(rm.getRMContext(), rm.getApplicationMasterService(),
+          attempt.getAppAttemptId()));
+    }
+  }
+
+  private void register(String name, MockAM am) throws Exception {
+    am.registerAppAttempt();
+    rm.drainEvents();
+    ams.put(name, am);
+    List<ResourceRequest> asks = waitingAsks.remove(name);
+    if (asks != null) {
+      pull(name, am.allocate(asks, Collections.<ContainerId>emptyList()).getAllocatedContainers());
+    }
+  }
+
+  private void ask(String name, Map<String, String> named) throws Exception {
+    ResourceRequest r = ResourceRequest.newInstance(
+        Priority.newInstance(Integer.parseInt(named.getOrDefault("priority", "1"))),
+        hosts.getOrDefault(named.getOrDefault("at", ResourceRequest.ANY),
+            named.getOrDefault("at", ResourceRequest.ANY)),
+        Resource.newInstance(memory(named.get("memory")),
+            Integer.parseInt(named.getOrDefault("vcores", "1"))),
+        Integer.parseInt(named.get("count")),
+        !"false".equals(named.get("relax")));
+    r.setAllocationRequestId(Long.parseLong(named.getOrDefault("id", "0")));
+    MockAM am = ams.get(name);
+    if (am == null) {
+      waitingAsks.computeIfAbsent(name, k -> new ArrayList<>()).add(r);
+      return;
+    }
+    pull(name, am.allocate(Collections.singletonList(r), Collections.<ContainerId>emptyList())
+        .getAllocatedContainers());
+  }
+
+  private void heartbeat(String target, int rounds) throws Exception {
+    List<MockNM> targets = "all".equals(target)
+        ? new ArrayList<>(nodes.values()) : Collections.singletonList(nodes.get(target));
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    for (int r = 0; r < rounds; r++) {
+      for (MockNM nm : targets) {
+        // The event an NM heartbeat turns into inside the RM (RMNodeImpl's status update),
+        // sent directly: MockNM's own heartbeat round trip costs ~0.4 s in MockRM.
+        RMNode node = rm.getRMContext().getRMNodes().get(nm.getNodeId());
+        scheduler.handle(new NodeUpdateSchedulerEvent(node));
+        rm.drainEvents();
+        launchAllocatedAms();
+      }
+    }
+    for (Map.Entry<String, MockAM> e : ams.entrySet()) {
+      pull(e.getKey(), e.getValue().allocate(Collections.<ResourceRequest>emptyList(),
+          Collections.<ContainerId>emptyList()).getAllocatedContainers());
+    }
+  }
+
+  /** AMs whose container was just allocated are launched and register, as an NM would. */
+  private void launchAllocatedAms() throws Exception {
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      RMAppAttempt attempt = e.getValue().getCurrentAppAttempt();
+      if (attempt != null && !ams.containsKey(e.getKey())
+          && attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED) {
+        register(e.getKey(), rm.sendAMLaunched(attempt.getAppAttemptId()));
+      }
+    }
+  }
+
+  private void pull(String app, List<Container> allocated) {
+    containers.computeIfAbsent(app, k -> new ArrayList<>()).addAll(allocated);
+  }
+
+  private void finish(String app, String count, String node) throws Exception {
+    List<Container> list = containers.getOrDefault(app, new ArrayList<>());
+    List<ContainerId> release = new ArrayList<>();
+    int n = count == null || "all".equals(count) ? Integer.MAX_VALUE : Integer.parseInt(count);
+    for (Container c : new ArrayList<>(list)) {
+      if (release.size() >= n) {
+        break;
+      }
+      if (node == null || c.getNodeId().getHost().equals(hosts.get(node))) {
+        release.add(c.getId());
+        list.remove(c);
+      }
+    }
+    pull(app, ams.get(app).allocate(Collections.<ResourceRequest>emptyList(), release)
+        .getAllocatedContainers());
+    rm.drainEvents();
+  }
+
+  /**
+   * What the RM's objects say now, as sorted "fact = value" lines. Queue figures come from
+   * QueueMetrics (allocated and reserved), user figures from the leaf's user metrics.
+   */
+  Map<String, String> snapshot() {
+    Map<String, String> facts = new TreeMap<>();
+    for (Map.Entry<String, QueueMetrics> e : QueueMetrics.getQueueMetrics().entrySet()) {
+      QueueMetrics m = e.getValue();
+      if (e.getKey().startsWith("default.")) {
+        // Apache also registers per-partition copies ("default.root.a"); the default
+        // partition's figures are the queue's own.
+        continue;
+      }
+      facts.put("queue " + e.getKey(), String.format("allocated=%dMB/%d reserved=%dMB pending-apps=%d running-apps=%d",
+          m.getAllocatedMB(), m.getAllocatedVirtualCores(), m.getReservedMB(), m.getAppsPending(),
+          m.getAppsRunning()));
+    }
+    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      RMApp app = e.getValue();
+      RMAppState state = app.getState();
+      String fact = "state=" + (state == RMAppState.NEW_SAVING || state == RMAppState.SUBMITTED ? "SUBMITTED" : state);
+      RMAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null) {
+        ApplicationAttemptId id = attempt.getAppAttemptId();
+        SchedulerApplicationAttempt a = scheduler.getApplicationAttempt(id);
+        if (a != null) {
+          fact += " live=" + a.getLiveContainers().size()
+              + " reserved=" + a.getReservedContainers().size()
+              + " used=" + a.getCurrentConsumption().getMemorySize() + "MB";
+        }
+      }
+      facts.put("app " + e.getKey(), fact);
+    }
+    for (Map.Entry<String, MockNM> e : nodes.entrySet()) {
+      SchedulerNode node = scheduler.getSchedulerNode(e.getValue().getNodeId());
+      if (node == null) {
+        continue;
+      }
+      RMContainer reserved = node.getReservedContainer();
+      facts.put("node " + e.getKey(), "allocated=" + node.getAllocatedResource().getMemorySize()
+          + "MB reserved-for=" + (reserved == null ? "none" : appName(reserved)));
+    }
+    return facts;
+  }
+
+  private String appName(RMContainer c) {
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      if (e.getValue().getApplicationId().equals(c.getApplicationAttemptId().getApplicationId())) {
+        return e.getKey();
+      }
+    }
+    return c.getApplicationAttemptId().toString();
+  }
+
+  /** Sizes: 1024, 1024M, 10G (MiB by default), as the scenario format writes them. */
+  static int memory(String v) {
+    String s = v.trim();
+    char unit = Character.toUpperCase(s.charAt(s.length() - 1));
+    if (unit == 'G') {
+      return Integer.parseInt(s.substring(0, s.length() - 1)) * 1024;
+    }
+    if (unit == 'M') {
+      return Integer.parseInt(s.substring(0, s.length() - 1));
+    }
+    return Integer.parseInt(s);
+  }
+
+  private static Resource resource(String v) {
+    String[] parts = v.split(",");
+    return Resource.newInstance(memory(parts[0]), parts.length > 1 ? Integer.parseInt(parts[1].trim()) : 1);
+  }
+
+  NodeId nodeId(String name) {
+    return nodes.get(name).getNodeId();
+  }
+
+  @Override
+  public void close() {
+    rm.stop();
+  }
+
+  /** A scenario file's lines, with inline blocks (config/refresh ... end) attached. */
+  static List<ScenarioLine> read(Path file) throws Exception {
+    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    List<ScenarioLine> out = new ArrayList<>();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).trim();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      ScenarioLine s = new ScenarioLine(i + 1, line);
+      boolean takesBlock = ("config".equals(s.words.get(0)) && s.words.size() == 1)
+          || "refresh".equals(s.words.get(0));
+      if (takesBlock) {
+        StringBuilder block = new StringBuilder();
+        while (!lines.get(++i).trim().equals("end")) {
+          block.append(lines.get(i)).append('\n');
+        }
+        s.block = block.toString();
+      } else if ("config".equals(s.words.get(0))) {
+        s.block = new String(Files.readAllBytes(file.getParent().resolve(s.words.get(1))),
+            StandardCharsets.UTF_8);
+      }
+      out.add(s);
+    }
+    return out;
+  }
+
+  /** One scenario line: positional words and name=value arguments. */
+  static final class ScenarioLine {
+    final int number;
+    final String text;
+    final List<String> words = new ArrayList<>();
+    final Map<String, String> named = new HashMap<>();
+    String block;
+
+    ScenarioLine(int number, String text) {
+      this.number = number;
+      this.text = text;
+      for (String w : text.split("\\s+")) {
+        int eq = w.indexOf('=');
+        if (eq > 0 && !w.startsWith("\"")) {
+          named.put(w.substring(0, eq), w.substring(eq + 1));
+        } else {
+          words.add(w);
+        }
+      }
+    }
+  }
+}
