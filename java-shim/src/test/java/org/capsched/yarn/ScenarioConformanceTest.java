@@ -55,23 +55,35 @@ public class ScenarioConformanceTest {
 
   @Test(timeout = 300_000)
   public void oursAgreesWithApacheAfterEveryStep() throws Exception {
-    List<ScenarioDriver.ScenarioLine> lines = ScenarioDriver.read(file);
-    List<Map<String, String>> apache = run(CapacityScheduler.class, lines);
-    List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines);
+    String divergence = compare(name, ScenarioDriver.read(file), REPORT);
+    if (divergence != null) {
+      throw new AssertionError(divergence);
+    }
+  }
+
+  /**
+   * Runs {@code lines} with Apache's scheduler and with ours; returns the first divergence
+   * (null when they agree throughout), and notes the outcome in {@code report}.
+   */
+  static String compare(String name, List<ScenarioDriver.ScenarioLine> lines, List<String> report)
+      throws Exception {
+    List<Map<String, String>> apache = run(CapacityScheduler.class, lines, report);
+    List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines, report);
     for (int i = 0; i < lines.size(); i++) {
       List<String> diff = diff(apache.get(i), ours.get(i));
       if (!diff.isEmpty()) {
         String message = name + " diverges after line " + lines.get(i).number + " ("
             + lines.get(i).text + "):\n  " + String.join("\n  ", diff);
-        REPORT.add(message);
-        throw new AssertionError(message);
+        report.add(message);
+        return message;
       }
     }
-    REPORT.add(name + ": agrees after all " + lines.size() + " steps");
+    report.add(name + ": agrees after all " + lines.size() + " steps");
+    return null;
   }
 
   private static List<Map<String, String>> run(Class<? extends ResourceScheduler> scheduler,
-      List<ScenarioDriver.ScenarioLine> lines) throws Exception {
+      List<ScenarioDriver.ScenarioLine> lines, List<String> report) throws Exception {
     String config = lines.stream().filter(l -> "config".equals(l.words.get(0)))
         .findFirst().orElseThrow(() -> new IllegalArgumentException("no config")).block;
     List<Map<String, String>> snapshots = new ArrayList<>();
@@ -81,12 +93,12 @@ public class ScenarioConformanceTest {
         driver.step(line.words, line.named, line.block);
         long ms = (System.nanoTime() - start) / 1_000_000;
         if (ms > 2000) {
-          REPORT.add(String.format("  (%s: line %d took %d ms)", scheduler.getSimpleName(), line.number, ms));
+          report.add(String.format("  (%s: line %d took %d ms)", scheduler.getSimpleName(), line.number, ms));
         }
         snapshots.add(driver.snapshot());
       }
     }
-    REPORT.add("  final state with " + scheduler.getSimpleName() + ": " + snapshots.get(snapshots.size() - 1));
+    report.add("  final state with " + scheduler.getSimpleName() + ": " + snapshots.get(snapshots.size() - 1));
     return snapshots;
   }
 

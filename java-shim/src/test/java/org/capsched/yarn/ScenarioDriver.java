@@ -220,6 +220,11 @@ final class ScenarioDriver implements AutoCloseable {
   }
 
   private void finish(String app, String count, String node) throws Exception {
+    MockAM am = ams.get(app);
+    if (am == null) {
+      // Its AM has not started (or it was rejected): it holds no task containers.
+      return;
+    }
     List<Container> list = containers.getOrDefault(app, new ArrayList<>());
     List<ContainerId> release = new ArrayList<>();
     int n = count == null || "all".equals(count) ? Integer.MAX_VALUE : Integer.parseInt(count);
@@ -232,7 +237,7 @@ final class ScenarioDriver implements AutoCloseable {
         list.remove(c);
       }
     }
-    pull(app, ams.get(app).allocate(Collections.<ResourceRequest>emptyList(), release)
+    pull(app, am.allocate(Collections.<ResourceRequest>emptyList(), release)
         .getAllocatedContainers());
     rm.drainEvents();
   }
@@ -321,7 +326,12 @@ final class ScenarioDriver implements AutoCloseable {
 
   /** A scenario file's lines, with inline blocks (config/refresh ... end) attached. */
   static List<ScenarioLine> read(Path file) throws Exception {
-    List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    return parse(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.getParent());
+  }
+
+  /** Parses scenario text; {@code base} resolves {@code config FILE} lines. */
+  static List<ScenarioLine> parse(String text, Path base) throws Exception {
+    List<String> lines = java.util.Arrays.asList(text.split("\n", -1));
     List<ScenarioLine> out = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i).trim();
@@ -338,7 +348,7 @@ final class ScenarioDriver implements AutoCloseable {
         }
         s.block = block.toString();
       } else if ("config".equals(s.words.get(0))) {
-        s.block = new String(Files.readAllBytes(file.getParent().resolve(s.words.get(1))),
+        s.block = new String(Files.readAllBytes(base.resolve(s.words.get(1))),
             StandardCharsets.UTF_8);
       }
       out.add(s);
