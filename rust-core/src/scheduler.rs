@@ -585,7 +585,7 @@ impl Scheduler {
                 if !a.active {
                     u.pending_apps = u.pending_apps.saturating_sub(1);
                 }
-                if was_asking {
+                if was_asking && a.active {
                     u.apps_asking = u.apps_asking.saturating_sub(1);
                 }
                 if u.is_idle() {
@@ -597,11 +597,12 @@ impl Scheduler {
         left
     }
 
-    /// Keeps the "active user" count in step when an application starts or stops asking.
+    /// Keeps the "active user" count in step when an activated application starts or
+    /// stops asking (applications still pending activation do not make their user active).
     fn update_asking(&mut self, app: AppKey, was_asking: bool) {
         let Some(a) = self.state.apps.get(&app) else { return };
         let now = a.is_asking();
-        if now == was_asking {
+        if now == was_asking || !a.active {
             return;
         }
         let (queue, user) = (a.queue, a.user.clone());
@@ -687,10 +688,14 @@ impl Scheduler {
             }
             let q = &mut self.state.queues.queues[queue];
             q.am_used = q.am_used.plus(am);
+            let asking = self.state.apps.get(&key).is_some_and(App::is_asking);
             let u = q.users.entry(user).or_default();
             u.am_used = u.am_used.plus(am);
             u.active_apps += 1;
             u.pending_apps = u.pending_apps.saturating_sub(1);
+            if asking {
+                u.apps_asking += 1;
+            }
             if let Some(a) = self.state.apps.get_mut(&key) {
                 a.active = true;
             }
