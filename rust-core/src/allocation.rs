@@ -345,6 +345,11 @@ fn try_app(
         if calc.compare(state.cluster, room.headroom.plus(room.app_reserved), required).is_lt() {
             return Attempt::QueueLimit;
         }
+        // Apache checks the blacklist after the headroom, and skips the whole application
+        // without counting a missed opportunity.
+        if app.blacklist.excludes(&node.host, &node.rack) {
+            return Attempt::AppSkipped;
+        }
         let should_reserve = may_reserve(app, sk, group);
         // What must be given up to place this container: the part above the queue's
         // headroom, or the user's excess, whichever is larger.

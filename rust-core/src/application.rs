@@ -129,6 +129,36 @@ impl RequestGroup {
     }
 }
 
+/// Hosts and racks an application must get no containers on (YARN's blacklists).
+#[derive(Debug, Clone, Default)]
+pub struct Blacklist {
+    /// Places the ApplicationMaster excluded, for its containers.
+    pub by_app: HashSet<String>,
+    /// Places the RM excluded for the AM container (where earlier AMs failed to launch).
+    pub by_system: HashSet<String>,
+    /// The attempt still waits for its AM container: the system's list applies, not the
+    /// application's (Apache's `isWaitingForAMContainer`).
+    pub waiting_for_am: bool,
+}
+
+impl Blacklist {
+    /// Applies one `allocate()` call's additions and removals to the list in force.
+    pub fn update(&mut self, waiting_for_am: bool, additions: &[String], removals: &[String]) {
+        self.waiting_for_am = waiting_for_am;
+        let list = if waiting_for_am { &mut self.by_system } else { &mut self.by_app };
+        list.extend(additions.iter().cloned());
+        for r in removals {
+            list.remove(r);
+        }
+    }
+
+    /// True when the host or its rack is excluded.
+    pub fn excludes(&self, host: &str, rack: &str) -> bool {
+        let list = if self.waiting_for_am { &self.by_system } else { &self.by_app };
+        !list.is_empty() && (list.contains(host) || list.contains(rack))
+    }
+}
+
 /// One application.
 #[derive(Debug, Clone)]
 pub struct App {
@@ -161,6 +191,8 @@ pub struct App {
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
     /// Nodes reserved for this application: container number -> (node, request, size).
     pub reservations: HashMap<u64, (crate::node::NodeKey, SchedulerKey, Resource)>,
+    /// Where it must get no containers.
+    pub blacklist: Blacklist,
     /// Some request group still wants containers (kept in step with `requests`).
     asking: bool,
 }
@@ -183,6 +215,7 @@ impl App {
             am_resource: Resource::ZERO,
             missed_opportunities: HashMap::default(),
             reservations: HashMap::default(),
+            blacklist: Blacklist::default(),
             asking: false,
         }
     }
@@ -288,6 +321,19 @@ mod tests {
         app.update_requests(&[ask("*", 3, true)]);
         app.update_requests(&[ask("*", 0, true)]);
         assert!(app.requests.is_empty(), "a zero count cancels the ask");
+    }
+
+    #[test]
+    fn the_blacklist_in_force_depends_on_whether_the_am_is_placed() {
+        let mut b = Blacklist::default();
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        b.update(true, &names(&["h1"]), &[]);
+        assert!(b.excludes("h1", "/r1"));
+        b.update(false, &names(&["/r2"]), &[]);
+        assert!(!b.excludes("h1", "/r1"), "the system's list is for the AM container only");
+        assert!(b.excludes("h9", "/r2"));
+        b.update(false, &[], &names(&["/r2"]));
+        assert!(!b.excludes("h9", "/r2"));
     }
 
     #[test]

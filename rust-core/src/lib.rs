@@ -10,6 +10,7 @@
 //! `application` are the live domain objects; `allocation` is the pure placement decision;
 //! `scheduler` owns the state and applies decisions; `jni` is the boundary.
 
+pub mod admission;
 pub mod allocation;
 pub mod application;
 pub mod config;

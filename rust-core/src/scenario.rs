@@ -50,6 +50,10 @@ pub enum Step {
     Remove { app: String },
     /// `refresh` followed by an XML block: `yarn rmadmin -refreshQueues`.
     Refresh { xml: String },
+    /// `move APP queue=Q`: `yarn application -movetoqueue`; a refused move is recorded.
+    Move { app: String, queue: String },
+    /// `priority APP P`: `yarn application -updatePriority`.
+    Priority { app: String, priority: i64 },
     /// `expect ...`: a check on the state.
     Expect(Expectation),
     /// `show QUEUE`: prints each user's usage in a leaf (for writing scenarios).
@@ -73,6 +77,10 @@ pub enum Expectation {
     Headroom { app: String, memory: i64 },
     /// `expect reserved NODE APP|none`
     Reserved { node: String, app: Option<String> },
+    /// `expect app APP queue=Q`: the leaf the application is in now.
+    AppQueue { app: String, queue: String },
+    /// `expect move-refused APP "text"`: the last move of APP was refused with TEXT.
+    MoveRefused { app: String, text: String },
 }
 
 /// A parsed scenario.
@@ -82,6 +90,8 @@ pub struct Scenario {
     pub config_xml: String,
     /// yarn-site.xml allocation bounds and ACL switch.
     pub cluster: ClusterSettings,
+    /// `yarn.cluster.max-application-priority` (YARN's default is 0).
+    pub max_application_priority: i64,
     /// The steps, with their line numbers.
     pub steps: Vec<(usize, Step)>,
 }
@@ -111,6 +121,7 @@ impl Scenario {
     pub fn parse(text: &str, base: &Path) -> Result<Scenario, ScenarioError> {
         let mut config_xml = None;
         let mut cluster = ClusterSettings::default();
+        let mut max_application_priority = 0;
         let mut steps = Vec::new();
         let lines: Vec<&str> = text.lines().collect();
         let mut i = 0;
@@ -158,6 +169,9 @@ impl Scenario {
                     }
                     if let Some(v) = get("acl") {
                         cluster.acl_enabled = v == "true";
+                    }
+                    if let Some(v) = get("max-priority") {
+                        max_application_priority = v.parse().map_err(|_| err(format!("bad max-priority {v}")))?;
                     }
                 }
                 "node" => {
@@ -211,13 +225,19 @@ impl Scenario {
                 }
                 "remove" => steps.push((line_no, Step::Remove { app: first("an application name")? })),
                 "refresh" => steps.push((line_no, Step::Refresh { xml: read_block(&mut i)? })),
+                "move" => steps.push((line_no, Step::Move { app: first("an application name")?, queue: need("queue")?.to_string() })),
+                "priority" => {
+                    let p = positional.get(1).ok_or_else(|| err("'priority' needs APP and a priority".into()))?;
+                    let priority = p.parse().map_err(|_| err(format!("bad priority {p}")))?;
+                    steps.push((line_no, Step::Priority { app: first("an application name")?, priority }));
+                }
                 "expect" => steps.push((line_no, Step::Expect(parse_expectation(&positional, &named).map_err(err)?))),
                 "show" => steps.push((line_no, Step::Show { queue: first("a queue")? })),
                 other => return Err(err(format!("unknown step '{other}'"))),
             }
         }
         let config_xml = config_xml.ok_or(ScenarioError { line: 0, message: "no 'config' given".into() })?;
-        Ok(Scenario { config_xml, cluster, steps })
+        Ok(Scenario { config_xml, cluster, max_application_priority, steps })
     }
 }
 
@@ -247,6 +267,9 @@ fn parse_expectation(positional: &[String], named: &HashMap<String, String>) -> 
             if let Some(c) = named.get("containers") {
                 return Ok(Expectation::AppContainers { app, containers: c.parse().map_err(|_| format!("bad containers={c}"))? });
             }
+            if let Some(q) = named.get("queue") {
+                return Ok(Expectation::AppQueue { app, queue: q.clone() });
+            }
             match positional.get(2).map(String::as_str) {
                 Some("active") => Ok(Expectation::AppActive { app, active: true }),
                 Some("pending") => Ok(Expectation::AppActive { app, active: false }),
@@ -255,6 +278,10 @@ fn parse_expectation(positional: &[String], named: &HashMap<String, String>) -> 
         }
         "rejected" => Ok(Expectation::Rejected {
             app: positional.get(1).ok_or("expect rejected needs an application")?.clone(),
+            text: positional.get(2).cloned().unwrap_or_default(),
+        }),
+        "move-refused" => Ok(Expectation::MoveRefused {
+            app: positional.get(1).ok_or("expect move-refused needs an application")?.clone(),
             text: positional.get(2).cloned().unwrap_or_default(),
         }),
         "reserved" => Ok(Expectation::Reserved {
@@ -309,10 +336,13 @@ fn split_args(words: &[String]) -> (Vec<String>, HashMap<String, String>) {
 pub struct Runner {
     scheduler: Scheduler,
     cluster: ClusterSettings,
+    max_application_priority: i64,
     nodes: BTreeMap<String, NodeKey>,
     node_order: Vec<String>,
     apps: HashMap<String, u32>,
     rejected: HashMap<String, String>,
+    /// The reason the last refused move of each application gave.
+    refused_moves: HashMap<String, String>,
     next_app_id: i32,
     /// Containers allocated so far, by application name, oldest first.
     containers: HashMap<String, Vec<u64>>,
@@ -330,10 +360,12 @@ impl Runner {
         Ok(Runner {
             scheduler: Scheduler::new(config, 0),
             cluster: scenario.cluster,
+            max_application_priority: scenario.max_application_priority,
             nodes: BTreeMap::new(),
             node_order: Vec::new(),
             apps: HashMap::new(),
             rejected: HashMap::new(),
+            refused_moves: HashMap::new(),
             next_app_id: 1,
             containers: HashMap::new(),
             am_containers: HashMap::new(),
@@ -379,7 +411,7 @@ impl Runner {
                     queue: queue.clone(),
                     user: user.clone(),
                     groups: Vec::new(),
-                    priority: *priority,
+                    priority: self.scheduler.application_priority(Some(*priority), queue, self.max_application_priority),
                     recovering: false,
                     am_resource: am.unwrap_or(Resource::ZERO),
                 };
@@ -479,6 +511,26 @@ impl Runner {
                     Err(e) => Ok(format!("refresh refused: {e}")),
                 }
             }
+            Step::Move { app, queue } => {
+                let key = self.app_key(app, line)?;
+                match self.scheduler.move_app(key, queue) {
+                    Ok(path) => {
+                        self.refused_moves.remove(app);
+                        Ok(format!("app {app} moved to {path}"))
+                    }
+                    Err(r) => {
+                        self.refused_moves.insert(app.clone(), r.reason().to_string());
+                        Ok(format!("move of {app} refused: {}", r.reason()))
+                    }
+                }
+            }
+            Step::Priority { app, priority } => {
+                let key = self.app_key(app, line)?;
+                let queue = self.scheduler.state().queues.get(self.scheduler.state().apps[&key].queue).path().to_string();
+                let p = self.scheduler.application_priority(Some(*priority), &queue, self.max_application_priority);
+                self.scheduler.update_priority(key, p);
+                Ok(format!("app {app} now runs at priority {p}"))
+            }
             Step::Expect(e) => self.check(e).map_err(err),
             Step::Show { queue } => {
                 let st = self.scheduler.state();
@@ -534,6 +586,18 @@ impl Runner {
                 let name = |k: Option<u32>| k.and_then(|k| self.apps.iter().find(|(_, v)| **v == k).map(|(n, _)| n.clone())).unwrap_or_else(|| "none".into());
                 if holder == want { Ok(format!("ok: {node} reserved for {}", name(holder))) } else { Err(format!("node {node}: expected reservation for {}, found {}", name(want), name(holder))) }
             }
+            Expectation::AppQueue { app, queue: q } => {
+                let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
+                let want = queue(q)?;
+                let got = st.apps[key].queue;
+                let path = st.queues.get(got).path();
+                if got == want { Ok(format!("ok: {app} is in {path}")) } else { Err(format!("app {app}: expected queue {q}, is in {path}")) }
+            }
+            Expectation::MoveRefused { app, text } => match self.refused_moves.get(app) {
+                Some(reason) if reason.contains(text.as_str()) => Ok(format!("ok: move of {app} refused: {reason}")),
+                Some(reason) => Err(format!("move of {app} was refused, but with '{reason}', not containing '{text}'")),
+                None => Err(format!("no move of {app} was refused")),
+            },
             Expectation::Headroom { app, memory } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let got = self.scheduler.headroom(*key);

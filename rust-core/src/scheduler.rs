@@ -2,11 +2,13 @@
 //! method call here; decisions come from the pure functions in `allocation` and
 //! `admission`, and this type applies them.
 
+pub use crate::admission::{QueueAcl, Rejection, Submission};
+use crate::admission;
 use crate::allocation::{current_limit, limit_for_user, next_assignment, Assignment, Decision};
 use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
 use crate::node::{Node, NodeKey, Reservation};
-use crate::queue::{QueueIndex, QueueTree, ResolveError};
+use crate::queue::{QueueIndex, QueueTree};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -65,40 +67,6 @@ pub struct Allocation {
     /// How local it is.
     pub locality: Locality,
 }
-
-/// An application submission, as APP_ADDED carries it.
-#[derive(Debug, Clone)]
-pub struct Submission {
-    /// `(cluster timestamp, sequence number)` of the ApplicationId.
-    pub app_id: (i64, i32),
-    /// The queue named at submission (full path or short leaf name).
-    pub queue: String,
-    /// The submitting user.
-    pub user: String,
-    /// The user's groups, for ACL checks.
-    pub groups: Vec<String>,
-    /// Application priority.
-    pub priority: i64,
-    /// True when the RM is recovering this application after a restart: it was admitted
-    /// once already, so only the queue's existence is checked.
-    pub recovering: bool,
-    /// The ApplicationMaster's size; zero for an unmanaged AM.
-    pub am_resource: Resource,
-}
-
-/// The two queue ACLs (YARN's `QueueACL`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueAcl {
-    /// `acl_submit_applications`.
-    SubmitApplications,
-    /// `acl_administer_queue`.
-    AdministerQueue,
-}
-
-/// Why an application was not accepted. The text is what the user sees in
-/// `yarn application -status`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection(pub String);
 
 /// Everything the scheduler knows. Public so the pure decision functions can read it.
 #[derive(Debug, Clone)]
@@ -433,111 +401,143 @@ impl Scheduler {
 
     /// APP_ADDED: admits the application into its leaf queue, or says why not.
     pub fn submit(&mut self, sub: &Submission) -> Result<(AppKey, String), Rejection> {
-        let queue = self.admit(sub)?;
+        let queue = admission::admit(&self.state, sub)?;
         let key = self.state.next_app;
         self.state.next_app += 1;
         let epoch = self.state.epoch;
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch);
         app.am_resource = sub.am_resource;
         self.state.apps.insert(key, app);
-        // Keep the leaf's applications in FIFO order (priority, then submission).
-        let apps = &self.state.apps;
-        let new_key = crate::allocation::fifo_key(&apps[&key]);
-        let q = &self.state.queues.queues[queue];
-        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
-        let q = &mut self.state.queues.queues[queue];
-        q.apps.insert(at, key);
-        q.users.entry(sub.user.clone()).or_default().pending_apps += 1;
+        self.enqueue(key);
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
 
-    fn admit(&self, sub: &Submission) -> Result<QueueIndex, Rejection> {
-        let s = &self.state;
-        let app = format!("application_{}_{:04}", sub.app_id.0, sub.app_id.1);
-        let queue = match s.queues.resolve(&sub.queue) {
-            Ok(q) => q,
-            Err(ResolveError::Unknown) => {
-                return Err(Rejection(format!(
-                    "Application {app} submitted by user {} to unknown queue: {}", sub.user, sub.queue
-                )))
-            }
-            Err(ResolveError::Ambiguous(paths)) => {
-                return Err(Rejection(format!(
-                    "Application {app} submitted by user {} to ambiguous queue: {}; use the full path, one of {}",
-                    sub.user, sub.queue, paths.join(", ")
-                )))
-            }
-        };
-        // A plan (reservable) queue runs applications without a reservation in its
-        // `<q>-default` child, as Apache does.
-        let queue = match s.queues.get(queue).config.reservable {
-            true => s.queues.get(queue).config.children[0],
-            false => queue,
-        };
-        let q = s.queues.get(queue);
-        if !q.is_leaf() {
-            return Err(Rejection(format!(
-                "Application {app} submitted by user {} to non-leaf queue: {}", sub.user, q.path()
-            )));
-        }
-        if sub.recovering {
-            return Ok(queue);
-        }
-        let allowed = !s.config.cluster.acl_enabled
-            || self.check_access(queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
-        if !allowed {
-            return Err(Rejection(format!(
-                "User {} does not have permission to submit {app} to queue {}", sub.user, q.path()
-            )));
-        }
-        if s.queues.is_stopped(queue) {
-            return Err(Rejection(format!(
-                "Queue {} is STOPPED. Cannot accept submission of application: {app}", q.path()
-            )));
-        }
-        let global_max = s.config.global.maximum_applications;
-        if s.apps.len() as i64 >= global_max {
-            return Err(Rejection(format!(
-                "Maximum system application limit reached, cannot accept submission of application: {app}"
-            )));
-        }
-        let queue_max = q
-            .config
-            .maximum_applications
-            .unwrap_or((global_max as f64 * q.absolute_capacity) as i64);
-        if q.apps.len() as i64 >= queue_max {
-            return Err(Rejection(format!(
-                "Queue {} already has {} applications, cannot accept submission of application: {app}",
-                q.path(),
-                q.apps.len()
-            )));
-        }
-        let c = &q.config;
-        let user_max = if c.user_limit_factor == -1.0 {
-            queue_max
-        } else {
-            queue_max.min((queue_max as f64 * (c.minimum_user_limit_percent / 100.0) * c.user_limit_factor) as i64)
-        };
-        let user_apps = q.users.get(&sub.user).map_or(0, |u| u.active_apps + u.pending_apps) as i64;
-        if user_apps >= user_max {
-            return Err(Rejection(format!(
-                "Queue {} already has {user_apps} applications from user {} cannot accept submission of application: {app}",
-                q.path(),
-                sub.user
-            )));
-        }
-        Ok(queue)
+    /// Puts `app` into its leaf's list at its FIFO place (priority, then submission) as a
+    /// pending application of its user.
+    fn enqueue(&mut self, app: AppKey) {
+        let apps = &self.state.apps;
+        let a = &apps[&app];
+        let (queue, user, new_key) = (a.queue, a.user.clone(), crate::allocation::fifo_key(a));
+        let q = &mut self.state.queues.queues[queue];
+        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
+        q.apps.insert(at, app);
+        q.users.entry(user).or_default().pending_apps += 1;
     }
 
-    /// Whether `user` holds `acl` on `queue`: granted when the queue or any ancestor grants
-    /// it, and administering a queue implies submitting to it.
+    /// Takes `app` out of its leaf: deactivated if it was active, its user forgotten if
+    /// that was the user's last application. Its containers stay charged.
+    fn dequeue(&mut self, app: AppKey) {
+        let Some(a) = self.state.apps.get(&app) else { return };
+        let (queue, user, am, active, asking) = (a.queue, a.user.clone(), a.am_resource, a.active, a.is_asking());
+        if active {
+            self.deactivate(queue, &user, am);
+        }
+        let q = &mut self.state.queues.queues[queue];
+        q.apps.retain(|&k| k != app);
+        if let Some(u) = q.users.get_mut(&user) {
+            if !active {
+                u.pending_apps = u.pending_apps.saturating_sub(1);
+            }
+            if asking && active {
+                u.apps_asking = u.apps_asking.saturating_sub(1);
+            }
+            if u.is_idle() {
+                q.users.remove(&user);
+            }
+        }
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.active = false;
+        }
+    }
+
+    /// `moveApplication`: moves `app` and everything it holds (containers, reservations)
+    /// to the leaf `target` names, if [`admission::admit_move`] allows. In the new queue
+    /// the application is activated again under that queue's limits. Returns the new
+    /// queue's path.
+    pub fn move_app(&mut self, app: AppKey, target: &str) -> Result<String, admission::MoveRefusal> {
+        let dest = admission::admit_move(&self.state, app, target)?;
+        let a = &self.state.apps[&app];
+        let source = a.queue;
+        if dest != source {
+            let (user, reserved) = (a.user.clone(), a.reserved());
+            let held = a.used.plus(reserved);
+            self.dequeue(app);
+            let queues = &mut self.state.queues;
+            queues.refund(source, held);
+            queues.track_reserved(source, reserved, true);
+            if let Some(u) = queues.queues[source].users.get_mut(&user) {
+                u.used = u.used.minus(held);
+                if u.is_idle() {
+                    queues.queues[source].users.remove(&user);
+                }
+            }
+            queues.charge(dest, held);
+            queues.track_reserved(dest, reserved, false);
+            self.state.apps.get_mut(&app).expect("checked above").queue = dest;
+            self.enqueue(app);
+            let u = self.state.queues.queues[dest].users.get_mut(&user).expect("enqueued");
+            u.used = u.used.plus(held);
+            self.activate_all();
+            log::info!("moved application {} from {} to {}", admission::application_name(self.state.apps[&app].app_id),
+                self.state.queues.get(source).path(), self.state.queues.get(dest).path());
+        }
+        Ok(self.state.queues.get(dest).path().to_string())
+    }
+
+    /// `updateApplicationPriority`: `app` now runs at `priority`, and takes its new place
+    /// in its leaf's FIFO order (among the active or the pending applications alike).
+    pub fn update_priority(&mut self, app: AppKey, priority: i64) {
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        if a.priority == priority {
+            return;
+        }
+        a.priority = priority;
+        let (queue, active) = (a.queue, a.active);
+        let q = &mut self.state.queues.queues[queue];
+        q.apps.retain(|&k| k != app);
+        let apps = &self.state.apps;
+        let new_key = crate::allocation::fifo_key(&apps[&app]);
+        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
+        q.apps.insert(at, app);
+        if !active {
+            self.activate_pending(queue);
+        }
+    }
+
+    /// The priority an application submitted (or updated) to `queue` runs at (see
+    /// [`admission::application_priority`]).
+    pub fn application_priority(&self, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
+        admission::application_priority(&self.state, requested, queue, cluster_max)
+    }
+
+    /// Work-preserving recovery: a NodeManager re-registering after an RM restart reports
+    /// a container this application holds. It is charged like an allocation, without a
+    /// decision. Returns false (nothing recorded) for an unknown application or node, or
+    /// a container already known.
+    pub fn recover_container(&mut self, app: AppKey, number: u64, node: NodeKey, resource: Resource, key: SchedulerKey) -> bool {
+        let s = &mut self.state;
+        if s.containers.contains_key(&(app, number)) {
+            return false;
+        }
+        let (Some(a), Some(n)) = (s.apps.get_mut(&app), s.nodes.get_mut(&node)) else { return false };
+        a.containers.insert(number);
+        a.used = a.used.plus(resource);
+        // New containers must not reuse a recovered number (same epoch: the RM restarted
+        // without bumping it, as with a non-persistent state store).
+        a.last_container_number = a.last_container_number.max(number);
+        n.allocated = n.allocated.plus(resource);
+        n.containers.insert((app, number));
+        let (queue, user) = (a.queue, a.user.clone());
+        s.queues.charge(queue, resource);
+        let u = s.queues.queues[queue].users.entry(user).or_default();
+        u.used = u.used.plus(resource);
+        s.containers.insert((app, number), Container { node, resource, key });
+        true
+    }
+
+    /// Whether `user` holds `acl` on `queue` (see [`admission::check_access`]).
     pub fn check_access(&self, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
-        let s = &self.state;
-        s.queues.ancestors_inclusive(queue).any(|i| {
-            let c = &s.queues.get(i).config;
-            c.acl_administer_queue.allows(user, groups)
-                || (acl == QueueAcl::SubmitApplications && c.acl_submit_applications.allows(user, groups))
-        })
+        admission::check_access(&self.state, queue, acl, user, groups)
     }
 
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
@@ -573,26 +573,8 @@ impl Scheduler {
             self.unreserve(node);
         }
         self.release(&left);
-        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
-        if let Some(a) = self.state.apps.remove(&app) {
-            let queue = a.queue;
-            if a.active {
-                self.deactivate(queue, &a);
-            }
-            let q = &mut self.state.queues.queues[queue];
-            q.apps.retain(|&k| k != app);
-            if let Some(u) = q.users.get_mut(&a.user) {
-                if !a.active {
-                    u.pending_apps = u.pending_apps.saturating_sub(1);
-                }
-                if was_asking && a.active {
-                    u.apps_asking = u.apps_asking.saturating_sub(1);
-                }
-                if u.is_idle() {
-                    q.users.remove(&a.user);
-                }
-            }
-        }
+        self.dequeue(app);
+        self.state.apps.remove(&app);
         self.activate_all();
         left
     }
@@ -615,17 +597,17 @@ impl Scheduler {
         }
     }
 
-    fn deactivate(&mut self, queue: QueueIndex, a: &App) {
+    fn deactivate(&mut self, queue: QueueIndex, user: &str, am_resource: Resource) {
         let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
         for i in path {
             let q = &mut self.state.queues.queues[i];
             q.running_apps = q.running_apps.saturating_sub(1);
         }
         let q = &mut self.state.queues.queues[queue];
-        q.am_used = q.am_used.minus(a.am_resource);
-        if let Some(u) = q.users.get_mut(&a.user) {
+        q.am_used = q.am_used.minus(am_resource);
+        if let Some(u) = q.users.get_mut(user) {
             u.active_apps = u.active_apps.saturating_sub(1);
-            u.am_used = u.am_used.minus(a.am_resource);
+            u.am_used = u.am_used.minus(am_resource);
         }
     }
 
@@ -757,6 +739,14 @@ impl Scheduler {
         }
         self.update_asking(app, was_asking);
         self.headroom(app)
+    }
+
+    /// `allocate()`'s blacklist additions and removals. `waiting_for_am` says whether the
+    /// attempt still waits for its AM container (the RM's own list then applies).
+    pub fn update_blacklist(&mut self, app: AppKey, waiting_for_am: bool, additions: &[String], removals: &[String]) {
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.blacklist.update(waiting_for_am, additions, removals);
+        }
     }
 
     /// What the application could still get (Apache's headroom): the smaller of its

@@ -15,6 +15,7 @@ use super::{new_longs, read_ints, read_longs, read_string, read_strings, NativeE
 use crate::application::{Ask, ContainerRef, SchedulerKey};
 use crate::config::{CapacitySpec, ClusterSettings, MaxCapacitySpec, Properties, QueueState, SchedulerConfig};
 use crate::resource::Resource;
+use crate::admission;
 use crate::scheduler::{QueueAcl, Scheduler, Submission};
 use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -25,7 +26,7 @@ use std::collections::HashMap;
 /// Longs per allocation in `nodeUpdate`'s result.
 pub const ALLOCATION_STRIDE: usize = 9;
 /// Doubles per queue in `queueReport`'s result.
-pub const QUEUE_REPORT_STRIDE: usize = 16;
+pub const QUEUE_REPORT_STRIDE: usize = 17;
 
 /// What the Java object's `long handle` points to.
 pub struct Handle {
@@ -314,8 +315,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
             Ok((key, path)) => (key as jint, path),
             Err(rejection) => (-1, rejection.0),
         };
-        let text = env.new_string(text)?;
-        out.set_element(env, 0, &text)?;
+        set_out(env, &out, &text)?;
         Ok(key)
     })
     .resolve::<ThrowJava>()
@@ -361,9 +361,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeApp<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs, String[] askNames)`
+/// `static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs, String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
 ///
-/// Records the AM's asks; returns its headroom as `[memory, vcores]`.
+/// Records the AM's asks and blacklist changes; returns its headroom as `[memory, vcores]`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
     mut env: EnvUnowned<'l>,
@@ -373,6 +373,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
     ask_ints: JIntArray<'l>,
     ask_longs: JLongArray<'l>,
     ask_names: JObjectArray<'l, JString<'l>>,
+    blacklist_additions: JObjectArray<'l, JString<'l>>,
+    blacklist_removals: JObjectArray<'l, JString<'l>>,
+    waiting_for_am: jboolean,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let ints = read_ints(env, &ask_ints)?;
@@ -397,7 +400,14 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
                 relax_locality: ints[3 * i + 2] != 0,
             })
             .collect();
-        let headroom = with_scheduler(handle, |s| s.update_requests(app as u32, &asks))?;
+        let additions = read_strings(env, &blacklist_additions, "blacklist addition")?;
+        let removals = read_strings(env, &blacklist_removals, "blacklist removal")?;
+        let headroom = with_scheduler(handle, |s| {
+            if !additions.is_empty() || !removals.is_empty() {
+                s.update_blacklist(app as u32, waiting_for_am, &additions, &removals);
+            }
+            s.update_requests(app as u32, &asks)
+        })?;
         new_longs(env, &[headroom.memory_mb, headroom.vcores])
     })
     .resolve::<ThrowJava>()
@@ -442,7 +452,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueStrings<'l>(
 /// capacity, absolute maximum capacity, used capacity, absolute used capacity, used memory,
 /// used vcores, applications, state (0 running, 1 stopped), parent index (-1 for root),
 /// weight (-1 unless weight mode), maximum applications, user-limit-factor,
-/// minimum-user-limit-percent, maximum-am-resource-percent.
+/// minimum-user-limit-percent, maximum-am-resource-percent, max-parallel-apps (-1 when
+/// unlimited).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     mut env: EnvUnowned<'l>,
@@ -462,7 +473,7 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
     let st = s.state();
     let calc = st.calculator();
     let mut out = Vec::with_capacity(st.queues.queues.len() * QUEUE_REPORT_STRIDE);
-    for q in &st.queues.queues {
+    for (index, q) in st.queues.queues.iter().enumerate() {
         let parent = q.config.parent.map(|p| st.queues.get(p));
         let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
         // Apache reports 0 as the configured capacity of a weight-mode queue (its share is
@@ -482,9 +493,7 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
             CapacitySpec::Weight(w) => w,
             _ => -1.0,
         };
-        let max_apps = q.config.maximum_applications.unwrap_or(
-            (st.config.global.maximum_applications as f64 * q.absolute_capacity) as i64,
-        );
+        let max_apps = admission::maximum_applications(st, index);
         out.extend_from_slice(&[
             capacity,
             maximum,
@@ -502,6 +511,7 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
             q.config.user_limit_factor,
             q.config.minimum_user_limit_percent,
             q.config.maximum_am_resource_percent,
+            q.config.max_parallel_apps.map_or(-1.0, |m| m as f64),
         ]);
     }
     out
@@ -530,10 +540,10 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_resourceCalculator
     .resolve::<ThrowJava>()
 }
 
-/// `static native boolean checkAccess(long handle, String queue, int acl, String user, String[] groups)`
+/// `static native boolean checkAccess(long handle, String queue, int acl, String user, String[] groups, boolean enforcedOnly)`
 ///
 /// `acl` is YARN's `QueueACL` ordinal (0 submit, 1 administer). An unknown queue grants
-/// nothing.
+/// nothing. With `enforcedOnly`, every ACL is granted while `yarn.acl.enable` is false.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
     mut env: EnvUnowned<'l>,
@@ -543,6 +553,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
     acl: jint,
     user: JString<'l>,
     groups: JObjectArray<'l, JString<'l>>,
+    enforced_only: jboolean,
 ) -> jboolean {
     env.with_env(|env| -> NativeResult<jboolean> {
         let queue = read_string(env, &queue, "queue")?;
@@ -553,12 +564,158 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
             1 => QueueAcl::AdministerQueue,
             other => return Err(NativeError::InvalidArgument(format!("unknown queue ACL ordinal {other}"))),
         };
-        with_scheduler(handle, |s| match s.state().queues.resolve(&queue) {
-            Ok(q) => s.check_access(q, acl, &user, &groups),
-            Err(_) => false,
+        with_scheduler(handle, |s| {
+            let st = s.state();
+            if enforced_only && !st.config.cluster.acl_enabled {
+                return true;
+            }
+            st.queues.resolve(&queue).is_ok_and(|q| s.check_access(q, acl, &user, &groups))
         })
     })
     .resolve::<ThrowJava>()
+}
+
+/// Writes `text` into `out[0]`, the way results with a reason come back to Java.
+fn set_out(env: &mut Env<'_>, out: &JObjectArray<'_, JString<'_>>, text: &str) -> NativeResult<()> {
+    let text = env.new_string(text)?;
+    out.set_element(env, 0, &text)?;
+    Ok(())
+}
+
+/// `static native int moveApplication(long handle, int app, String target, boolean commit, String[] out)`
+///
+/// Checks whether the application may move to `target` and, with `commit`, moves it.
+/// Returns 0 with `out[0]` set to the destination leaf's full path; otherwise `out[0]` is
+/// the reason, and the result says its kind: 1 the target is no leaf queue, 2 the leaf
+/// does not admit the application (Apache reports that as an access-control failure).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveApplication<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+    target: JString<'l>,
+    commit: jboolean,
+    out: JObjectArray<'l, JString<'l>>,
+) -> jint {
+    env.with_env(|env| -> NativeResult<jint> {
+        let target = read_string(env, &target, "target queue")?;
+        let result = with_scheduler(handle, |s| {
+            if commit {
+                s.move_app(app as u32, &target)
+            } else {
+                admission::admit_move(s.state(), app as u32, &target)
+                    .map(|q| s.state().queues.get(q).path().to_string())
+            }
+        })?;
+        let (code, text) = match result {
+            Ok(path) => (0, path),
+            Err(refusal @ admission::MoveRefusal::NoSuchLeaf(_)) => (1, refusal.reason().to_string()),
+            Err(refusal @ admission::MoveRefusal::NotAdmitted(_)) => (2, refusal.reason().to_string()),
+        };
+        set_out(env, &out, &text)?;
+        Ok(code)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native int applicationPriority(long handle, String queue, boolean requested, int priority, int clusterMax)`
+///
+/// The priority an application submitted or updated to `queue` runs at: `priority` if
+/// `requested`, else the queue's default; capped at `clusterMax`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationPriority<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    requested: jboolean,
+    priority: jint,
+    cluster_max: jint,
+) -> jint {
+    env.with_env(|env| -> NativeResult<jint> {
+        let queue = read_string(env, &queue, "queue")?;
+        let requested = requested.then_some(priority as i64);
+        with_scheduler(handle, |s| s.application_priority(requested, &queue, cluster_max as i64) as jint)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void updatePriority(long handle, int app, int priority)`
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updatePriority<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+    priority: jint,
+) {
+    env.with_env(|_env| -> NativeResult<()> {
+        with_scheduler(handle, |s| s.update_priority(app as u32, priority as i64))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native boolean recoverContainer(long handle, int app, long number, int node, long memory, long vcores, int priority, long allocationRequestId)`
+///
+/// A running container a NodeManager reported after an RM restart. Returns false when it
+/// was not recorded (unknown application or node, or already known).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+    number: jlong,
+    node: jint,
+    memory: jlong,
+    vcores: jlong,
+    priority: jint,
+    allocation_request_id: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> {
+        let key = SchedulerKey { priority, allocation_request_id };
+        with_scheduler(handle, |s| {
+            s.recover_container(app as u32, number as u64, node as u32, Resource::new(memory, vcores), key)
+        })
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// Longs per container in `containerReport`'s result.
+pub const CONTAINER_REPORT_STRIDE: usize = 6;
+
+/// `static native long[] containerReport(long handle)`
+///
+/// Every container the core holds, for the consistency check: [`CONTAINER_REPORT_STRIDE`]
+/// longs each — application, number, node, memory, vcores, and 0 for a live container or
+/// 1 for a reservation — sorted.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerReport<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let rows = with_scheduler(handle, |s| container_report(s))?;
+        new_longs(env, &rows.concat())
+    })
+    .resolve::<ThrowJava>()
+}
+
+fn container_report(s: &Scheduler) -> Vec<[i64; CONTAINER_REPORT_STRIDE]> {
+    let st = s.state();
+    let live = st.containers.iter().map(|(&(app, number), c)| {
+        [app as i64, number as i64, c.node as i64, c.resource.memory_mb, c.resource.vcores, 0]
+    });
+    let reserved = st.nodes.iter().filter_map(|(&node, n)| {
+        n.reservation.as_ref().map(|r| {
+            [r.app as i64, r.number as i64, node as i64, r.resource.memory_mb, r.resource.vcores, 1]
+        })
+    });
+    let mut rows: Vec<_> = live.chain(reserved).collect();
+    rows.sort_unstable();
+    rows
 }
 
 /// `static native void checkPanicFunnel(String message)`

@@ -17,7 +17,9 @@ final class NativeScheduler implements AutoCloseable {
   static final int UNRESERVE = 2;
   static final int ALLOCATE_RESERVED = 3;
   /** Doubles per queue returned by {@link #queueReport}. */
-  static final int QUEUE_REPORT_STRIDE = 16;
+  static final int QUEUE_REPORT_STRIDE = 17;
+  /** Longs per container returned by {@link #containerReport}. */
+  static final int CONTAINER_REPORT_STRIDE = 6;
   /** Strings per queue returned by {@link #queueStrings}. */
   static final int QUEUE_STRINGS_STRIDE = 3;
 
@@ -97,8 +99,47 @@ final class NativeScheduler implements AutoCloseable {
     return removeApp(handle(), app);
   }
 
-  long[] allocate(int app, int[] askInts, long[] askLongs, String[] askNames) {
-    return allocate(handle(), app, askInts, askLongs, askNames);
+  long[] allocate(int app, int[] askInts, long[] askLongs, String[] askNames,
+      String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm) {
+    return allocate(handle(), app, askInts, askLongs, askNames, blacklistAdditions,
+        blacklistRemovals, waitingForAm);
+  }
+
+  /** {@link #moveApplication} results besides 0 (allowed, or moved). */
+  static final int MOVE_NO_SUCH_LEAF = 1;
+  static final int MOVE_NOT_ADMITTED = 2;
+
+  /**
+   * Checks whether an application may move to {@code target} and, with {@code commit},
+   * moves it. Returns 0 with {@code out[0]} the destination's full path; otherwise
+   * {@link #MOVE_NO_SUCH_LEAF} or {@link #MOVE_NOT_ADMITTED} with {@code out[0]} the reason.
+   */
+  int moveApplication(int app, String target, boolean commit, String[] out) {
+    return moveApplication(handle(), app, target, commit, out);
+  }
+
+  /** The priority an application submitted or updated to {@code queue} runs at. */
+  int applicationPriority(String queue, boolean requested, int priority, int clusterMax) {
+    return applicationPriority(handle(), queue, requested, priority, clusterMax);
+  }
+
+  void updatePriority(int app, int priority) {
+    updatePriority(handle(), app, priority);
+  }
+
+  /** Records a container a NodeManager reported after an RM restart; false if not taken. */
+  boolean recoverContainer(int app, long number, int node, long memory, long vcores,
+      int priority, long allocationRequestId) {
+    return recoverContainer(handle(), app, number, node, memory, vcores, priority,
+        allocationRequestId);
+  }
+
+  /**
+   * Every container the core holds, {@link #CONTAINER_REPORT_STRIDE} longs each:
+   * application, number, node, memory, vcores, and 0 (live) or 1 (reserved).
+   */
+  long[] containerReport() {
+    return containerReport(handle());
   }
 
   String[] queueStrings() {
@@ -113,8 +154,14 @@ final class NativeScheduler implements AutoCloseable {
     return resourceCalculator(handle());
   }
 
-  boolean checkAccess(String queue, int acl, String user, String[] groups) {
-    return checkAccess(handle(), queue, acl, user, groups);
+  /**
+   * Whether {@code user} holds queue ACL {@code acl} (a QueueACL ordinal) on {@code queue}.
+   * With {@code enforcedOnly}, everyone holds every ACL while yarn.acl.enable is false
+   * (what the RM's access checks expect); without, the ACLs are read as configured.
+   */
+  boolean checkAccess(String queue, int acl, String user, String[] groups,
+      boolean enforcedOnly) {
+    return checkAccess(handle(), queue, acl, user, groups, enforcedOnly);
   }
 
   /**
@@ -153,7 +200,21 @@ final class NativeScheduler implements AutoCloseable {
   private static native long[] removeApp(long handle, int app);
 
   private static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs,
-      String[] askNames);
+      String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals,
+      boolean waitingForAm);
+
+  private static native int moveApplication(long handle, int app, String target,
+      boolean commit, String[] out);
+
+  private static native int applicationPriority(long handle, String queue, boolean requested,
+      int priority, int clusterMax);
+
+  private static native void updatePriority(long handle, int app, int priority);
+
+  private static native boolean recoverContainer(long handle, int app, long number, int node,
+      long memory, long vcores, int priority, long allocationRequestId);
+
+  private static native long[] containerReport(long handle);
 
   private static native String[] queueStrings(long handle);
 
@@ -162,5 +223,5 @@ final class NativeScheduler implements AutoCloseable {
   private static native String resourceCalculator(long handle);
 
   private static native boolean checkAccess(long handle, String queue, int acl, String user,
-      String[] groups);
+      String[] groups, boolean enforcedOnly);
 }

@@ -97,6 +97,12 @@ public final class QueueSnapshot {
     return report[offset + 15];
   }
 
+  /** {@code max-parallel-apps}, Integer.MAX_VALUE when unlimited. */
+  public int getMaxParallelApps() {
+    double v = report[offset + 16];
+    return v < 0 ? Integer.MAX_VALUE : (int) v;
+  }
+
   @Override
   public String toString() {
     return String.format("%s capacity=%.4f max=%.4f abs=%.4f absMax=%.4f used=%d MB",

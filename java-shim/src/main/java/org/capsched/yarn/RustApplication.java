@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 
 /** An application as the RM tracks it, with the compact key the Rust core gave it. */
@@ -9,8 +10,8 @@ final class RustApplication extends SchedulerApplication<RustAppAttempt> {
   private final int key;
 
   RustApplication(ApplicationId applicationId, int key, RustQueue queue, String user,
-      boolean unmanagedAM) {
-    super(queue, user, unmanagedAM);
+      Priority priority, boolean unmanagedAM) {
+    super(queue, user, priority, unmanagedAM);
     this.applicationId = applicationId;
     this.key = key;
   }

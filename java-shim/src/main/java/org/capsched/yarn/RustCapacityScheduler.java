@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
@@ -36,6 +37,9 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
@@ -51,6 +55,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -183,7 +188,34 @@ public class RustCapacityScheduler
   @Override
   public void recover(RMState state) {
     // Applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED with the recovering
-    // flag, containers through NODE_ADDED reports.
+    // flag, containers through the reports NodeManagers send when they register again
+    // (recoverContainersOnNode, which calls recoverContainer below).
+  }
+
+  /**
+   * Work-preserving RM restart: a container a re-registering NodeManager reported is
+   * charged in the core like an allocation. The RM's own objects (node, attempt, metrics)
+   * are recovered by the base class; it calls this through the queue.
+   */
+  void recoverContainer(SchedulerApplicationAttempt attempt, RMContainer rmContainer) {
+    if (rmContainer.getState() == RMContainerState.COMPLETED) {
+      return;
+    }
+    RustApplication app = (RustApplication) applications.get(attempt.getApplicationId());
+    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(
+        rmContainer.getAllocatedNode());
+    Container c = rmContainer.getContainer();
+    SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
+    boolean taken = app != null && node != null && core.recoverContainer(app.key(),
+        c.getId().getContainerId(), node.key(), c.getResource().getMemorySize(),
+        c.getResource().getVirtualCores(), key.getPriority().getPriority(),
+        key.getAllocationRequestId());
+    if (taken) {
+      LOG.info("Recovered container {} of {} on {}", c.getId(), c.getResource(), c.getNodeId());
+    } else {
+      LOG.warn("Container {} reported by {} was not recovered: its application or node is "
+          + "unknown, or it is known already", c.getId(), c.getNodeId());
+    }
   }
 
   // ----- events -------------------------------------------------------------------------
@@ -423,9 +455,12 @@ public class RustCapacityScheduler
       Priority priority, boolean recovering, boolean unmanagedAM) {
     String[] groups = groupsOf(user);
     Resource am = amResource(id, unmanagedAM);
+    if (priority == null) {
+      priority = Priority.newInstance(0);
+    }
     String[] out = new String[1];
     int key = core.submit(id.getClusterTimestamp(), id.getId(), queueName, user, groups,
-        priority == null ? 0 : priority.getPriority(), recovering, am.getMemorySize(),
+        priority.getPriority(), recovering, am.getMemorySize(),
         am.getVirtualCores(), out);
     if (key < 0) {
       LOG.info("Rejected {}: {}", id, out[0]);
@@ -434,7 +469,7 @@ public class RustCapacityScheduler
       return;
     }
     RustQueue queue = queues.byPath(out[0]);
-    RustApplication app = new RustApplication(id, key, queue, user, unmanagedAM);
+    RustApplication app = new RustApplication(id, key, queue, user, priority, unmanagedAM);
     applications.put(id, app);
     appsByKey.put(key, app);
     queue.getMetrics().submitApp(user, unmanagedAM);
@@ -466,7 +501,8 @@ public class RustCapacityScheduler
       return;
     }
     RustQueue queue = (RustQueue) app.getQueue();
-    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(), queue, rmContext);
+    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(), queue, rmContext,
+        app.getPriority(), recovering);
     if (transferState) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
     }
@@ -600,25 +636,30 @@ public class RustCapacityScheduler
       LOG.error("allocate() from unknown or previous attempt {}", attemptId);
       return EMPTY_ALLOCATION;
     }
-    if (schedulingRequests != null && !schedulingRequests.isEmpty()) {
-      LOG.warn("{} sent {} SchedulingRequests (placement constraints); this scheduler ignores"
-          + " them", attemptId, schedulingRequests.size());
-    }
     normalizeResourceRequests(ask);
     releaseContainers(release, attempt);
     if (attempt.isStopped()) {
       return EMPTY_ALLOCATION;
     }
+    attempt.rejectContainerUpdates(updateRequests);
     final long[][] headroom = new long[1][];
     final Asks asks = Asks.encode(ask);
-    attempt.updateRequests(ask, () -> headroom[0] =
-        core.allocate(app.key(), asks.ints, asks.longs, asks.names));
+    final String[] additions = names(blacklistAdditions);
+    final String[] removals = names(blacklistRemovals);
+    final boolean waitingForAm = attempt.isWaitingForAMContainer();
+    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
+        asks.longs, asks.names, additions, removals, waitingForAm));
     attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
     Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
     attempt.setHeadroom(room);
     attempt.setApplicationHeadroomForMetrics(room);
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
-        attempt.pullUpdatedNMTokens());
+        attempt.pullUpdatedNMTokens(), null, null, null, null, null,
+        RustAppAttempt.rejectAll(schedulingRequests));
+  }
+
+  private static String[] names(List<String> list) {
+    return list == null ? new String[0] : list.toArray(new String[0]);
   }
 
   /** Asks flattened for the JNI call. */
@@ -647,6 +688,107 @@ public class RustCapacityScheduler
         i++;
       }
       return a;
+    }
+  }
+
+  // ----- moves and priorities ------------------------------------------------------------
+
+  @Override
+  public void preValidateMoveApplication(ApplicationId appId, String newQueue)
+      throws YarnException {
+    move(appId, newQueue, false);
+  }
+
+  /**
+   * Moves an application (and everything it holds) to another leaf, if the core allows:
+   * the RM's own attempt object then moves its metrics, pending asks and users-manager
+   * entry the way it does for Apache's scheduler.
+   */
+  @Override
+  public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
+    return move(appId, newQueue, true);
+  }
+
+  private String move(ApplicationId appId, String target, boolean commit) throws YarnException {
+    writeLock.lock();
+    try {
+      RustApplication app = (RustApplication) applications.get(appId);
+      if (app == null) {
+        throw new YarnException("App to be moved " + appId + " not found.");
+      }
+      String[] out = new String[1];
+      switch (core.moveApplication(app.key(), target, commit, out)) {
+      case NativeScheduler.MOVE_NO_SUCH_LEAF:
+        throw new YarnException(out[0]);
+      case NativeScheduler.MOVE_NOT_ADMITTED:
+        // Apache's wording: the target queue's own refusal, as an access-control failure.
+        throw new YarnException(new AccessControlException(out[0]));
+      default:
+        break;
+      }
+      RustQueue dest = queues.byPath(out[0]);
+      if (commit && dest != app.getQueue()) {
+        RustQueue source = (RustQueue) app.getQueue();
+        RustAppAttempt attempt = app.getCurrentAppAttempt();
+        if (attempt != null) {
+          attempt.move(dest);
+        } else {
+          source.getMetrics().moveAppFrom(null, app.isUnmanagedAM());
+          dest.getMetrics().moveAppTo(null, app.isUnmanagedAM());
+        }
+        app.setQueue(dest);
+        LOG.info("Moved application {} from {} to {}", appId, source.getPath(), dest.getPath());
+      }
+      return out[0];
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  @Override
+  public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
+      String queuePath, ApplicationId applicationId) {
+    int p = core.applicationPriority(queuePath == null ? "" : queuePath, requested != null,
+        requested == null ? 0 : requested.getPriority(),
+        getMaxClusterLevelAppPriority().getPriority());
+    return Priority.newInstance(p);
+  }
+
+  /**
+   * {@code yarn application -updatePriority}: the core re-orders the application in its
+   * queue; the new priority is saved in the RM's state store, as Apache does, before the
+   * RM reports success.
+   */
+  @Override
+  public Priority updateApplicationPriority(Priority newPriority, ApplicationId applicationId,
+      SettableFuture<Object> future, UserGroupInformation user) throws YarnException {
+    writeLock.lock();
+    try {
+      RustApplication app = (RustApplication) applications.get(applicationId);
+      if (app == null) {
+        throw new YarnException("Application '" + applicationId
+            + "' is not present, hence could not change priority.");
+      }
+      RMApp rmApp = rmContext.getRMApps().get(applicationId);
+      Priority priority = checkAndGetApplicationPriority(newPriority, user, rmApp.getQueue(),
+          applicationId);
+      if (priority.equals(app.getPriority())) {
+        future.set(null);
+        return priority;
+      }
+      rmApp.getApplicationSubmissionContext().setPriority(priority);
+      ApplicationStateData state = ApplicationStateData.newInstance(rmApp.getSubmitTime(),
+          rmApp.getStartTime(), rmApp.getApplicationSubmissionContext(), rmApp.getUser(),
+          rmApp.getRealUser(), rmApp.getCallerContext());
+      state.setApplicationTimeouts(rmApp.getApplicationTimeouts());
+      state.setLaunchTime(rmApp.getLaunchTime());
+      rmContext.getStateStore().updateApplicationStateSynchronously(state, false, future);
+      core.updatePriority(app.key(), priority.getPriority());
+      app.setPriority(priority);
+      LOG.info("Application {} now runs at priority {}", applicationId, priority.getPriority());
+      return priority;
+    } finally {
+      writeLock.unlock();
     }
   }
 
@@ -718,7 +860,7 @@ public class RustCapacityScheduler
     info.setCurrentCapacity((float) q.getUsedCapacity());
     info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
     info.setWeight((float) q.getWeight());
-    info.setMaxParallelApps(Integer.MAX_VALUE);
+    info.setMaxParallelApps(q.getMaxParallelApps());
     info.setSchedulerType("RustCapacityScheduler");
     info.setAccessibleNodeLabels(Collections.singleton(RMNodeLabelsManager.ANY));
     info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
@@ -756,7 +898,7 @@ public class RustCapacityScheduler
   List<QueueUserACLInfo> queueUserAclInfo(String path, UserGroupInformation user) {
     List<QueueACL> granted = new ArrayList<>();
     for (QueueACL acl : QueueACL.values()) {
-      if (checkAccess(user, acl, path)) {
+      if (hasQueueAccess(user, acl, path)) {
         granted.add(acl);
       }
     }
@@ -767,9 +909,21 @@ public class RustCapacityScheduler
   }
 
   @Override
+  /**
+   * The RM's access check (kill, view, move, submit to a move's target) for a scheduler
+   * that is not Apache's: unlike Apache's CapacityQueueACLsManager, the RM's generic one
+   * asks even when yarn.acl.enable is false, so the core then grants everything, as
+   * Apache does. An unknown queue grants nothing.
+   */
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
     return core.checkAccess(queueName, acl.ordinal(), callerUGI.getShortUserName(),
-        callerUGI.getGroupNames());
+        callerUGI.getGroupNames(), true);
+  }
+
+  /** The queue's ACLs as configured, whether or not they are enforced. */
+  boolean hasQueueAccess(UserGroupInformation user, QueueACL acl, String path) {
+    return core.checkAccess(path, acl.ordinal(), user.getShortUserName(), user.getGroupNames(),
+        false);
   }
 
   @Override
@@ -799,6 +953,92 @@ public class RustCapacityScheduler
     QueueMetrics root = getRootQueueMetrics();
     root.setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), root.getAllocatedResources()));
+  }
+
+  // ----- consistency -------------------------------------------------------------------
+
+  /**
+   * Compares what the core holds with what the RM's own objects hold: every live and
+   * reserved container (application, number, node, size), every node's allocated
+   * resources and every queue's usage. Returns the differences, one line each; empty when
+   * the two sides agree. The tests call it after every step.
+   */
+  public List<String> checkConsistency() {
+    writeLock.lock();
+    try {
+      List<String> out = new ArrayList<>();
+      java.util.Set<String> inCore = new java.util.TreeSet<>();
+      Map<Integer, long[]> coreNodeUse = new HashMap<>();
+      long[] r = core.containerReport();
+      for (int i = 0; i < r.length; i += NativeScheduler.CONTAINER_REPORT_STRIDE) {
+        RustApplication app = appsByKey.get((int) r[i]);
+        RustSchedulerNode node = nodesByKey.get((int) r[i + 2]);
+        inCore.add(describe(app == null ? "app-key-" + r[i] : app.getApplicationId().toString(),
+            r[i + 1], node == null ? "node-key-" + r[i + 2] : node.getNodeID().toString(),
+            r[i + 3], r[i + 4], r[i + 5] == 1));
+        if (r[i + 5] == 0) {
+          long[] use = coreNodeUse.computeIfAbsent((int) r[i + 2], k -> new long[2]);
+          use[0] += r[i + 3];
+          use[1] += r[i + 4];
+        }
+      }
+      java.util.Set<String> inRm = new java.util.TreeSet<>();
+      for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
+        RustAppAttempt attempt = app.getCurrentAppAttempt();
+        if (attempt == null) {
+          continue;
+        }
+        String appId = attempt.getApplicationId().toString();
+        for (RMContainer c : attempt.getLiveContainers()) {
+          Resource size = c.getContainer().getResource();
+          inRm.add(describe(appId, c.getContainerId().getContainerId(),
+              c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+              false));
+        }
+        for (RMContainer c : attempt.getReservedContainers()) {
+          Resource size = c.getReservedResource();
+          inRm.add(describe(appId, c.getContainerId().getContainerId(),
+              c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+              true));
+        }
+      }
+      for (String c : inCore) {
+        if (!inRm.contains(c)) {
+          out.add("only in the core: " + c);
+        }
+      }
+      for (String c : inRm) {
+        if (!inCore.contains(c)) {
+          out.add("only in the RM: " + c);
+        }
+      }
+      for (RustSchedulerNode node : nodesByKey.values()) {
+        long[] use = coreNodeUse.getOrDefault(node.key(), new long[2]);
+        Resource rm = node.getAllocatedResource();
+        if (use[0] != rm.getMemorySize() || use[1] != rm.getVirtualCores()) {
+          out.add(String.format("node %s: core %d MB/%d vcores allocated, RM %s",
+              node.getNodeID(), use[0], use[1], rm));
+        }
+      }
+      for (QueueSnapshot q : getQueueSnapshots()) {
+        QueueMetrics m = queues.byPath(q.getPath()).getMetrics();
+        long mb = m.getAllocatedMB() + m.getReservedMB();
+        long vcores = m.getAllocatedVirtualCores() + m.getReservedVirtualCores();
+        if (mb != q.getUsedMemoryMb() || vcores != q.getUsedVcores()) {
+          out.add(String.format("queue %s: core uses %d MB/%d vcores, RM metrics %d MB/%d vcores",
+              q.getPath(), q.getUsedMemoryMb(), q.getUsedVcores(), mb, vcores));
+        }
+      }
+      return out;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private static String describe(String app, long number, String node, long memory,
+      long vcores, boolean reserved) {
+    return String.format("%s container %d on %s: %d MB/%d vcores%s", app, number, node, memory,
+        vcores, reserved ? " (reserved)" : "");
   }
 
   // ----- small RM contract items --------------------------------------------------------

@@ -67,7 +67,7 @@ final class RustQueue implements Queue {
 
   @Override
   public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return scheduler.checkAccess(user, acl, path);
+    return scheduler.hasQueueAccess(user, acl, path);
   }
 
   @Override
@@ -78,7 +78,9 @@ final class RustQueue implements Queue {
   @Override
   public void recoverContainer(Resource clusterResource,
       SchedulerApplicationAttempt schedulerAttempt, RMContainer rmContainer) {
-    // Work-preserving recovery re-registers containers through the scheduler itself.
+    // The RM's recoverContainersOnNode calls this for each container a NodeManager reports
+    // after a restart: the core charges it to this queue.
+    scheduler.recoverContainer(schedulerAttempt, rmContainer);
   }
 
   @Override

@@ -69,7 +69,8 @@ public class NativeBoundaryTest {
         assertTrue(e.getMessage(), e.getMessage().contains("odd length 1"));
       }
       try {
-        core.allocate(0, new int[3], new long[0], new String[] {"*"});
+        core.allocate(0, new int[3], new long[0], new String[] {"*"}, new String[0],
+            new String[0], false);
         fail("accepted disagreeing ask arrays");
       } catch (IllegalArgumentException e) {
         assertTrue(e.getMessage(), e.getMessage().contains("ask arrays disagree"));

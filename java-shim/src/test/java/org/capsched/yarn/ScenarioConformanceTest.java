@@ -26,7 +26,9 @@ import org.junit.runners.Parameterized.Parameters;
  * Side by side: every scenario in integration-tests/scenarios runs through a real RM with
  * Apache's CapacityScheduler and again with ours; after every step the RM's own objects
  * must agree (queue and user metrics, containers per application, reservations,
- * application states). The first divergence fails the scenario, naming the step.
+ * application states). The first divergence fails the scenario, naming the step. With
+ * ours, the Rust core's own containers and usage must also equal the RM's objects after
+ * every step (the consistency check).
  */
 @RunWith(Parameterized.class)
 public class ScenarioConformanceTest {
@@ -86,14 +88,21 @@ public class ScenarioConformanceTest {
       List<ScenarioDriver.ScenarioLine> lines, List<String> report) throws Exception {
     String config = lines.stream().filter(l -> "config".equals(l.words.get(0)))
         .findFirst().orElseThrow(() -> new IllegalArgumentException("no config")).block;
+    Map<String, String> cluster = lines.stream().filter(l -> "cluster".equals(l.words.get(0)))
+        .findFirst().map(l -> l.named).orElse(java.util.Collections.<String, String>emptyMap());
     List<Map<String, String>> snapshots = new ArrayList<>();
-    try (ScenarioDriver driver = new ScenarioDriver(scheduler, config)) {
+    try (ScenarioDriver driver = new ScenarioDriver(scheduler, config, cluster)) {
       for (ScenarioDriver.ScenarioLine line : lines) {
         long start = System.nanoTime();
         driver.step(line.words, line.named, line.block);
         long ms = (System.nanoTime() - start) / 1_000_000;
         if (ms > 2000) {
           report.add(String.format("  (%s: line %d took %d ms)", scheduler.getSimpleName(), line.number, ms));
+        }
+        List<String> inconsistent = driver.consistency();
+        if (!inconsistent.isEmpty()) {
+          throw new AssertionError("the Rust core and the RM's objects disagree after line "
+              + line.number + " (" + line.text + "):\n  " + String.join("\n  ", inconsistent));
         }
         snapshots.add(driver.snapshot());
       }

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -21,6 +23,7 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -66,9 +69,44 @@ final class ScenarioDriver implements AutoCloseable {
   /** Task containers per application, oldest first, with their node. */
   private final Map<String, List<Container>> containers = new HashMap<>();
 
-  ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml) throws Exception {
+  /** The reason each application's last refused move gave. */
+  private final Map<String, String> refusedMoves = new HashMap<>();
+
+  /**
+   * Starts the RM with {@code configXml} and the scenario's {@code cluster} settings
+   * (min-allocation, max-allocation, acl, max-priority; see docs/scenario-format.md).
+   */
+  ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml,
+      Map<String, String> cluster) throws Exception {
     this.conf = RmHarness.configuration(scheduler, configXml.getBytes(StandardCharsets.UTF_8));
+    if (cluster.containsKey("min-allocation")) {
+      Resource min = resource(cluster.get("min-allocation"));
+      conf.setLong(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, min.getMemorySize());
+      conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_VCORES, min.getVirtualCores());
+    }
+    if (cluster.containsKey("max-allocation")) {
+      Resource max = resource(cluster.get("max-allocation"));
+      conf.setLong(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_MB, max.getMemorySize());
+      conf.setInt(YarnConfiguration.RM_SCHEDULER_MAXIMUM_ALLOCATION_VCORES, max.getVirtualCores());
+    }
+    if (cluster.containsKey("acl")) {
+      conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, Boolean.parseBoolean(cluster.get("acl")));
+    }
+    if (cluster.containsKey("max-priority")) {
+      conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY,
+          Integer.parseInt(cluster.get("max-priority")));
+    }
     this.rm = RmHarness.start(conf);
+  }
+
+  /**
+   * With our scheduler, the differences between the Rust core's containers and usage and
+   * the RM's objects (empty when they agree); with any other scheduler, nothing.
+   */
+  List<String> consistency() {
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    return scheduler instanceof RustCapacityScheduler
+        ? ((RustCapacityScheduler) scheduler).checkConsistency() : Collections.<String>emptyList();
   }
 
   /** Applies one scenario line. */
@@ -105,6 +143,15 @@ final class ScenarioDriver implements AutoCloseable {
       containers.remove(words.get(1));
       waitingAsks.remove(words.get(1));
       break;
+    case "move":
+      move(words.get(1), named.get("queue"));
+      break;
+    case "priority":
+      rm.getClientRMService().updateApplicationPriority(UpdateApplicationPriorityRequest.newInstance(
+          apps.get(words.get(1)).getApplicationId(),
+          Priority.newInstance(Integer.parseInt(words.get(2)))));
+      rm.drainEvents();
+      break;
     case "refresh":
       URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
       Files.write(Paths.get(file.toURI()), block.getBytes(StandardCharsets.UTF_8));
@@ -118,6 +165,20 @@ final class ScenarioDriver implements AutoCloseable {
     default:
       // config, cluster, expect and show lines are not events.
     }
+  }
+
+  /** {@code yarn application -movetoqueue}, through the client service; refusals are kept. */
+  private void move(String name, String queue) throws Exception {
+    try {
+      rm.getClientRMService().moveApplicationAcrossQueues(
+          MoveApplicationAcrossQueuesRequest.newInstance(apps.get(name).getApplicationId(), queue));
+      refusedMoves.remove(name);
+    } catch (YarnException refused) {
+      // Application ids differ between runs (the RM's start time): name the application.
+      refusedMoves.put(name, refused.getMessage()
+          .replace(apps.get(name).getApplicationId().toString(), name));
+    }
+    rm.drainEvents();
   }
 
   private void addNodes(String name, int count, int memory, int vcores) throws Exception {
@@ -263,7 +324,11 @@ final class ScenarioDriver implements AutoCloseable {
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
       RMApp app = e.getValue();
       RMAppState state = app.getState();
-      String fact = "state=" + (state == RMAppState.NEW_SAVING || state == RMAppState.SUBMITTED ? "SUBMITTED" : state);
+      String fact = "state=" + (state == RMAppState.NEW_SAVING || state == RMAppState.SUBMITTED ? "SUBMITTED" : state)
+          + " queue=" + app.getQueue() + " priority=" + app.getApplicationPriority();
+      if (refusedMoves.containsKey(e.getKey())) {
+        fact += " move-refused=" + refusedMoves.get(e.getKey());
+      }
       RMAppAttempt attempt = app.getCurrentAppAttempt();
       if (attempt != null) {
         ApplicationAttemptId id = attempt.getAppAttemptId();

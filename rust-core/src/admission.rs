@@ -1,0 +1,329 @@
+//! Who may enter a queue: new applications (APP_ADDED), applications moved from another
+//! queue (`yarn application -movetoqueue`), and the priority an application runs at.
+//!
+//! Pure functions of the scheduler's state; `Scheduler` applies what they decide. The
+//! texts of the rejections are what the user sees (`yarn application -status`, the
+//! exception the move command prints), worded as Apache's CapacityScheduler words them
+//! where it has a message, clearer where it has none.
+
+use crate::application::AppKey;
+use crate::queue::{QueueIndex, ResolveError};
+use crate::scheduler::State;
+
+/// An application submission, as APP_ADDED carries it.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// `(cluster timestamp, sequence number)` of the ApplicationId.
+    pub app_id: (i64, i32),
+    /// The queue named at submission (full path or short leaf name).
+    pub queue: String,
+    /// The submitting user.
+    pub user: String,
+    /// The user's groups, for ACL checks.
+    pub groups: Vec<String>,
+    /// Application priority.
+    pub priority: i64,
+    /// True when the RM is recovering this application after a restart: it was admitted
+    /// once already, so only the queue's existence is checked.
+    pub recovering: bool,
+    /// The ApplicationMaster's size; zero for an unmanaged AM.
+    pub am_resource: crate::resource::Resource,
+}
+
+/// The two queue ACLs (YARN's `QueueACL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueAcl {
+    /// `acl_submit_applications`.
+    SubmitApplications,
+    /// `acl_administer_queue`.
+    AdministerQueue,
+}
+
+/// Why an application was not accepted (or not moved). The text is shown to the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection(pub String);
+
+/// Why an application may not move where it was asked to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveRefusal {
+    /// The target names no leaf queue (unknown, ambiguous, a parent), or the application
+    /// is unknown.
+    NoSuchLeaf(String),
+    /// The leaf exists but does not admit the application (stopped, full): what Apache
+    /// reports as an access-control failure.
+    NotAdmitted(Rejection),
+}
+
+impl MoveRefusal {
+    /// The text shown to the user.
+    pub fn reason(&self) -> &str {
+        match self {
+            MoveRefusal::NoSuchLeaf(r) | MoveRefusal::NotAdmitted(Rejection(r)) => r,
+        }
+    }
+}
+
+/// YARN's textual application id.
+pub fn application_name(app_id: (i64, i32)) -> String {
+    format!("application_{}_{:04}", app_id.0, app_id.1)
+}
+
+/// Whether `user` holds `acl` on `queue`: granted when the queue or any ancestor grants
+/// it, and administering a queue implies submitting to it.
+pub fn check_access(state: &State, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
+    state.queues.ancestors_inclusive(queue).any(|i| {
+        let c = &state.queues.get(i).config;
+        c.acl_administer_queue.allows(user, groups)
+            || (acl == QueueAcl::SubmitApplications && c.acl_submit_applications.allows(user, groups))
+    })
+}
+
+/// APP_ADDED: the leaf that takes the application, or why none does. Checks, in Apache's
+/// order: the queue exists and is a leaf (a plan queue sends applications to its
+/// `-default` child), the submit ACL, the queue's state, and the application limits.
+pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
+    let app = application_name(sub.app_id);
+    let queue = match state.queues.resolve(&sub.queue) {
+        Ok(q) => q,
+        Err(ResolveError::Unknown) => {
+            return Err(Rejection(format!(
+                "Application {app} submitted by user {} to unknown queue: {}", sub.user, sub.queue
+            )))
+        }
+        Err(ResolveError::Ambiguous(paths)) => {
+            return Err(Rejection(format!(
+                "Application {app} submitted by user {} to ambiguous queue: {}; use the full path, one of {}",
+                sub.user, sub.queue, paths.join(", ")
+            )))
+        }
+    };
+    let queue = plan_default_child(state, queue);
+    let q = state.queues.get(queue);
+    if !q.is_leaf() {
+        return Err(Rejection(format!(
+            "Application {app} submitted by user {} to non-leaf queue: {}", sub.user, q.path()
+        )));
+    }
+    if sub.recovering {
+        return Ok(queue);
+    }
+    let allowed = !state.config.cluster.acl_enabled
+        || check_access(state, queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
+    if !allowed {
+        return Err(Rejection(format!(
+            "User {} does not have permission to submit {app} to queue {}", sub.user, q.path()
+        )));
+    }
+    check_running(state, queue, &app)?;
+    if state.apps.len() as i64 >= state.config.global.maximum_applications {
+        return Err(Rejection(format!(
+            "Maximum system application limit reached, cannot accept submission of application: {app}"
+        )));
+    }
+    check_limits(state, queue, &sub.user, &app)?;
+    Ok(queue)
+}
+
+/// `preValidateMoveApplication` / `moveApplication`: the leaf `target` names, if `app`
+/// may move there. The target must be a RUNNING leaf (or a plan queue, which takes it in
+/// its `-default` child) with room for one more application of the app's user. Moving to
+/// the queue the application is already in is allowed and changes nothing.
+pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex, MoveRefusal> {
+    let Some(a) = state.apps.get(&app) else {
+        return Err(MoveRefusal::NoSuchLeaf(format!("App to be moved (key {app}) not found.")));
+    };
+    let name = application_name(a.app_id);
+    let queue = match state.queues.resolve(target) {
+        Ok(q) => q,
+        Err(ResolveError::Unknown) => {
+            return Err(MoveRefusal::NoSuchLeaf(format!("The specified Queue: {target} doesn't exist")))
+        }
+        Err(ResolveError::Ambiguous(paths)) => {
+            return Err(MoveRefusal::NoSuchLeaf(format!(
+                "The specified Queue: {target} is ambiguous; use the full path, one of {}",
+                paths.join(", ")
+            )))
+        }
+    };
+    let queue = plan_default_child(state, queue);
+    if !state.queues.get(queue).is_leaf() {
+        return Err(MoveRefusal::NoSuchLeaf(format!(
+            "The specified Queue: {} is not a Leaf Queue.",
+            state.queues.get(queue).path()
+        )));
+    }
+    if queue == a.queue {
+        return Ok(queue);
+    }
+    check_running(state, queue, &name).map_err(MoveRefusal::NotAdmitted)?;
+    check_limits(state, queue, &a.user, &name).map_err(MoveRefusal::NotAdmitted)?;
+    Ok(queue)
+}
+
+/// The queue and its ancestors must be RUNNING (under a STOPPED parent, Apache's leaf
+/// counts as STOPPED itself).
+fn check_running(state: &State, queue: QueueIndex, app: &str) -> Result<(), Rejection> {
+    if state.queues.is_stopped(queue) {
+        return Err(Rejection(format!(
+            "Queue {} is STOPPED. Cannot accept submission of application: {app}",
+            state.queues.get(queue).path()
+        )));
+    }
+    Ok(())
+}
+
+/// Fewer than `maximum-applications` in the leaf, and fewer than the per-user limit from
+/// `user`.
+fn check_limits(state: &State, queue: QueueIndex, user: &str, app: &str) -> Result<(), Rejection> {
+    let q = state.queues.get(queue);
+    let in_queue = q.apps.len() as i64;
+    if in_queue >= maximum_applications(state, queue) {
+        return Err(Rejection(format!(
+            "Queue {} already has {in_queue} applications, cannot accept submission of application: {app}",
+            q.path()
+        )));
+    }
+    let user_apps = q.users.get(user).map_or(0, |u| u.active_apps + u.pending_apps) as i64;
+    if user_apps >= maximum_applications_per_user(state, queue) {
+        return Err(Rejection(format!(
+            "Queue {} already has {user_apps} applications from user {user} cannot accept submission of application: {app}",
+            q.path()
+        )));
+    }
+    Ok(())
+}
+
+/// `<q>.maximum-applications`, or the system-wide maximum scaled by the queue's
+/// absolute capacity.
+pub fn maximum_applications(state: &State, queue: QueueIndex) -> i64 {
+    let q = state.queues.get(queue);
+    let global_max = state.config.global.maximum_applications;
+    q.config.maximum_applications.unwrap_or((global_max as f64 * q.absolute_capacity) as i64)
+}
+
+/// Apache's `maxApplicationsPerUser`: the queue's maximum scaled by
+/// `minimum-user-limit-percent` and `user-limit-factor` (no scaling when the factor is -1).
+pub fn maximum_applications_per_user(state: &State, queue: QueueIndex) -> i64 {
+    let queue_max = maximum_applications(state, queue);
+    let c = &state.queues.get(queue).config;
+    if c.user_limit_factor == -1.0 {
+        queue_max
+    } else {
+        queue_max.min((queue_max as f64 * (c.minimum_user_limit_percent / 100.0) * c.user_limit_factor) as i64)
+    }
+}
+
+/// A plan (reservable) queue runs applications without a reservation in its
+/// `<q>-default` child, as Apache does.
+fn plan_default_child(state: &State, queue: QueueIndex) -> QueueIndex {
+    let c = &state.queues.get(queue).config;
+    if c.reservable {
+        c.children[0]
+    } else {
+        queue
+    }
+}
+
+/// Apache's `checkAndGetApplicationPriority`: the priority asked for, or when none was,
+/// the queue's `default-application-priority` (0 for a queue that does not exist yet);
+/// never above the cluster's `yarn.cluster.max-application-priority`.
+pub fn application_priority(state: &State, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
+    let wanted = requested.unwrap_or_else(|| {
+        state
+            .queues
+            .resolve(queue)
+            .map(|q| state.queues.get(plan_default_child(state, q)).config.default_application_priority)
+            .unwrap_or(0)
+    });
+    wanted.min(cluster_max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClusterSettings, Properties, SchedulerConfig};
+    use crate::resource::Resource;
+    use crate::scheduler::Scheduler;
+
+    fn scheduler(extra: &str) -> Scheduler {
+        let xml = format!(
+            "<configuration>
+            <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,plan</value></property>
+            <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>
+            <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>40</value></property>
+            <property><name>yarn.scheduler.capacity.root.plan.capacity</name><value>10</value></property>
+            <property><name>yarn.scheduler.capacity.root.plan.reservable</name><value>true</value></property>
+            <property><name>yarn.scheduler.capacity.root.b.default-application-priority</name><value>3</value></property>
+            {extra}</configuration>"
+        );
+        let mut p = Properties::new();
+        p.load_xml(xml.as_bytes(), "test").unwrap();
+        let mut s = Scheduler::new(SchedulerConfig::from_properties(&p, ClusterSettings::default()).unwrap(), 0);
+        s.add_node("h1:1", "h1", "/default-rack", Resource::new(100 * 1024, 100));
+        s
+    }
+
+    fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
+        let sub = Submission {
+            app_id: (1, id),
+            queue: queue.into(),
+            user: user.into(),
+            groups: vec![],
+            priority: 0,
+            recovering: false,
+            am_resource: Resource::new(1024, 1),
+        };
+        s.submit(&sub).expect("admitted").0
+    }
+
+    #[test]
+    fn a_move_needs_a_running_leaf_with_room() {
+        let mut s = scheduler(
+            "<property><name>yarn.scheduler.capacity.root.b.maximum-applications</name><value>1</value></property>",
+        );
+        let app = submit(&mut s, 1, "a", "alice");
+        let st = s.state();
+        let err = |t: &str| admit_move(st, app, t).unwrap_err().reason().to_string();
+        assert_eq!(err("nowhere"), "The specified Queue: nowhere doesn't exist");
+        assert_eq!(err("root"), "The specified Queue: root is not a Leaf Queue.");
+        assert_eq!(admit_move(st, app, "b"), Ok(2));
+        assert_eq!(admit_move(st, app, "a"), Ok(1), "moving to its own queue is a no-op");
+        // A plan queue takes it in its default child.
+        let plan_default = st.queues.index_of_path("root.plan.plan-default").unwrap();
+        assert_eq!(admit_move(st, app, "plan"), Ok(plan_default));
+
+        submit(&mut s, 2, "b", "bob");
+        assert_eq!(
+            admit_move(s.state(), app, "b"),
+            Err(MoveRefusal::NotAdmitted(Rejection(
+                "Queue root.b already has 1 applications, cannot accept submission of application: application_1_0001".into()
+            )))
+        );
+    }
+
+    #[test]
+    fn a_stopped_target_refuses_moves() {
+        let s = {
+            let mut s = scheduler(
+                "<property><name>yarn.scheduler.capacity.root.b.state</name><value>STOPPED</value></property>",
+            );
+            submit(&mut s, 1, "a", "alice");
+            s
+        };
+        assert_eq!(
+            admit_move(s.state(), 0, "root.b").unwrap_err().reason(),
+            "Queue root.b is STOPPED. Cannot accept submission of application: application_1_0001"
+        );
+    }
+
+    #[test]
+    fn priority_defaults_to_the_queue_and_is_capped_by_the_cluster() {
+        let s = scheduler("");
+        let st = s.state();
+        assert_eq!(application_priority(st, None, "b", 10), 3);
+        assert_eq!(application_priority(st, None, "root.a", 10), 0);
+        assert_eq!(application_priority(st, None, "unknown", 10), 0);
+        assert_eq!(application_priority(st, Some(7), "a", 5), 5);
+        assert_eq!(application_priority(st, None, "b", 2), 2);
+    }
+}
