@@ -1,14 +1,10 @@
 package org.capsched.yarn;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Priority;
-import org.apache.hadoop.yarn.api.records.RejectedSchedulingRequest;
-import org.apache.hadoop.yarn.api.records.RejectionReason;
-import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
@@ -38,9 +34,6 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   static final String UPDATES_NOT_SUPPORTED = "Container updates (resource increase or decrease,"
       + " promotion or demotion) are not supported by RustCapacityScheduler";
 
-  /** Why SchedulingRequests are refused (the AM sees the rejection reason and the request). */
-  static final RejectionReason SCHEDULING_REQUESTS_REFUSED = RejectionReason.COULD_NOT_SCHEDULE_ON_NODE;
-
   RustAppAttempt(ApplicationAttemptId attemptId, String user, RustQueue queue,
       RMContext rmContext, Priority priority, boolean recovering) {
     super(attemptId, user, queue, queue.getAbstractUsersManager(), rmContext, priority,
@@ -63,22 +56,6 @@ final class RustAppAttempt extends FiCaSchedulerApp {
         addToUpdateContainerErrors(UpdateContainerError.newInstance(UPDATES_NOT_SUPPORTED, r));
       }
     }
-  }
-
-  /**
-   * SchedulingRequests (placement constraints) reach a scheduler only with the
-   * "scheduler" placement handler; this one does not place them, and says so to the AM
-   * instead of leaving them pending for ever.
-   */
-  static List<RejectedSchedulingRequest> rejectAll(List<SchedulingRequest> requests) {
-    if (requests == null || requests.isEmpty()) {
-      return null;
-    }
-    List<RejectedSchedulingRequest> out = new ArrayList<>(requests.size());
-    for (SchedulingRequest r : requests) {
-      out.add(RejectedSchedulingRequest.newInstance(SCHEDULING_REQUESTS_REFUSED, r));
-    }
-    return out;
   }
 
   /**

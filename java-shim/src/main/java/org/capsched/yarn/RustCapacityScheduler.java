@@ -653,9 +653,10 @@ public class RustCapacityScheduler
     Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
     attempt.setHeadroom(room);
     attempt.setApplicationHeadroomForMetrics(room);
+    // SchedulingRequests never get here: the RM refuses them for a scheduler whose
+    // placementConstraintEnabled() is false, and tells the AM why.
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
-        attempt.pullUpdatedNMTokens(), null, null, null, null, null,
-        RustAppAttempt.rejectAll(schedulingRequests));
+        attempt.pullUpdatedNMTokens());
   }
 
   private static String[] names(List<String> list) {

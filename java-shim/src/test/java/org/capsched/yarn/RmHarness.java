@@ -57,8 +57,17 @@ final class RmHarness {
 
   /** Starts an RM; throws whatever the RM throws when the configuration is refused. */
   static MockRM start(YarnConfiguration conf) throws Exception {
+    return start(conf, null);
+  }
+
+  /**
+   * Starts an RM on {@code store} (a restarted RM recovers from its predecessor's store;
+   * null for a new one).
+   */
+  static MockRM start(YarnConfiguration conf,
+      org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore store) throws Exception {
     QueueMetrics.clearQueueMetrics();
-    MockRM rm = new MockRM(conf);
+    MockRM rm = store == null ? new MockRM(conf) : new MockRM(conf, store);
     // MockRM turns every logger to DEBUG; at scenario scale that costs minutes.
     org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
     try {
