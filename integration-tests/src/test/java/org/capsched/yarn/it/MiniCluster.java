@@ -33,6 +33,12 @@ final class MiniCluster implements AutoCloseable {
 
   /** Starts a cluster of {@code nodes} NodeManagers with {@code capacitySchedulerXml}. */
   static MiniCluster start(String name, int nodes, Path capacitySchedulerXml) throws Exception {
+    return start(name, nodes, capacitySchedulerXml, new Configuration(false));
+  }
+
+  /** The same, with {@code extra} yarn-site.xml settings on top. */
+  static MiniCluster start(String name, int nodes, Path capacitySchedulerXml,
+      Configuration extra) throws Exception {
     Path store = Files.createTempDirectory("capsched-conf-");
     Files.copy(capacitySchedulerXml, store.resolve(RustCapacityScheduler.CONFIGURATION_FILE),
         StandardCopyOption.REPLACE_EXISTING);
@@ -52,6 +58,9 @@ final class MiniCluster implements AutoCloseable {
     // Container JVMs (the ApplicationMaster) need the same JDK 17 openings as the RM.
     conf.set(YarnConfiguration.NM_ADMIN_USER_ENV, "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,"
         + "JDK_JAVA_OPTIONS=" + System.getProperty("capsched.jdk.opens", ""));
+    for (java.util.Map.Entry<String, String> e : extra) {
+      conf.set(e.getKey(), e.getValue());
+    }
     MiniYARNCluster yarn = new MiniYARNCluster(name, nodes, 1, 1);
     yarn.init(conf);
     yarn.start();

@@ -1,0 +1,213 @@
+package org.capsched.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.util.Collections;
+import java.util.concurrent.Callable;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.JobConf;
+import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.util.Tool;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.client.cli.ApplicationCLI;
+import org.apache.hadoop.yarn.client.cli.QueueCLI;
+import org.apache.hadoop.yarn.client.cli.YarnCLI;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.Test;
+
+/**
+ * What a user sees from the stock command-line clients against a real ResourceManager
+ * running our scheduler with real NodeManagers: {@code yarn queue -status},
+ * {@code mapred queue -list / -showacls}, {@code yarn application -status} of a rejected
+ * submission, {@code -movetoqueue} (allowed and refused) and {@code -updatePriority}.
+ */
+public class ClientCommandsIT {
+
+  @Test(timeout = 300_000)
+  public void stockClientsWorkThroughOurScheduler() throws Exception {
+    Configuration extra = new Configuration(false);
+    extra.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 5);
+    try (MiniCluster cluster = MiniCluster.start("clients", 1, MiniCluster.sampleConfiguration(),
+        extra);
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      Configuration conf = cluster.config();
+      yarn.init(conf);
+      yarn.start();
+
+      // yarn queue -status development
+      Output status = run(new QueueCLI(), conf, "-status", "development");
+      assertEquals(status.err, 0, status.code);
+      assertTrue(status.out, status.out.contains("Queue Path : root.engineering.development"));
+      assertTrue(status.out, status.out.contains("State : RUNNING"));
+      assertTrue(status.out, status.out.contains("Capacity : 20.00%"));
+      assertTrue(status.out, status.out.contains("Maximum Capacity : 40.00%"));
+
+      // mapred queue -list and -showacls
+      Output list = runMapred(conf, "-list");
+      assertEquals(list.err, 0, list.code);
+      assertTrue(list.out, list.out.contains("Queue Name : development"));
+      assertTrue(list.out, list.out.contains("Scheduling Info : Capacity: 20.0, MaximumCapacity: 40.0"));
+      Output acls = runMapred(conf, "-showacls");
+      assertEquals(acls.err, 0, acls.code);
+      assertTrue(acls.out, acls.out.contains("root.engineering.qa  ADMINISTER_QUEUE,SUBMIT_APPLICATIONS"));
+
+      // A submission to a queue that does not exist: yarn application -status says why.
+      // The submitting client is told at once ...
+      ApplicationId rejected = null;
+      try {
+        submit(yarn, "nowhere", 0);
+      } catch (org.apache.hadoop.yarn.exceptions.YarnException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains("to unknown queue: nowhere"));
+        rejected = yarn.getApplications(Collections.singleton("sleeper")).get(0).getApplicationId();
+      }
+      assertNotNull("the submission to an unknown queue was accepted", rejected);
+      // ... and yarn application -status says the same later.
+      waitForState(yarn, rejected, YarnApplicationState.FAILED);
+      Output why = run(new ApplicationCLI(), conf, "application", "-status", rejected.toString());
+      assertTrue(why.out + why.err, why.out.contains("submitted by user"));
+      assertTrue(why.out, why.out.contains("to unknown queue: nowhere"));
+
+      // An application waiting in development (its AM just sleeps, never registering).
+      ApplicationId app = submit(yarn, "development", 1);
+      waitForState(yarn, app, YarnApplicationState.ACCEPTED);
+      waitUntil("its AM container is placed", () -> cluster.scheduler()
+          .getQueueSnapshots().stream().anyMatch(q -> q.getPath().equals("root.engineering.development")
+              && q.getUsedMemoryMb() > 0));
+
+      // yarn application -movetoqueue: into a parent is refused with the reason ...
+      Output refused = run(new ApplicationCLI(), conf, "application", "-movetoqueue", app.toString(),
+          "-queue", "engineering");
+      assertNotEquals(0, refused.code);
+      assertTrue(refused.out + refused.err,
+          (refused.out + refused.err).contains("The specified Queue: root.engineering is not a Leaf Queue."));
+      // ... into a leaf it happens, and the queue's usage follows.
+      Output moved = run(new ApplicationCLI(), conf, "application", "-movetoqueue", app.toString(),
+          "-queue", "qa");
+      assertEquals(moved.out + moved.err, 0, moved.code);
+      assertEquals("root.engineering.qa", yarn.getApplicationReport(app).getQueue());
+      assertTrue(yarn.getQueueInfo("qa").getCurrentCapacity() > 0);
+      assertEquals(0f, yarn.getQueueInfo("development").getCurrentCapacity(), 0f);
+
+      // yarn application -updatePriority, capped at the cluster's maximum (5).
+      Output priority = run(new ApplicationCLI(), conf, "application", "-appId", app.toString(),
+          "-updatePriority", "3");
+      assertEquals(priority.out + priority.err, 0, priority.code);
+      assertEquals(Priority.newInstance(3), yarn.getApplicationReport(app).getPriority());
+      run(new ApplicationCLI(), conf, "application", "-appId", app.toString(), "-updatePriority", "9");
+      assertEquals(Priority.newInstance(5), yarn.getApplicationReport(app).getPriority());
+
+      assertTrue(cluster.scheduler().checkConsistency().isEmpty());
+      yarn.killApplication(app);
+    }
+  }
+
+  /** Submits an application whose AM container only sleeps. */
+  private static ApplicationId submit(YarnClient yarn, String queue, int priority)
+      throws Exception {
+    YarnClientApplication created = yarn.createApplication();
+    ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
+    context.setApplicationName("sleeper");
+    context.setApplicationType("sleeper");
+    context.setQueue(queue);
+    context.setPriority(Priority.newInstance(priority));
+    context.setResource(Resource.newInstance(256, 1));
+    context.setAMContainerSpec(ContainerLaunchContext.newInstance(
+        Collections.emptyMap(), Collections.emptyMap(),
+        Collections.singletonList("sleep 300"), null, null, null));
+    return yarn.submitApplication(context);
+  }
+
+  private static void waitForState(YarnClient yarn, ApplicationId app,
+      YarnApplicationState state) throws Exception {
+    waitUntil(app + " is " + state, () -> {
+      try {
+        return yarn.getApplicationReport(app).getYarnApplicationState() == state;
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+
+  private static void waitUntil(String what, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** A command's exit code and what it printed. */
+  private static final class Output {
+    int code;
+    String out;
+    String err;
+  }
+
+  /**
+   * Runs a yarn CLI class as the yarn script does ({@code yarn application ...} passes
+   * "application" as the first argument).
+   */
+  private static Output run(YarnCLI cli, Configuration conf, String... args) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    cli.setSysOutPrintStream(new PrintStream(out, true, "UTF-8"));
+    cli.setSysErrPrintStream(new PrintStream(err, true, "UTF-8"));
+    return capture(cli, conf, out, err, () -> {
+      try {
+        return cli.run(args);
+      } catch (Exception e) {
+        // The stock clients let RM errors escape run(); the yarn script prints them.
+        e.printStackTrace(new PrintStream(err, true, "UTF-8"));
+        return -1;
+      } finally {
+        cli.stop();
+      }
+    });
+  }
+
+  /** {@code mapred queue ARGS}: JobQueueClient prints to the process's standard output. */
+  private static Output runMapred(Configuration conf, String... args) throws Exception {
+    JobConf job = new JobConf(conf);
+    job.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
+    // The class the mapred script runs; package-private, so made through reflection.
+    java.lang.reflect.Constructor<?> make = Class.forName("org.apache.hadoop.mapred.JobQueueClient")
+        .getDeclaredConstructor(JobConf.class);
+    make.setAccessible(true);
+    Tool client = (Tool) make.newInstance(job);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream original = System.out;
+    System.setOut(new PrintStream(out, true, "UTF-8"));
+    try {
+      return capture(client, job, out, err, () -> client.run(args));
+    } finally {
+      System.setOut(original);
+    }
+  }
+
+  private static Output capture(Tool tool, Configuration conf, ByteArrayOutputStream out,
+      ByteArrayOutputStream err, Callable<Integer> command) throws Exception {
+    tool.setConf(conf);
+    Output o = new Output();
+    o.code = command.call();
+    o.out = out.toString("UTF-8");
+    o.err = err.toString("UTF-8");
+    return o;
+  }
+}
