@@ -25,6 +25,7 @@ fn global_keys_defaults_and_values() {
     assert_eq!(d.rack_locality_additional_delay, -1);
     assert!(d.rack_locality_full_reset);
     assert!(d.multiple_assignments_enabled);
+    assert!(!d.user_metrics_enabled);
     assert_eq!(d.max_container_assignments, 100);
     assert_eq!(d.max_offswitch_assignments, 1);
     assert!(d.reservations_continue_look_all_nodes);
@@ -48,6 +49,7 @@ fn global_keys_defaults_and_values() {
         ("user.max-parallel-apps", "4"),
         ("queue-mappings", "u:alice:a, g:eng:b,u:%user:%user"),
         ("queue-mappings-override.enable", "true"),
+        ("user-metrics.enable", "true"),
     ]))
     .unwrap()
     .global;
@@ -66,6 +68,7 @@ fn global_keys_defaults_and_values() {
     let rules: Vec<String> = g.queue_mappings.iter().map(ToString::to_string).collect();
     assert_eq!(rules, ["u:alice:a", "g:eng:b", "u:%user:%user"]);
     assert!(g.queue_mappings_override);
+    assert!(g.user_metrics_enabled);
 }
 
 #[test]

@@ -61,6 +61,8 @@ pub struct GlobalSettings {
     pub queue_mappings: Vec<QueueMapping>,
     /// `queue-mappings-override.enable`.
     pub queue_mappings_override: bool,
+    /// `user-metrics.enable`: QueueMetrics per user in each queue (for JMX and the web UI).
+    pub user_metrics_enabled: bool,
 }
 
 impl Default for GlobalSettings {
@@ -80,6 +82,7 @@ impl Default for GlobalSettings {
             user_max_parallel_apps: None,
             queue_mappings: Vec::new(),
             queue_mappings_override: false,
+            user_metrics_enabled: false,
         }
     }
 }
@@ -293,5 +296,6 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
             }
         },
         queue_mappings_override: r.boolean(None, &key("queue-mappings-override.enable"), d.queue_mappings_override),
+        user_metrics_enabled: r.boolean(None, &key("user-metrics.enable"), d.user_metrics_enabled),
     }
 }

@@ -540,6 +540,20 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_resourceCalculator
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean userMetricsEnabled(long handle)`: `user-metrics.enable`, which
+/// decides whether new queues keep QueueMetrics per user.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_userMetricsEnabled<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> {
+        with_scheduler(handle, |s| s.state().config.global.user_metrics_enabled)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native boolean checkAccess(long handle, String queue, int acl, String user, String[] groups, boolean enforcedOnly)`
 ///
 /// `acl` is YARN's `QueueACL` ordinal (0 submit, 1 administer). An unknown queue grants

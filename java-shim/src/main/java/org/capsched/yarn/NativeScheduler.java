@@ -154,6 +154,11 @@ final class NativeScheduler implements AutoCloseable {
     return resourceCalculator(handle());
   }
 
+  /** {@code user-metrics.enable}: whether new queues keep QueueMetrics per user. */
+  boolean userMetricsEnabled() {
+    return userMetricsEnabled(handle());
+  }
+
   /**
    * Whether {@code user} holds queue ACL {@code acl} (a QueueACL ordinal) on {@code queue}.
    * With {@code enforcedOnly}, everyone holds every ACL while yarn.acl.enable is false
@@ -221,6 +226,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native double[] queueReport(long handle);
 
   private static native String resourceCalculator(long handle);
+
+  private static native boolean userMetricsEnabled(long handle);
 
   private static native boolean checkAccess(long handle, String queue, int acl, String user,
       String[] groups, boolean enforcedOnly);

@@ -801,13 +801,14 @@ public class RustCapacityScheduler
     QueueDirectory old = queues;
     Map<String, RustQueue> byPath = new HashMap<>();
     List<RustQueue> inOrder = new ArrayList<>();
+    boolean userMetrics = core.userMetricsEnabled();
     for (int i = 0; i < strings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
       String path = strings[i];
       RustQueue queue = old.byPath(path);
       if (queue == null) {
         int dot = path.lastIndexOf('.');
         RustQueue parent = dot < 0 ? null : byPath.get(path.substring(0, dot));
-        queue = new RustQueue(this, path, parent, configuration);
+        queue = new RustQueue(this, path, parent, userMetrics, configuration);
       }
       byPath.put(path, queue);
       inOrder.add(queue);
@@ -863,7 +864,9 @@ public class RustCapacityScheduler
     info.setWeight((float) q.getWeight());
     info.setMaxParallelApps(q.getMaxParallelApps());
     info.setSchedulerType("RustCapacityScheduler");
-    info.setAccessibleNodeLabels(Collections.singleton(RMNodeLabelsManager.ANY));
+    // Only the default partition is scheduled: asks naming a node label are refused by the
+    // RM's own request validation, with the label and the queue in the message.
+    info.setAccessibleNodeLabels(Collections.<String>emptySet());
     info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
     info.setPreemptionDisabled(true);
     info.setIntraQueuePreemptionDisabled(true);

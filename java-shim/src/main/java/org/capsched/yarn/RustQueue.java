@@ -27,10 +27,11 @@ final class RustQueue implements Queue {
   private final QueueMetrics metrics;
   private final ActiveUsersManager usersManager;
 
-  RustQueue(RustCapacityScheduler scheduler, String path, RustQueue parent, Configuration conf) {
+  RustQueue(RustCapacityScheduler scheduler, String path, RustQueue parent,
+      boolean userMetrics, Configuration conf) {
     this.scheduler = scheduler;
     this.path = path;
-    this.metrics = QueueMetrics.forQueue(path, parent, true, conf);
+    this.metrics = QueueMetrics.forQueue(path, parent, userMetrics, conf);
     this.usersManager = new ActiveUsersManager(metrics);
   }
 
@@ -85,7 +86,8 @@ final class RustQueue implements Queue {
 
   @Override
   public Set<String> getAccessibleNodeLabels() {
-    return null;
+    // The default partition only (see RustCapacityScheduler#queueInfo).
+    return java.util.Collections.emptySet();
   }
 
   @Override

@@ -277,6 +277,28 @@ public class RmContractTest {
   }
 
   @Test(timeout = 120_000)
+  public void asksForNodeLabelsAreRefusedClearly() throws Exception {
+    YarnConfiguration conf = conf(TWO_QUEUES);
+    conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    MockRM rm = start(conf);
+    rm.getRMContext().getNodeLabelManager().addToCluserNodeLabelsWithDefaultExclusivity(
+        Collections.singleton("gpu"));
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = submit(rm, "a", "u1", GB);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    ResourceRequest gpu = am.createResourceReq(ResourceRequest.ANY, GB, 1, 1, "gpu");
+    try {
+      am.allocate(Collections.singletonList(gpu), Collections.<ContainerId>emptyList());
+      fail("an ask for label gpu was accepted");
+    } catch (Exception e) {
+      String why = RmHarness.reason(e);
+      assertTrue(why, why.contains("queue=a doesn't have permission to access all labels")
+          && why.contains("labelExpression of resource request=gpu"));
+    }
+    assertConsistent(rm);
+  }
+
+  @Test(timeout = 120_000)
   public void headroomComesFromTheCore() throws Exception {
     MockRM rm = start(conf(xml("root.queues", "a,b", "root.a.capacity", "25",
         "root.b.capacity", "75", "root.a.maximum-capacity", "25")));

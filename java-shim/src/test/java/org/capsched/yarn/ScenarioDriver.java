@@ -305,10 +305,14 @@ final class ScenarioDriver implements AutoCloseable {
 
   /**
    * What the RM's objects say now, as sorted "fact = value" lines. Queue figures come from
-   * QueueMetrics (allocated and reserved), user figures from the leaf's user metrics.
+   * QueueMetrics (allocated and reserved), user figures from each queue's user metrics.
    */
   Map<String, String> snapshot() {
     Map<String, String> facts = new TreeMap<>();
+    java.util.Set<String> users = new java.util.TreeSet<>();
+    for (RMApp app : apps.values()) {
+      users.add(app.getUser());
+    }
     for (Map.Entry<String, QueueMetrics> e : QueueMetrics.getQueueMetrics().entrySet()) {
       QueueMetrics m = e.getValue();
       if (e.getKey().startsWith("default.")) {
@@ -319,6 +323,15 @@ final class ScenarioDriver implements AutoCloseable {
       facts.put("queue " + e.getKey(), String.format("allocated=%dMB/%d reserved=%dMB pending-apps=%d running-apps=%d",
           m.getAllocatedMB(), m.getAllocatedVirtualCores(), m.getReservedMB(), m.getAppsPending(),
           m.getAppsRunning()));
+      for (String user : users) {
+        QueueMetrics u = m.getUserMetrics(user);
+        if (u != null) {
+          facts.put("user " + e.getKey() + " " + user, String.format(
+              "allocated=%dMB/%d reserved=%dMB pending=%dMB pending-apps=%d running-apps=%d",
+              u.getAllocatedMB(), u.getAllocatedVirtualCores(), u.getReservedMB(),
+              u.getPendingMB(), u.getAppsPending(), u.getAppsRunning()));
+        }
+      }
     }
     AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
