@@ -14,6 +14,7 @@ pub mod admission;
 pub mod allocation;
 pub mod application;
 pub mod config;
+pub mod heap;
 pub mod jni;
 pub mod node;
 pub mod queue;

@@ -732,6 +732,16 @@ fn container_report(s: &Scheduler) -> Vec<[i64; CONTAINER_REPORT_STRIDE]> {
     rows
 }
 
+/// `static native long nativeHeapBytes()`: bytes the native core holds on the heap, for
+/// the memory benchmarks.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nativeHeapBytes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> { Ok(crate::heap::live_bytes() as jlong) }).resolve::<ThrowJava>()
+}
+
 /// `static native void checkPanicFunnel(String message)`
 ///
 /// Panics with `message` on purpose, so operators and tests can confirm that a bug in the

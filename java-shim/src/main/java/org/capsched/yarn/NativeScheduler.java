@@ -169,6 +169,9 @@ final class NativeScheduler implements AutoCloseable {
     return checkAccess(handle(), queue, acl, user, groups, enforcedOnly);
   }
 
+  /** Bytes every native core in this process holds on the heap (for memory benchmarks). */
+  static native long nativeHeapBytes();
+
   /**
    * Makes the native core panic on purpose; the panic must come back as a
    * {@link NativeSchedulerPanicException} carrying {@code message}.
