@@ -1,0 +1,567 @@
+package org.capsched.yarn;
+
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
+import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+import org.apache.hadoop.yarn.util.Records;
+
+/**
+ * Performance of Apache's CapacityScheduler and ours, side by side in one JVM and one run,
+ * on identical inputs through the RM's own objects: a real ResourceManager (MockRM), nodes
+ * as the RM's RMNode objects, applications added with APP_ADDED / APP_ATTEMPT_ADDED, asks
+ * through {@code allocate()}, and NODE_UPDATE events timed one by one — the way Apache's
+ * own TestCapacitySchedulerPerf drives its scheduler. Applications and attempts are
+ * stand-ins that answer what a scheduler asks of them (Apache's test uses mocks for the
+ * same purpose), so no time goes into AM launches.
+ *
+ * <p>Measures (a) allocation throughput while a backlog is placed, (b) heartbeats per
+ * second when every user is at its limit, (c) heartbeat latency percentiles, (d) heap and
+ * native memory with the cluster full, (e) refresh time with 1,000 queues and the longest
+ * heartbeat stall a refresh causes. Each figure is the median of several repetitions after
+ * a warm-up run. Writes a Markdown report to {@code capsched.report.dir}/benchmark.md.
+ *
+ * <p>Run: {@code gradle :java-shim:benchmark [-Pscale=small]}.
+ */
+public final class SideBySideBenchmark {
+  private static final int GB = 1024;
+  private static final String DRF =
+      "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator";
+  private static final String MEMORY =
+      "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator";
+
+  private SideBySideBenchmark() {
+  }
+
+  /** One cluster size. */
+  static final class Shape {
+    final int nodes;
+    final int parents;
+    final int leavesPerParent;
+    final int apps;
+    final int nodeGb;
+
+    Shape(int nodes, int parents, int leavesPerParent, int apps, int nodeGb) {
+      this.nodes = nodes;
+      this.parents = parents;
+      this.leavesPerParent = leavesPerParent;
+      this.apps = apps;
+      this.nodeGb = nodeGb;
+    }
+
+    int queues() {
+      return parents * leavesPerParent;
+    }
+
+    /** 1 GB containers the cluster holds: every application asks for its share. */
+    int slots() {
+      return nodes * nodeGb;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%,d nodes, %,d queues, %,d apps", nodes, queues(), apps);
+    }
+  }
+
+  /**
+   * capacity-scheduler.xml: {@code parents} parents of {@code leaves} leaves, equal shares.
+   * With {@code idleShare} > 0 a further leaf "idle" takes that percentage and the others
+   * hold each user to a tenth of their guarantee (user-limit-factor 0.1): every user at its
+   * limit and still asking while the cluster has room. Otherwise users may take the whole cluster. Each
+   * {@code version} sets a different maximum-am-resource-percent, so that successive
+   * refreshes change something in every queue.
+   */
+  static String config(Shape s, String calculator, double idleShare, int version) {
+    StringBuilder b = new StringBuilder("<configuration>");
+    prop(b, "resource-calculator", calculator);
+    prop(b, "maximum-am-resource-percent", version % 2 == 0 ? "1.0" : "0.99");
+    // High enough that no per-queue or per-user application limit refuses an application.
+    prop(b, "maximum-applications", "1000000");
+    List<String> top = new ArrayList<>();
+    for (int p = 0; p < s.parents; p++) {
+      top.add("p" + p);
+    }
+    if (idleShare > 0) {
+      top.add("idle");
+      prop(b, "root.idle.capacity", fmt(idleShare));
+    }
+    prop(b, "root.queues", String.join(",", top));
+    double parentShare = (100 - idleShare) / s.parents;
+    for (int p = 0; p < s.parents; p++) {
+      String parent = "root.p" + p;
+      prop(b, parent + ".capacity", fmt(parentShare));
+      List<String> leaves = new ArrayList<>();
+      for (int l = 0; l < s.leavesPerParent; l++) {
+        leaves.add("l" + l);
+      }
+      prop(b, parent + ".queues", String.join(",", leaves));
+      for (int l = 0; l < s.leavesPerParent; l++) {
+        String leaf = parent + ".l" + l;
+        prop(b, leaf + ".capacity", fmt(100.0 / s.leavesPerParent));
+        // Held: each user to a tenth of the leaf's guarantee (asks are twice that).
+        prop(b, leaf + ".user-limit-factor", idleShare > 0 ? "0.1" : "100");
+      }
+    }
+    return b.append("</configuration>").toString();
+  }
+
+  private static void prop(StringBuilder b, String name, String value) {
+    b.append("<property><name>yarn.scheduler.capacity.").append(name).append("</name><value>")
+        .append(value).append("</value></property>");
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.6f", v);
+  }
+
+  /** A running RM with one scheduler, its nodes and applications. */
+  static final class Cluster implements AutoCloseable {
+    final MockRM rm;
+    final YarnConfiguration conf;
+    final AbstractYarnScheduler<?, ?> scheduler;
+    final List<RMNode> nodes = new ArrayList<>();
+    final List<ApplicationAttemptId> attempts = new ArrayList<>();
+
+    Cluster(Class<? extends ResourceScheduler> type, String xml, Shape s) throws Exception {
+      conf = RmHarness.configuration(type, xml.getBytes(StandardCharsets.UTF_8));
+      rm = RmHarness.start(conf);
+      scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+      for (int i = 0; i < s.nodes; i++) {
+        RMNode node = MockNodes.newNodeInfo(i / 40, Resource.newInstance(s.nodeGb * GB, s.nodeGb),
+            i, "10." + (i / 65536) + "." + (i / 256 % 256) + "." + (i % 256));
+        nodes.add(node);
+        scheduler.handle(new NodeAddedSchedulerEvent(node));
+      }
+      int leaves = s.queues();
+      for (int i = 0; i < s.apps; i++) {
+        int leaf = i % leaves;
+        String queue = "root.p" + (leaf / s.leavesPerParent) + ".l" + (leaf % s.leavesPerParent);
+        // Ten users per leaf, as in a shared cluster.
+        String user = "u" + (i / leaves % 10);
+        attempts.add(addApp(i, queue, user));
+      }
+      rm.drainEvents();
+    }
+
+    private ApplicationAttemptId addApp(int i, String queue, String user) {
+      ApplicationId id = BuilderUtils.newApplicationId(100, i + 1);
+      ApplicationAttemptId attemptId = BuilderUtils.newApplicationAttemptId(id, 1);
+      RMAppAttempt attempt = standIn(RMAppAttempt.class, attemptStandIn(attemptId));
+      rm.getRMContext().getRMApps().put(id, standIn(RMApp.class, appStandIn(id, attempt)));
+      scheduler.handle(new AppAddedSchedulerEvent(id, queue, user));
+      scheduler.handle(new AppAttemptAddedSchedulerEvent(attemptId, false));
+      return attemptId;
+    }
+
+    private Map<String, Object> attemptStandIn(ApplicationAttemptId attemptId) {
+      Map<String, Object> answers = new LinkedHashMap<>();
+      // The AM is running: its container exists (the scheduler does not place it here).
+      Container am = BuilderUtils.newContainer(ContainerId.newContainerId(attemptId, 0),
+          null, null, Resource.newInstance(GB, 1), Priority.newInstance(0), null);
+      answers.put("getMasterContainer", am);
+      answers.put("getAppAttemptId", attemptId);
+      answers.put("getRMAppAttemptMetrics", new RMAppAttemptMetrics(attemptId, rm.getRMContext()));
+      answers.put("getSubmissionContext", Records.newRecord(ApplicationSubmissionContext.class));
+      return answers;
+    }
+
+    private Map<String, Object> appStandIn(ApplicationId id, RMAppAttempt attempt) {
+      Map<String, Object> answers = new LinkedHashMap<>();
+      answers.put("getApplicationId", id);
+      answers.put("getCurrentAppAttempt", attempt);
+      answers.put("getRMAppAttempt", attempt);
+      answers.put("getAMResourceRequests", Collections.singletonList(ResourceRequest.newInstance(
+          Priority.newInstance(0), ResourceRequest.ANY, Resource.newInstance(GB, 1), 1)));
+      answers.put("getApplicationSubmissionContext",
+          Records.newRecord(ApplicationSubmissionContext.class));
+      return answers;
+    }
+
+    /** Each application asks for {@code count} containers of 1 GB, 1 vcore. */
+    void askAll(int count) {
+      for (ApplicationAttemptId a : attempts) {
+        ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(1),
+            ResourceRequest.ANY, Resource.newInstance(GB, 1), count);
+        scheduler.allocate(a, new ArrayList<>(Collections.singletonList(any)),
+            Collections.emptyList(), Collections.<ContainerId>emptyList(), null, null,
+            new ContainerUpdates());
+      }
+    }
+
+    long allocatedContainers() {
+      return scheduler.getRootQueueMetrics().getAllocatedContainers();
+    }
+
+    /** One NODE_UPDATE, as the RM delivers it; returns its duration in nanoseconds. */
+    long heartbeat(RMNode node) {
+      long t0 = System.nanoTime();
+      scheduler.handle(new NodeUpdateSchedulerEvent(node));
+      return System.nanoTime() - t0;
+    }
+
+    @Override
+    public void close() {
+      rm.stop();
+    }
+  }
+
+  /** A stand-in for an RM interface: named answers, and defaults for everything else. */
+  @SuppressWarnings("unchecked")
+  static <T> T standIn(Class<T> type, Map<String, Object> answers) {
+    return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+        (proxy, method, args) -> {
+          if (answers.containsKey(method.getName())) {
+            return answers.get(method.getName());
+          }
+          switch (method.getName()) {
+          case "hashCode":
+            return System.identityHashCode(proxy);
+          case "equals":
+            return proxy == args[0];
+          case "toString":
+            return type.getSimpleName() + answers.values().iterator().next();
+          default:
+            Class<?> r = method.getReturnType();
+            if (r == Map.class) {
+              return Collections.emptyMap();
+            }
+            if (r == List.class) {
+              return Collections.emptyList();
+            }
+            if (r == java.util.Set.class) {
+              return Collections.emptySet();
+            }
+            if (r == boolean.class) {
+              return false;
+            }
+            if (r == int.class || r == long.class || r == float.class || r == double.class
+                || r == short.class || r == byte.class) {
+              return r == int.class ? 0 : r == long.class ? 0L : r == float.class ? 0f
+                  : r == double.class ? 0d : r == short.class ? (short) 0 : (byte) 0;
+            }
+            return null;
+          }
+        });
+  }
+
+  // ----- measurements ---------------------------------------------------------------------
+
+  /** What one throughput run measured. */
+  static final class Throughput {
+    long containers;
+    double seconds;
+    long heartbeats;
+    long[] latencies;
+    long heapBytes;
+    long nativeBytes;
+
+    double perSecond() {
+      return containers / seconds;
+    }
+  }
+
+  /**
+   * (a), (c), (d): every application asks for its share of the cluster; all nodes heartbeat
+   * in rounds until a round places nothing. Times every heartbeat; then measures memory
+   * with the cluster full.
+   */
+  static Throughput throughput(Class<? extends ResourceScheduler> type, Shape s, String calc,
+      boolean measureMemory) throws Exception {
+    long heapBefore = usedHeapAfterGc();
+    long nativeBefore = NativeScheduler.nativeHeapBytes();
+    Throughput t = new Throughput();
+    try (Cluster c = new Cluster(type, config(s, calc, 0, 0), s)) {
+      c.askAll(Math.max(1, s.slots() / s.apps));
+      long[] latencies = new long[s.nodes * (s.slots() / s.nodes + 4) * 2];
+      int n = 0;
+      long start = System.nanoTime();
+      long placed = c.allocatedContainers();
+      while (true) {
+        long before = placed;
+        for (RMNode node : c.nodes) {
+          long dt = c.heartbeat(node);
+          if (n < latencies.length) {
+            latencies[n++] = dt;
+          }
+        }
+        placed = c.allocatedContainers();
+        if (placed == before) {
+          break;
+        }
+      }
+      t.seconds = (System.nanoTime() - start) / 1e9;
+      t.containers = placed;
+      t.heartbeats = n;
+      t.latencies = Arrays.copyOf(latencies, n);
+      if (measureMemory) {
+        c.rm.drainEvents();
+        t.heapBytes = usedHeapAfterGc() - heapBefore;
+        t.nativeBytes = NativeScheduler.nativeHeapBytes() - nativeBefore;
+      }
+    }
+    return t;
+  }
+
+  /**
+   * (b): leaves hold their users to their guarantee and an idle leaf keeps half the cluster
+   * free, so after a fill every heartbeat walks the tree and places nothing. Returns
+   * heartbeats per second over {@code rounds} rounds of all nodes.
+   */
+  static double noOpHeartbeats(Class<? extends ResourceScheduler> type, Shape s, String calc,
+      int rounds) throws Exception {
+    try (Cluster c = new Cluster(type, config(s, calc, 50, 0), s)) {
+      c.askAll(Math.max(1, s.slots() / s.apps));
+      long placed = -1;
+      while (placed != c.allocatedContainers()) {
+        placed = c.allocatedContainers();
+        for (RMNode node : c.nodes) {
+          c.heartbeat(node);
+        }
+      }
+      long pendingMb = c.scheduler.getRootQueueMetrics().getPendingMB();
+      if (placed > s.slots() * 3 / 4 || pendingMb == 0) {
+        throw new IllegalStateException(String.format(Locale.ROOT,
+            "%s: the fill should leave room and asks (placed %d of %d, pending %d MB)",
+            type.getSimpleName(), placed, s.slots(), pendingMb));
+      }
+      long total = 0;
+      for (int r = 0; r < rounds; r++) {
+        for (RMNode node : c.nodes) {
+          total += c.heartbeat(node);
+        }
+      }
+      if (c.allocatedContainers() != placed) {
+        throw new IllegalStateException(type.getSimpleName() + " placed containers in the no-op phase");
+      }
+      return (double) rounds * c.nodes.size() / (total / 1e9);
+    }
+  }
+
+  /** (e): refresh time, and the longest heartbeat while refreshes run. */
+  static double[] refresh(Class<? extends ResourceScheduler> type, Shape s, String calc,
+      int refreshes) throws Exception {
+    try (Cluster c = new Cluster(type, config(s, calc, 50, 0), s)) {
+      c.askAll(Math.max(1, s.slots() / s.apps));
+      for (int r = 0; r < 3; r++) {
+        for (RMNode node : c.nodes) {
+          c.heartbeat(node);
+        }
+      }
+      AtomicBoolean refreshing = new AtomicBoolean();
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong longestDuring = new AtomicLong();
+      AtomicLong longestBefore = new AtomicLong();
+      Thread heartbeats = new Thread(() -> {
+        int i = 0;
+        while (!stop.get()) {
+          long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
+          (refreshing.get() ? longestDuring : longestBefore).accumulateAndGet(dt, Math::max);
+        }
+      }, "heartbeats");
+      heartbeats.start();
+      Thread.sleep(500);
+      URL file = c.conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
+      Path path = Paths.get(file.toURI());
+      long[] times = new long[refreshes];
+      for (int r = 0; r < refreshes; r++) {
+        Files.write(path, config(s, calc, 50, r + 1).getBytes(StandardCharsets.UTF_8));
+        refreshing.set(true);
+        long t0 = System.nanoTime();
+        c.scheduler.reinitialize(new YarnConfiguration(c.conf), c.rm.getRMContext());
+        times[r] = System.nanoTime() - t0;
+        refreshing.set(false);
+        Thread.sleep(100);
+      }
+      stop.set(true);
+      heartbeats.join();
+      Arrays.sort(times);
+      return new double[] {times[refreshes / 2] / 1e6, longestDuring.get() / 1e6,
+          longestBefore.get() / 1e6};
+    }
+  }
+
+  private static long usedHeapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(100);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static long percentile(long[] sorted, double p) {
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+  }
+
+  private static double median(double[] v) {
+    double[] c = v.clone();
+    Arrays.sort(c);
+    return c[c.length / 2];
+  }
+
+  // ----- the run --------------------------------------------------------------------------
+
+  public static void main(String[] args) throws Exception {
+    // The RM leaves non-daemon threads behind: end the JVM whatever happens.
+    int status = 1;
+    try {
+      run();
+      status = 0;
+    } catch (Throwable t) {
+      t.printStackTrace();
+    } finally {
+      System.exit(status);
+    }
+  }
+
+  private static void run() throws Exception {
+    boolean small = "small".equals(System.getProperty("capsched.bench.scale", "full"));
+    int reps = Integer.getInteger("capsched.bench.reps", small ? 1 : 3);
+    org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.ERROR);
+    List<Shape> shapes = small
+        ? Arrays.asList(new Shape(100, 2, 5, 100, 20), new Shape(200, 10, 10, 400, 20))
+        : Arrays.asList(new Shape(1000, 10, 10, 1000, 20), new Shape(5000, 10, 100, 10000, 20));
+    Shape largest = shapes.get(shapes.size() - 1);
+    List<Class<? extends ResourceScheduler>> both =
+        Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class);
+    StringBuilder report = new StringBuilder();
+
+    System.out.println("warming up both schedulers");
+    Shape warm = new Shape(200, 4, 5, 200, 20);
+    for (Class<? extends ResourceScheduler> type : both) {
+      throughput(type, warm, MEMORY, false);
+      noOpHeartbeats(type, warm, MEMORY, 5);
+    }
+
+    report.append("### (a) allocation throughput, containers per second (median of ")
+        .append(reps).append(")\n\n| cluster | calculator | Apache | ours | ratio |\n|---|---|---|---|---|\n");
+    Map<Class<?>, Throughput> latencyRun = new LinkedHashMap<>();
+    for (Shape s : shapes) {
+      for (String calc : Arrays.asList(MEMORY, DRF)) {
+        double[] rate = new double[2];
+        for (int k = 0; k < 2; k++) {
+          double[] runs = new double[reps];
+          for (int r = 0; r < reps; r++) {
+            boolean last = s == largest && calc.equals(MEMORY) && r == reps - 1;
+            Throughput t = throughput(both.get(k), s, calc, last);
+            runs[r] = t.perSecond();
+            System.out.printf(Locale.ROOT, "  %s %s %s: %,d containers in %.2f s%n",
+                both.get(k).getSimpleName(), s, shortName(calc), t.containers, t.seconds);
+            if (last) {
+              latencyRun.put(both.get(k), t);
+            }
+          }
+          rate[k] = median(runs);
+        }
+        report.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |%n", s,
+            shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
+      }
+    }
+
+    report.append("\n### (b) heartbeats per second when every user is at its limit (median of ")
+        .append(reps).append(")\n\n| cluster | calculator | Apache | ours | ratio |\n|---|---|---|---|---|\n");
+    for (Shape s : shapes) {
+      for (String calc : Arrays.asList(MEMORY, DRF)) {
+        double[] rate = new double[2];
+        for (int k = 0; k < 2; k++) {
+          double[] runs = new double[reps];
+          for (int r = 0; r < reps; r++) {
+            runs[r] = noOpHeartbeats(both.get(k), s, calc, small ? 3 : 2);
+          }
+          rate[k] = median(runs);
+          System.out.printf(Locale.ROOT, "  %s %s %s: %,.0f no-op heartbeats/s%n",
+              both.get(k).getSimpleName(), s, shortName(calc), rate[k]);
+        }
+        report.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |%n", s,
+            shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
+      }
+    }
+
+    report.append("\n### (c) heartbeat latency while the backlog is placed (").append(largest)
+        .append(", memory), microseconds\n\n| | p50 | p99 | max |\n|---|---|---|---|\n");
+    long[][] pct = new long[2][];
+    for (int k = 0; k < 2; k++) {
+      long[] l = latencyRun.get(both.get(k)).latencies.clone();
+      Arrays.sort(l);
+      pct[k] = new long[] {percentile(l, 0.5), percentile(l, 0.99), l[l.length - 1]};
+    }
+    for (int k = 0; k < 2; k++) {
+      report.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f |%n",
+          k == 0 ? "Apache" : "ours", pct[k][0] / 1e3, pct[k][1] / 1e3, pct[k][2] / 1e3));
+    }
+    report.append(String.format(Locale.ROOT, "| ratio (Apache / ours) | %.1f× | %.1f× | %.1f× |%n",
+        (double) pct[0][0] / pct[1][0], (double) pct[0][1] / pct[1][1],
+        (double) pct[0][2] / pct[1][2]));
+
+    Throughput ta = latencyRun.get(CapacityScheduler.class);
+    Throughput to = latencyRun.get(RustCapacityScheduler.class);
+    report.append("\n### (d) memory with the cluster full (").append(largest).append(", ")
+        .append(String.format(Locale.ROOT, "%,d", ta.containers))
+        .append(" running containers), MiB\n\n| | JVM heap | native | total |\n|---|---|---|---|\n");
+    report.append(String.format(Locale.ROOT, "| Apache | %,.0f | 0 | %,.0f |%n", mib(ta.heapBytes),
+        mib(ta.heapBytes)));
+    report.append(String.format(Locale.ROOT, "| ours | %,.0f | %,.0f | %,.0f |%n",
+        mib(to.heapBytes), mib(to.nativeBytes), mib(to.heapBytes + to.nativeBytes)));
+    report.append(String.format(Locale.ROOT, "| ratio (Apache / ours) | | | %.2f× |%n",
+        (double) ta.heapBytes / (to.heapBytes + to.nativeBytes)));
+
+    report.append("\n### (e) refresh with ").append(largest.queues())
+        .append(" queues (median of 5), milliseconds\n\n| | refresh | longest heartbeat during refreshes | longest heartbeat otherwise |\n|---|---|---|---|\n");
+    for (int k = 0; k < 2; k++) {
+      double[] r = refresh(both.get(k), largest, MEMORY, 5);
+      report.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |%n",
+          k == 0 ? "Apache" : "ours", r[0], r[1], r[2]));
+    }
+
+    System.out.println();
+    System.out.println(report);
+    Path dir = Paths.get(System.getProperty("capsched.report.dir", "build/reports"));
+    Files.createDirectories(dir);
+    Files.write(dir.resolve("benchmark.md"), report.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String shortName(String calculator) {
+    return calculator.equals(DRF) ? "DRF" : "memory";
+  }
+
+  private static double mib(long bytes) {
+    return bytes / (1024.0 * 1024.0);
+  }
+}
