@@ -412,16 +412,23 @@ impl Scheduler {
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
 
-    /// Puts `app` into its leaf's list at its FIFO place (priority, then submission) as a
-    /// pending application of its user.
+    /// Puts `app` into its leaf as a pending application of its user.
     fn enqueue(&mut self, app: AppKey) {
+        let a = &self.state.apps[&app];
+        let (queue, user) = (a.queue, a.user.clone());
+        self.insert_in_fifo_order(app);
+        self.state.queues.queues[queue].users.entry(user).or_default().pending_apps += 1;
+    }
+
+    /// Inserts `app` into its leaf's list at its FIFO place: higher priority first, then
+    /// earlier submission. The list stays sorted, so FIFO leaves never sort on a heartbeat.
+    fn insert_in_fifo_order(&mut self, app: AppKey) {
         let apps = &self.state.apps;
         let a = &apps[&app];
-        let (queue, user, new_key) = (a.queue, a.user.clone(), crate::allocation::fifo_key(a));
-        let q = &mut self.state.queues.queues[queue];
+        let new_key = crate::allocation::fifo_key(a);
+        let q = &mut self.state.queues.queues[a.queue];
         let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
         q.apps.insert(at, app);
-        q.users.entry(user).or_default().pending_apps += 1;
     }
 
     /// Takes `app` out of its leaf: deactivated if it was active, its user forgotten if
@@ -493,12 +500,8 @@ impl Scheduler {
         }
         a.priority = priority;
         let (queue, active) = (a.queue, a.active);
-        let q = &mut self.state.queues.queues[queue];
-        q.apps.retain(|&k| k != app);
-        let apps = &self.state.apps;
-        let new_key = crate::allocation::fifo_key(&apps[&app]);
-        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| crate::allocation::fifo_key(a) <= new_key));
-        q.apps.insert(at, app);
+        self.state.queues.queues[queue].apps.retain(|&k| k != app);
+        self.insert_in_fifo_order(app);
         if !active {
             self.activate_pending(queue);
         }

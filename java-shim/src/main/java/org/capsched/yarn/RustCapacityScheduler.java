@@ -394,8 +394,10 @@ public class RustCapacityScheduler
         return;
       }
       long[] allocations = core.nodeUpdate(node.key(), finished);
-      materialize(node, allocations);
-      updateAvailableResourcesMetrics();
+      if (allocations.length > 0 || finished.length > 0) {
+        materialize(node, allocations);
+        updateAvailableResourcesMetrics();
+      }
     } finally {
       writeLock.unlock();
     }

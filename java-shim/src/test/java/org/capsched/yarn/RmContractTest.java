@@ -442,6 +442,36 @@ public class RmContractTest {
   }
 
   @Test(timeout = 120_000)
+  public void onlyTheOwnerAndQueueAdministratorsMayKill() throws Exception {
+    YarnConfiguration conf = conf(xml("root.queues", "a", "root.a.capacity", "100",
+        "root.acl_submit_applications", " ", "root.acl_administer_queue", " ",
+        "root.a.acl_submit_applications", "alice,carol", "root.a.acl_administer_queue", "boss"));
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    // YARN's admin ACL is everyone by default; cluster admins could kill anything.
+    conf.set(YarnConfiguration.YARN_ADMIN_ACL, "yarnadmin");
+    MockRM rm = start(conf);
+    rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = submit(rm, "a", "alice", GB);
+    org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest kill =
+        org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest.newInstance(
+            app.getApplicationId());
+    try {
+      UserGroupInformation.createRemoteUser("carol").doAs(
+          (java.security.PrivilegedExceptionAction<Object>) () ->
+              rm.getClientRMService().forceKillApplication(kill));
+      fail("carol killed alice's application");
+    } catch (Exception e) {
+      String why = RmHarness.reason(e);
+      assertTrue(why, why.contains("User carol cannot perform operation MODIFY_APP"));
+    }
+    UserGroupInformation.createRemoteUser("boss").doAs(
+        (java.security.PrivilegedExceptionAction<Object>) () ->
+            rm.getClientRMService().forceKillApplication(kill));
+    rm.waitForState(app.getApplicationId(), RMAppState.KILLED);
+    assertConsistent(rm);
+  }
+
+  @Test(timeout = 120_000)
   public void killAllAppsInQueueKillsEveryApplicationThere() throws Exception {
     MockRM rm = start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);

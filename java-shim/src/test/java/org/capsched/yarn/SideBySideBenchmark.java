@@ -453,108 +453,151 @@ public final class SideBySideBenchmark {
 
   private static void run() throws Exception {
     boolean small = "small".equals(System.getProperty("capsched.bench.scale", "full"));
+    String parts = System.getProperty("capsched.bench.parts", "abcde");
     int reps = Integer.getInteger("capsched.bench.reps", small ? 1 : 3);
+    // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
+    // is already an average over every node's heartbeat.
+    int largeNoOpReps = Integer.getInteger("capsched.bench.large-noop-reps", 1);
     org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.ERROR);
     List<Shape> shapes = small
         ? Arrays.asList(new Shape(100, 2, 5, 100, 20), new Shape(200, 10, 10, 400, 20))
         : Arrays.asList(new Shape(1000, 10, 10, 1000, 20), new Shape(5000, 10, 100, 10000, 20));
     Shape largest = shapes.get(shapes.size() - 1);
-    List<Class<? extends ResourceScheduler>> both =
-        Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class);
-    StringBuilder report = new StringBuilder();
+    Report report = new Report(Paths.get(System.getProperty("capsched.report.dir", "build/reports")));
+
+    if (Boolean.getBoolean("capsched.bench.profile")) {
+      // Ours alone, repeatedly, for a profiler attached to this JVM.
+      for (int r = 0; r < 5; r++) {
+        Throughput t = throughput(RustCapacityScheduler.class, shapes.get(0), MEMORY, false);
+        System.out.printf(Locale.ROOT, "  profile run %d: %,.0f containers/s%n", r, t.perSecond());
+      }
+      return;
+    }
 
     System.out.println("warming up both schedulers");
     Shape warm = new Shape(200, 4, 5, 200, 20);
-    for (Class<? extends ResourceScheduler> type : both) {
+    for (Class<? extends ResourceScheduler> type : BOTH) {
       throughput(type, warm, MEMORY, false);
       noOpHeartbeats(type, warm, MEMORY, 5);
     }
 
-    report.append("### (a) allocation throughput, containers per second (median of ")
-        .append(reps).append(")\n\n| cluster | calculator | Apache | ours | ratio |\n|---|---|---|---|---|\n");
-    Map<Class<?>, Throughput> latencyRun = new LinkedHashMap<>();
-    for (Shape s : shapes) {
-      for (String calc : Arrays.asList(MEMORY, DRF)) {
-        double[] rate = new double[2];
-        for (int k = 0; k < 2; k++) {
-          double[] runs = new double[reps];
-          for (int r = 0; r < reps; r++) {
-            boolean last = s == largest && calc.equals(MEMORY) && r == reps - 1;
-            Throughput t = throughput(both.get(k), s, calc, last);
-            runs[r] = t.perSecond();
-            System.out.printf(Locale.ROOT, "  %s %s %s: %,d containers in %.2f s%n",
-                both.get(k).getSimpleName(), s, shortName(calc), t.containers, t.seconds);
-            if (last) {
-              latencyRun.put(both.get(k), t);
+    if (parts.contains("a")) {
+      report.section("(a) allocation throughput, containers per second (median of " + reps + ")",
+          "| cluster | calculator | Apache | ours | ratio |", "|---|---|---|---|---|");
+      for (Shape s : shapes) {
+        for (String calc : Arrays.asList(MEMORY, DRF)) {
+          double[] rate = new double[2];
+          for (int k = 0; k < 2; k++) {
+            double[] runs = new double[reps];
+            for (int r = 0; r < reps; r++) {
+              Throughput t = throughput(BOTH.get(k), s, calc, false);
+              runs[r] = t.perSecond();
+              System.out.printf(Locale.ROOT, "  %s %s %s: %,d containers in %.2f s%n",
+                  BOTH.get(k).getSimpleName(), s, shortName(calc), t.containers, t.seconds);
             }
+            rate[k] = median(runs);
           }
-          rate[k] = median(runs);
+          report.row(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |", s,
+              shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
         }
-        report.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |%n", s,
-            shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
       }
     }
 
-    report.append("\n### (b) heartbeats per second when every user is at its limit (median of ")
-        .append(reps).append(")\n\n| cluster | calculator | Apache | ours | ratio |\n|---|---|---|---|---|\n");
-    for (Shape s : shapes) {
-      for (String calc : Arrays.asList(MEMORY, DRF)) {
-        double[] rate = new double[2];
-        for (int k = 0; k < 2; k++) {
-          double[] runs = new double[reps];
-          for (int r = 0; r < reps; r++) {
-            runs[r] = noOpHeartbeats(both.get(k), s, calc, small ? 3 : 2);
+    if (parts.contains("b")) {
+      report.section("(b) heartbeats per second when every user is at its limit (median of "
+          + reps + "; " + largeNoOpReps + " at the largest size)",
+          "| cluster | calculator | Apache | ours | ratio |", "|---|---|---|---|---|");
+      for (Shape s : shapes) {
+        int n = s == largest && !small ? largeNoOpReps : reps;
+        for (String calc : Arrays.asList(MEMORY, DRF)) {
+          double[] rate = new double[2];
+          for (int k = 0; k < 2; k++) {
+            double[] runs = new double[n];
+            for (int r = 0; r < n; r++) {
+              runs[r] = noOpHeartbeats(BOTH.get(k), s, calc, small ? 3 : 1);
+            }
+            rate[k] = median(runs);
+            System.out.printf(Locale.ROOT, "  %s %s %s: %,.0f no-op heartbeats/s%n",
+                BOTH.get(k).getSimpleName(), s, shortName(calc), rate[k]);
           }
-          rate[k] = median(runs);
-          System.out.printf(Locale.ROOT, "  %s %s %s: %,.0f no-op heartbeats/s%n",
-              both.get(k).getSimpleName(), s, shortName(calc), rate[k]);
+          report.row(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |", s,
+              shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
         }
-        report.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |%n", s,
-            shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
       }
     }
 
-    report.append("\n### (c) heartbeat latency while the backlog is placed (").append(largest)
-        .append(", memory), microseconds\n\n| | p50 | p99 | max |\n|---|---|---|---|\n");
-    long[][] pct = new long[2][];
-    for (int k = 0; k < 2; k++) {
-      long[] l = latencyRun.get(both.get(k)).latencies.clone();
-      Arrays.sort(l);
-      pct[k] = new long[] {percentile(l, 0.5), percentile(l, 0.99), l[l.length - 1]};
-    }
-    for (int k = 0; k < 2; k++) {
-      report.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f |%n",
-          k == 0 ? "Apache" : "ours", pct[k][0] / 1e3, pct[k][1] / 1e3, pct[k][2] / 1e3));
-    }
-    report.append(String.format(Locale.ROOT, "| ratio (Apache / ours) | %.1f× | %.1f× | %.1f× |%n",
-        (double) pct[0][0] / pct[1][0], (double) pct[0][1] / pct[1][1],
-        (double) pct[0][2] / pct[1][2]));
+    if (parts.contains("c") || parts.contains("d")) {
+      Throughput[] t = new Throughput[2];
+      for (int k = 0; k < 2; k++) {
+        t[k] = throughput(BOTH.get(k), largest, MEMORY, true);
+      }
+      report.section("(c) heartbeat latency while the backlog is placed (" + largest
+          + ", memory), microseconds", "| | p50 | p99 | max |", "|---|---|---|---|");
+      long[][] pct = new long[2][];
+      for (int k = 0; k < 2; k++) {
+        long[] l = t[k].latencies.clone();
+        Arrays.sort(l);
+        pct[k] = new long[] {percentile(l, 0.5), percentile(l, 0.99), l[l.length - 1]};
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f |",
+            k == 0 ? "Apache" : "ours", pct[k][0] / 1e3, pct[k][1] / 1e3, pct[k][2] / 1e3));
+      }
+      report.row(String.format(Locale.ROOT, "| ratio (Apache / ours) | %.1f× | %.1f× | %.1f× |",
+          (double) pct[0][0] / pct[1][0], (double) pct[0][1] / pct[1][1],
+          (double) pct[0][2] / pct[1][2]));
 
-    Throughput ta = latencyRun.get(CapacityScheduler.class);
-    Throughput to = latencyRun.get(RustCapacityScheduler.class);
-    report.append("\n### (d) memory with the cluster full (").append(largest).append(", ")
-        .append(String.format(Locale.ROOT, "%,d", ta.containers))
-        .append(" running containers), MiB\n\n| | JVM heap | native | total |\n|---|---|---|---|\n");
-    report.append(String.format(Locale.ROOT, "| Apache | %,.0f | 0 | %,.0f |%n", mib(ta.heapBytes),
-        mib(ta.heapBytes)));
-    report.append(String.format(Locale.ROOT, "| ours | %,.0f | %,.0f | %,.0f |%n",
-        mib(to.heapBytes), mib(to.nativeBytes), mib(to.heapBytes + to.nativeBytes)));
-    report.append(String.format(Locale.ROOT, "| ratio (Apache / ours) | | | %.2f× |%n",
-        (double) ta.heapBytes / (to.heapBytes + to.nativeBytes)));
-
-    report.append("\n### (e) refresh with ").append(largest.queues())
-        .append(" queues (median of 5), milliseconds\n\n| | refresh | longest heartbeat during refreshes | longest heartbeat otherwise |\n|---|---|---|---|\n");
-    for (int k = 0; k < 2; k++) {
-      double[] r = refresh(both.get(k), largest, MEMORY, 5);
-      report.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |%n",
-          k == 0 ? "Apache" : "ours", r[0], r[1], r[2]));
+      report.section(String.format(Locale.ROOT,
+          "(d) memory with the cluster full (%s, %,d running containers), MiB", largest,
+          t[0].containers), "| | JVM heap | native | total |", "|---|---|---|---|");
+      report.row(String.format(Locale.ROOT, "| Apache | %,.0f | 0 | %,.0f |",
+          mib(t[0].heapBytes), mib(t[0].heapBytes)));
+      report.row(String.format(Locale.ROOT, "| ours | %,.0f | %,.0f | %,.0f |",
+          mib(t[1].heapBytes), mib(t[1].nativeBytes), mib(t[1].heapBytes + t[1].nativeBytes)));
+      report.row(String.format(Locale.ROOT, "| ratio (Apache / ours) | | | %.2f× |",
+          (double) t[0].heapBytes / (t[1].heapBytes + t[1].nativeBytes)));
     }
 
+    if (parts.contains("e")) {
+      report.section("(e) refresh with " + largest.queues() + " queues (median of 5), milliseconds",
+          "| | refresh | longest heartbeat during refreshes | longest heartbeat otherwise |",
+          "|---|---|---|---|");
+      for (int k = 0; k < 2; k++) {
+        double[] r = refresh(BOTH.get(k), largest, MEMORY, 5);
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |",
+            k == 0 ? "Apache" : "ours", r[0], r[1], r[2]));
+      }
+    }
     System.out.println();
-    System.out.println(report);
-    Path dir = Paths.get(System.getProperty("capsched.report.dir", "build/reports"));
-    Files.createDirectories(dir);
-    Files.write(dir.resolve("benchmark.md"), report.toString().getBytes(StandardCharsets.UTF_8));
+    System.out.println(report.text);
+  }
+
+  private static final List<Class<? extends ResourceScheduler>> BOTH =
+      Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class);
+
+  /** The Markdown report, written out after every row so a long run loses nothing. */
+  private static final class Report {
+    final Path file;
+    final StringBuilder text = new StringBuilder();
+
+    Report(Path dir) throws java.io.IOException {
+      Files.createDirectories(dir);
+      file = dir.resolve("benchmark.md");
+    }
+
+    void section(String title, String header, String rule) throws java.io.IOException {
+      text.append(text.length() == 0 ? "" : "\n").append("### ").append(title).append("\n\n")
+          .append(header).append('\n').append(rule).append('\n');
+      flush();
+    }
+
+    void row(String line) throws java.io.IOException {
+      text.append(line).append('\n');
+      System.out.println(line);
+      flush();
+    }
+
+    private void flush() throws java.io.IOException {
+      Files.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
+    }
   }
 
   private static String shortName(String calculator) {
