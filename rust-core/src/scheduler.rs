@@ -770,9 +770,21 @@ impl Scheduler {
     // ----- configuration -----------------------------------------------------------------
 
     /// `refreshQueues`: checks the refresh rules against the live state, then swaps the new
-    /// configuration in. On any error nothing changes.
-    pub fn refresh(&mut self, new: SchedulerConfig) -> Result<(), ConfigErrors> {
+    /// configuration in. On any error nothing changes. Returns notices for the admin: as
+    /// in Apache, the resource calculator is chosen when the scheduler starts, so a changed
+    /// `resource-calculator` waits for the next restart.
+    pub fn refresh(&mut self, mut new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
         check_refresh(&self.state, &new)?;
+        let mut notices = Vec::new();
+        let running = self.state.calculator();
+        if new.global.resource_calculator != running {
+            notices.push(format!(
+                "yarn.scheduler.capacity.resource-calculator: {} takes effect at the next ResourceManager restart; {} stays in use (as Apache's scheduler does)",
+                new.global.resource_calculator.class_name(),
+                running.class_name()
+            ));
+            new.global.resource_calculator = running;
+        }
         let mut tree = QueueTree::build(&new);
         for old in &self.state.queues.queues {
             if let Some(i) = tree.index_of_path(old.path()) {
@@ -792,7 +804,10 @@ impl Scheduler {
         self.state.config = Arc::new(new);
         self.state.queues = tree;
         self.resize_cluster();
-        Ok(())
+        for n in &notices {
+            log::warn!("{n}");
+        }
+        Ok(notices)
     }
 }
 

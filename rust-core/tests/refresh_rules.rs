@@ -131,7 +131,7 @@ fn refresh_rules() {
             s.refresh(load(first).unwrap()).unwrap_or_else(|e| panic!("{}: first refresh: {e}", case.why));
         }
         let before: Vec<String> = s.state().queues.queues.iter().map(|q| format!("{:?}", q.config)).collect();
-        let result = load(&case.new).map_err(|e| e.to_string()).and_then(|c| s.refresh(c).map_err(|e| e.to_string()));
+        let result = load(&case.new).map_err(|e| e.to_string()).and_then(|c| s.refresh(c).map(|_| ()).map_err(|e| e.to_string()));
         match (case.refused, result) {
             (None, Ok(())) => {}
             (None, Err(e)) => panic!("{}: refused: {e}", case.why),
@@ -168,4 +168,20 @@ fn applications_and_usage_survive_a_refresh() {
     s.release(&[(app, allocated[0].number)]);
     assert_eq!(s.state().queues.get(a).used, Resource::new(1024, 1));
     assert_eq!(s.state().queues.get(0).used, Resource::new(1024, 1));
+}
+
+#[test]
+fn the_resource_calculator_changes_only_at_a_restart() {
+    let mut s = scheduler(AB);
+    let notices = s
+        .refresh(load(&[
+            ("root.queues", "a,b"),
+            ("root.a.capacity", "50"),
+            ("root.b.capacity", "50"),
+            ("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
+        ]).unwrap())
+        .unwrap();
+    assert_eq!(s.state().calculator(), capsched::ResourceCalculator::Memory);
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].contains("takes effect at the next ResourceManager restart"), "{}", notices[0]);
 }

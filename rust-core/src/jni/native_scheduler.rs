@@ -173,8 +173,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     env.with_env(|env| -> NativeResult<JString<'l>> {
         let cluster = handle_ref(handle)?.cluster;
         let config = load_config(env, &xml, &source, &base_properties, &system_properties, cluster)?;
-        let warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
-        with_scheduler(handle, |s| s.refresh(config))??;
+        let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+        warnings.extend(with_scheduler(handle, |s| s.refresh(config))??);
         Ok(env.new_string(warnings.join("\n"))?)
     })
     .resolve::<ThrowJava>()

@@ -30,8 +30,15 @@ public class RandomScenarioConformanceTest {
     List<Long> divergent = new ArrayList<>();
     for (long seed = first; seed <= last; seed++) {
       String text = RandomScenario.generate(seed);
-      String divergence = ScenarioConformanceTest.compare("seed " + seed,
-          ScenarioDriver.parse(text, Paths.get(".")), report);
+      String divergence;
+      try {
+        divergence = ScenarioConformanceTest.compare("seed " + seed,
+            ScenarioDriver.parse(text, Paths.get(".")), report);
+      } catch (AssertionError | Exception e) {
+        // The consistency check failing, or a step failing outright, is a divergence too.
+        divergence = "seed " + seed + ": " + e;
+        report.add(divergence);
+      }
       if (divergence != null) {
         divergent.add(seed);
         Files.write(out.resolve("seed-" + seed + ".scn"), text.getBytes(StandardCharsets.UTF_8));
