@@ -357,8 +357,11 @@ fn try_app(
         match try_group(state, app, sk, group, node) {
             GroupResult::Placed(locality) => {
                 let mut unreserve = None;
-                if room.continue_looking && (!should_reserve || !need.is_none()) {
-                    let wanted = if need.is_none() { required } else { need };
+                // Apache's `isAnyMajorResourceAboveZero`: under the Default calculator a
+                // vcore shortfall is no reason to give up a reservation.
+                let must_unreserve = calc.any_above_zero(need);
+                if room.continue_looking && (!should_reserve || must_unreserve) {
+                    let wanted = if must_unreserve { need } else { required };
                     match find_reservation_to_drop(state, app, sk, wanted, node) {
                         Some(r) => unreserve = Some(r),
                         None => {
@@ -378,7 +381,7 @@ fn try_app(
                 // The node cannot hold the request now: reserve the node for it (Apache's
                 // reservations), so smaller containers do not starve it.
                 missed.push((key, sk));
-                let over = room.continue_looking && !need.is_none();
+                let over = room.continue_looking && calc.any_above_zero(need);
                 if should_reserve && !over && node.reservation.is_none() {
                     return Attempt::Reserve(Assignment { app: key, key: sk, resource: required, locality, unreserve: None });
                 }

@@ -134,6 +134,16 @@ impl ResourceCalculator {
         }
     }
 
+    /// True when some resource the calculator schedules is above zero (Apache's
+    /// `isAnyMajorResourceAboveZero`): memory alone for the Default calculator, memory or
+    /// vcores for the Dominant one.
+    pub fn any_above_zero(self, r: Resource) -> bool {
+        match self {
+            ResourceCalculator::Memory => r.memory_mb > 0,
+            ResourceCalculator::Dominant => r.memory_mb > 0 || r.vcores > 0,
+        }
+    }
+
     /// Orders `a` and `b` as Apache's calculators do: by memory, or by dominant share of
     /// `cluster` (then by the other share).
     pub fn compare(self, cluster: Resource, a: Resource, b: Resource) -> std::cmp::Ordering {
@@ -267,6 +277,14 @@ pub fn round_down(value: i64, step: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_counts_as_above_zero_depends_on_the_calculator() {
+        let vcores_only = Resource::new(0, 1);
+        assert!(!ResourceCalculator::Memory.any_above_zero(vcores_only));
+        assert!(ResourceCalculator::Dominant.any_above_zero(vcores_only));
+        assert!(ResourceCalculator::Memory.any_above_zero(Resource::new(1, 0)));
+    }
 
     #[test]
     fn arithmetic_saturates_and_never_goes_negative() {
