@@ -33,12 +33,7 @@ public class RefreshConformanceTest {
   private static final List<String> REPORT = new ArrayList<>();
 
   private static String xml(String... kv) {
-    StringBuilder b = new StringBuilder("<configuration>\n");
-    for (int i = 0; i < kv.length; i += 2) {
-      b.append("  <property><name>yarn.scheduler.capacity.").append(kv[i])
-          .append("</name><value>").append(kv[i + 1]).append("</value></property>\n");
-    }
-    return b.append("</configuration>\n").toString();
+    return RmHarness.xml(kv);
   }
 
   private static final String AB = xml("root.queues", "a,b", "root.a.capacity", "50",

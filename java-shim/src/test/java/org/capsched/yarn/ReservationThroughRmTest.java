@@ -95,13 +95,6 @@ public class ReservationThroughRmTest {
   private static List<Container> allocateOn(MockAM am, String host, int n, MockNM nm, MockRM rm)
       throws Exception {
     am.allocate(host, GB, n, Collections.<ContainerId>emptyList());
-    List<Container> got = new java.util.ArrayList<>();
-    for (int i = 0; i < 20 && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(Collections.<ResourceRequest>emptyList(),
-          Collections.<ContainerId>emptyList()).getAllocatedContainers());
-    }
-    return got;
+    return RmHarness.collect(rm, am, nm, n);
   }
 }

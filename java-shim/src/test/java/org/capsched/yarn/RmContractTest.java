@@ -74,14 +74,8 @@ public class RmContractTest {
     }
   }
 
-  /** capacity-scheduler.xml from name/value pairs (names without the common prefix). */
   private static String xml(String... pairs) {
-    StringBuilder b = new StringBuilder("<configuration>");
-    for (int i = 0; i < pairs.length; i += 2) {
-      b.append("<property><name>yarn.scheduler.capacity.").append(pairs[i])
-          .append("</name><value>").append(pairs[i + 1]).append("</value></property>");
-    }
-    return b.append("</configuration>").toString();
+    return RmHarness.xml(pairs);
   }
 
   private static final String TWO_QUEUES = xml("root.queues", "a,b", "root.a.capacity", "50",
@@ -124,17 +118,9 @@ public class RmContractTest {
     return app.getDiagnostics().toString();
   }
 
-  /** Heartbeats {@code nm} until the AM has received {@code n} more containers. */
   private static List<Container> collect(MockRM rm, MockAM am, MockNM nm, int n)
       throws Exception {
-    List<Container> got = new ArrayList<>();
-    for (int i = 0; i < 20 && got.size() < n; i++) {
-      nm.nodeHeartbeat(true);
-      rm.drainEvents();
-      got.addAll(am.allocate(Collections.<ResourceRequest>emptyList(),
-          Collections.<ContainerId>emptyList()).getAllocatedContainers());
-    }
-    return got;
+    return RmHarness.collect(rm, am, nm, n);
   }
 
   private static void waitFor(String what, BooleanSupplier condition) throws Exception {

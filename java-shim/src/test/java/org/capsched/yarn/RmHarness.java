@@ -79,6 +79,33 @@ final class RmHarness {
     return rm;
   }
 
+  /** capacity-scheduler.xml from name/value pairs (names without "yarn.scheduler.capacity."). */
+  static String xml(String... pairs) {
+    StringBuilder b = new StringBuilder("<configuration>\n");
+    for (int i = 0; i < pairs.length; i += 2) {
+      b.append("  <property><name>yarn.scheduler.capacity.").append(pairs[i])
+          .append("</name><value>").append(pairs[i + 1]).append("</value></property>\n");
+    }
+    return b.append("</configuration>\n").toString();
+  }
+
+  /**
+   * Heartbeats {@code nm} (up to 20 times) until the AM has pulled {@code n} more
+   * containers; returns what it got.
+   */
+  static java.util.List<org.apache.hadoop.yarn.api.records.Container> collect(MockRM rm,
+      org.apache.hadoop.yarn.server.resourcemanager.MockAM am,
+      org.apache.hadoop.yarn.server.resourcemanager.MockNM nm, int n) throws Exception {
+    java.util.List<org.apache.hadoop.yarn.api.records.Container> got = new java.util.ArrayList<>();
+    for (int i = 0; i < 20 && got.size() < n; i++) {
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      got.addAll(am.allocate(java.util.Collections.emptyList(),
+          java.util.Collections.emptyList()).getAllocatedContainers());
+    }
+    return got;
+  }
+
   /** The innermost message of a failure, which is where the RM puts the reason. */
   static String reason(Throwable t) {
     Throwable root = t;
