@@ -468,16 +468,15 @@ impl Scheduler {
         if dest != source {
             let (user, reserved) = (a.user.clone(), a.reserved());
             let held = a.used.plus(reserved);
-            self.dequeue(app);
+            // Usage leaves first, so that dequeuing forgets a user with nothing left here.
             let queues = &mut self.state.queues;
             queues.refund(source, held);
             queues.track_reserved(source, reserved, true);
             if let Some(u) = queues.queues[source].users.get_mut(&user) {
                 u.used = u.used.minus(held);
-                if u.is_idle() {
-                    queues.queues[source].users.remove(&user);
-                }
             }
+            self.dequeue(app);
+            let queues = &mut self.state.queues;
             queues.charge(dest, held);
             queues.track_reserved(dest, reserved, false);
             self.state.apps.get_mut(&app).expect("checked above").queue = dest;

@@ -269,15 +269,9 @@ public final class SideBySideBenchmark {
             if (r == java.util.Set.class) {
               return Collections.emptySet();
             }
-            if (r == boolean.class) {
-              return false;
-            }
-            if (r == int.class || r == long.class || r == float.class || r == double.class
-                || r == short.class || r == byte.class) {
-              return r == int.class ? 0 : r == long.class ? 0L : r == float.class ? 0f
-                  : r == double.class ? 0d : r == short.class ? (short) 0 : (byte) 0;
-            }
-            return null;
+            // A primitive's default is what a fresh one-element array of it holds.
+            return r.isPrimitive() && r != void.class
+                ? java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(r, 1), 0) : null;
           }
         });
   }
