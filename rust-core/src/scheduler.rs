@@ -628,7 +628,6 @@ impl Scheduler {
     /// no active ApplicationMaster always lets one in, however small its AM limit.
     fn activate_pending(&mut self, queue: QueueIndex) {
         let calc = self.state.calculator();
-        let cluster = self.state.cluster;
         let pending: Vec<AppKey> = {
             let q = self.state.queues.get(queue);
             let mut p: Vec<AppKey> = q
@@ -647,6 +646,10 @@ impl Scheduler {
             return;
         }
         let queue_am_limit = self.queue_am_limit(queue);
+        // Apache works the user's AM limit out once per pass, for the first pending
+        // application's user, and holds every user of the pass to it.
+        let first_user = self.state.apps[&pending[0]].user.clone();
+        let user_am_limit = self.user_am_limit(queue, &first_user, queue_am_limit);
         for key in pending {
             let (user, am) = {
                 let a = &self.state.apps[&key];
@@ -658,14 +661,12 @@ impl Scheduler {
                 continue;
             }
             let u = q.users.get(&user).cloned().unwrap_or_default();
-            let user_am_limit = self.user_am_limit(queue, &user, queue_am_limit);
-            if !calc.fits(u.am_used.plus(am), user_am_limit) && u.active_apps > 0 && !u.am_used.is_none() {
+            if !calc.fits(u.am_used.plus(am), user_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
                 continue;
             }
             if !self.parallel_apps_allow(queue, &user) {
                 continue;
             }
-            let _ = cluster;
             let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
             for i in path {
                 self.state.queues.queues[i].running_apps += 1;
@@ -695,21 +696,32 @@ impl Scheduler {
         let q = s.queues.get(queue);
         let guaranteed = q.guaranteed(s.cluster);
         let limit = current_limit(s, queue);
-        let usable = if calc.fits(guaranteed, limit) && guaranteed.fits_in(limit) { limit } else { guaranteed };
-        calc.multiply_and_normalize_up(usable, q.config.maximum_am_resource_percent, s.config.cluster.minimum_allocation)
+        let usable = if calc.fits(guaranteed, limit) { limit } else { guaranteed };
+        // Apache holds the percentage as a Java float; widened, 0.2 is a little over 0.2,
+        // which the Dominant calculator rounds up.
+        let percent = q.config.maximum_am_resource_percent as f32 as f64;
+        calc.multiply_and_normalize_up(usable, percent, s.config.cluster.minimum_allocation)
     }
 
     /// Apache's `getUserAMResourceLimitPerPartition`: the queue's guarantee times
     /// `maximum-am-resource-percent`, the user's share (at least
-    /// `minimum-user-limit-percent`) and `user-limit-factor`, within the queue's AM limit.
-    pub fn user_am_limit(&self, queue: QueueIndex, _user: &str, queue_am_limit: Resource) -> Resource {
+    /// `minimum-user-limit-percent`, weighted) and `user-limit-factor` (ignored when it is
+    /// -1), within the queue's AM limit. The share counts active users and users whose
+    /// only applications still wait for activation.
+    pub fn user_am_limit(&self, queue: QueueIndex, user: &str, queue_am_limit: Resource) -> Resource {
         let s = &self.state;
         let calc = s.calculator();
         let q = s.queues.get(queue);
-        let active_users = q.users.values().filter(|u| u.is_active()).count().max(1);
-        let effective = (q.config.minimum_user_limit_percent / 100.0).max(1.0 / active_users as f64);
-        let by = q.config.maximum_am_resource_percent * effective * q.config.user_limit_factor.max(0.0);
-        let limit = calc.multiply_and_normalize_up(q.guaranteed(s.cluster), by, s.config.cluster.minimum_allocation);
+        let users = q.users.values().filter(|u| u.is_active() || (u.pending_apps > 0 && u.active_apps == 0)).count();
+        let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
+        let share = ((q.config.minimum_user_limit_percent / 100.0) as f32).max(1.0 / users.max(1) as f32);
+        let share = (share * weight as f32).min(1.0);
+        let by = if q.config.user_limit_factor == -1.0 {
+            q.config.maximum_am_resource_percent as f32
+        } else {
+            q.config.maximum_am_resource_percent as f32 * share * q.config.user_limit_factor as f32
+        };
+        let limit = calc.multiply_and_normalize_up(q.guaranteed(s.cluster), by as f64, s.config.cluster.minimum_allocation);
         calc.min(s.cluster, limit, queue_am_limit)
     }
 
