@@ -44,6 +44,10 @@ pub struct Decision {
     /// Request groups that were offered this node and passed it up (for locality): each
     /// counts one missed scheduling opportunity.
     pub missed: Vec<(AppKey, SchedulerKey)>,
+    /// Leaves that worked out their users' limits on this pass, with the limit each now
+    /// publishes for its ApplicationMaster limit and its applications' headroom (Apache's
+    /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`).
+    pub published: Vec<(QueueIndex, Resource)>,
 }
 
 /// How an application or request group fared on the node.
@@ -67,11 +71,10 @@ pub fn next_assignment(state: &State, node: &Node) -> Decision {
     if state.calculator().compare(state.cluster, node.available(), min).is_lt() {
         return decision;
     }
-    let root_limit = state.queues.get(0).maximum(state.cluster);
-    match visit_queue(state, 0, node, root_limit, &mut decision.missed) {
-        Some(Placement::Allocate(a)) => decision.assignment = Some(a),
-        Some(Placement::Reserve(a)) => decision.reserve = Some(a),
-        None => {}
+    match visit_queue(state, 0, node, state.cluster, &mut decision) {
+        Outcome::Placed(Placement::Allocate(a)) => decision.assignment = Some(a),
+        Outcome::Placed(Placement::Reserve(a)) => decision.reserve = Some(a),
+        Outcome::QueueLimit(_) | Outcome::Nothing => {}
     }
     decision
 }
@@ -82,6 +85,16 @@ enum Placement {
     Reserve(Assignment),
 }
 
+/// How a visit to a queue ended.
+enum Outcome {
+    Placed(Placement),
+    /// A request did not fit under the queue's limit (Apache's `SkippedType.QUEUE_LIMIT`),
+    /// leaving this much of the limit unusable: the parent passes its later children that
+    /// much less (the "blocked headroom").
+    QueueLimit(Resource),
+    Nothing,
+}
+
 /// True when the application may take another reservation for `key`: it still wants more
 /// containers of that request than it already holds reservations for.
 fn may_reserve(app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
@@ -89,47 +102,76 @@ fn may_reserve(app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
 }
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
-/// parent may still use, plus what the child already holds, capped at the child's maximum.
-pub fn child_limit(state: &State, parent_limit: Resource, parent: QueueIndex, child: QueueIndex) -> Resource {
+/// parent may still use under its own `limit` (less what blocked siblings leave unusable),
+/// plus what the child already holds, rounded down to the minimum allocation. The child
+/// applies its own maximum.
+pub fn child_limit(state: &State, limit: Resource, blocked: Resource, parent: QueueIndex, child: QueueIndex) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    let room = parent_limit.minus(p.used).plus(c.used);
-    state.calculator().min(state.cluster, room, c.maximum(state.cluster))
+    let room = limit.minus(blocked).minus(p.used).plus(c.used);
+    state.calculator().round_down_to(room, state.config.cluster.minimum_allocation)
 }
 
-/// A queue's current limit: its maximum, narrowed by every ancestor's remaining room.
-pub fn current_limit(state: &State, queue: QueueIndex) -> Resource {
-    let path: Vec<QueueIndex> = state.queues.ancestors_inclusive(queue).collect();
-    let mut limit = state.queues.get(0).maximum(state.cluster);
-    for pair in path.windows(2).rev() {
-        limit = child_limit(state, limit, pair[1], pair[0]);
+/// The limit a queue works to when its parent passes it `passed` (Apache's
+/// `getCurrentLimitResource`): the smaller of that and the queue's maximum.
+fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Resource {
+    state.calculator().min(state.cluster, state.queues.get(queue).maximum(state.cluster), passed)
+}
+
+/// The limit a leaf publishes when its parent passes it `passed` (Apache's
+/// `cachedResourceLimitsForHeadroom`): the leaf's maximum, rounded down to the minimum
+/// allocation, or `passed` if smaller.
+fn published_limit(state: &State, leaf: QueueIndex, passed: Resource) -> Resource {
+    let calc = state.calculator();
+    let maximum = calc.round_down_to(state.queues.get(leaf).maximum(state.cluster), state.config.cluster.minimum_allocation);
+    calc.min(state.cluster, maximum, passed)
+}
+
+/// What every leaf publishes after the cluster or the configuration changes (Apache's
+/// `updateClusterResource`): the root passes the whole cluster down, and every parent
+/// passes each child its share as it stands.
+pub fn published_limits(state: &State) -> Vec<(QueueIndex, Resource)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(0, state.cluster)];
+    while let Some((queue, passed)) = stack.pop() {
+        let q = state.queues.get(queue);
+        if q.is_leaf() {
+            out.push((queue, published_limit(state, queue, passed)));
+            continue;
+        }
+        let limit = effective_limit(state, queue, passed);
+        for &child in &q.config.children {
+            stack.push((child, child_limit(state, limit, Resource::ZERO, queue, child)));
+        }
     }
-    limit
+    out
 }
 
-fn visit_queue(
-    state: &State,
-    queue: QueueIndex,
-    node: &Node,
-    limit: Resource,
-    missed: &mut Vec<(AppKey, SchedulerKey)>,
-) -> Option<Placement> {
+fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
     let q = state.queues.get(queue);
     if q.is_leaf() {
-        return visit_leaf(state, queue, node, limit, missed);
+        return visit_leaf(state, queue, node, passed, decision);
     }
+    let limit = effective_limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
     // unless giving up its reservations would bring it under (continue-looking).
     if !within_limit(state, q.used, limit, q.reserved) {
-        return None;
+        return Outcome::Nothing;
     }
+    let calc = state.calculator();
+    let mut blocked: Option<Resource> = None;
     for child in ordered_children(state, queue) {
-        let child_limit = child_limit(state, limit, queue, child);
-        if let Some(a) = visit_queue(state, child, node, child_limit, missed) {
-            return Some(a);
+        let child_limit = child_limit(state, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
+        match visit_queue(state, child, node, child_limit, decision) {
+            Outcome::Placed(p) => return Outcome::Placed(p),
+            Outcome::QueueLimit(unusable) => {
+                let unusable = calc.max(state.cluster, unusable, Resource::ZERO);
+                blocked = Some(blocked.unwrap_or(Resource::ZERO).plus(unusable));
+            }
+            Outcome::Nothing => {}
         }
     }
-    None
+    blocked.map_or(Outcome::Nothing, Outcome::QueueLimit)
 }
 
 /// Children in the order a parent offers them a node (Apache's
@@ -257,15 +299,15 @@ fn weighted_limit(state: &State, queue: QueueIndex, limit: Resource, user: &str)
     weighted_user_limit(state.calculator(), limit, weight, state.config.cluster.minimum_allocation)
 }
 
-fn visit_leaf(
-    state: &State,
-    queue: QueueIndex,
-    node: &Node,
-    limit: Resource,
-    missed: &mut Vec<(AppKey, SchedulerKey)>,
-) -> Option<Placement> {
+fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
     let calc = state.calculator();
     let q = state.queues.get(queue);
+    // A leaf with nothing asked of it (by its active or its pending applications) is
+    // passed over without a look at its limits.
+    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(App::is_asking)) {
+        return Outcome::Nothing;
+    }
+    let limit = effective_limit(state, queue, passed);
     // The unweighted limit is the same for every user of the leaf during this pass.
     let mut base_limit: Option<Resource> = None;
     let fair_order;
@@ -277,13 +319,22 @@ fn visit_leaf(
         &mut fair_order.iter().copied()
     };
     let continue_looking = state.config.global.reservations_continue_look_all_nodes;
+    // Apache checks the queue's limit at the first application, and again at each next
+    // one only while they hold reservations that continue-looking could give up.
+    let mut check_queue_limit = true;
     for (key, app) in apps {
+        let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
+        if check_queue_limit {
+            if !within_limit(state, q.used, limit, app_reserved) {
+                return Outcome::Nothing;
+            }
+            if decision.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
+                decision.published.push((queue, published_limit(state, queue, passed)));
+            }
+            check_queue_limit = continue_looking && !app_reserved.is_none();
+        }
         if !app.is_asking() {
             continue;
-        }
-        let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
-        if !within_limit(state, q.used, limit, app_reserved) {
-            return None;
         }
         let base = *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs(state, queue)));
         let ul = weighted_limit(state, queue, base, &app.user);
@@ -299,14 +350,14 @@ fn visit_leaf(
             user_must_unreserve = user_used.minus(ul);
         }
         let room = Room { headroom: limit.minus(q.used), app_reserved, user_must_unreserve, continue_looking };
-        match try_app(state, key, app, node, &room, missed) {
-            Attempt::Assigned(a) => return Some(Placement::Allocate(a)),
-            Attempt::Reserve(a) => return Some(Placement::Reserve(a)),
-            Attempt::QueueLimit => return None,
+        match try_app(state, key, app, node, &room, &mut decision.missed) {
+            Attempt::Assigned(a) => return Outcome::Placed(Placement::Allocate(a)),
+            Attempt::Reserve(a) => return Outcome::Placed(Placement::Reserve(a)),
+            Attempt::QueueLimit => return Outcome::QueueLimit(room.headroom),
             Attempt::AppSkipped | Attempt::PrioritySkipped => continue,
         }
     }
-    None
+    Outcome::Nothing
 }
 
 /// True when `used` is under `limit`, or would be without `could_unreserve`.

@@ -30,6 +30,12 @@ pub struct Queue {
     pub running_apps: usize,
     /// The part of `used` held by reservations (this queue and its descendants).
     pub reserved: Resource,
+    /// The limit this leaf last worked its users' limits out against (Apache's
+    /// `queueResourceLimitsInfo`): what its parent passed it, within its maximum. Set when
+    /// the cluster or the configuration changes and when an allocation pass looks at the
+    /// leaf's applications; its ApplicationMaster limit and its applications' headroom
+    /// are worked out from it.
+    pub published_limit: Resource,
 }
 
 impl Queue {
@@ -44,6 +50,7 @@ impl Queue {
             am_used: Resource::ZERO,
             running_apps: 0,
             reserved: Resource::ZERO,
+            published_limit: Resource::ZERO,
         }
     }
 

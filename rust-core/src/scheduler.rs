@@ -4,7 +4,7 @@
 
 pub use crate::admission::{QueueAcl, Rejection, Submission};
 use crate::admission;
-use crate::allocation::{current_limit, limit_for_user, next_assignment, Assignment, Decision};
+use crate::allocation::{limit_for_user, next_assignment, published_limits, Assignment, Decision};
 use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
 use crate::node::{Node, NodeKey, Reservation};
@@ -177,6 +177,9 @@ impl Scheduler {
         self.state.cluster = total;
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities(total, calc);
+        for (leaf, limit) in published_limits(&self.state) {
+            self.state.queues.queues[leaf].published_limit = limit;
+        }
         self.activate_all();
     }
 
@@ -205,7 +208,10 @@ impl Scheduler {
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while out.len() < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
-            let Decision { assignment, reserve, missed } = next_assignment(&self.state, n);
+            let Decision { assignment, reserve, missed, published } = next_assignment(&self.state, n);
+            for (leaf, limit) in published {
+                self.state.queues.queues[leaf].published_limit = limit;
+            }
             for (app, key) in missed {
                 if let Some(a) = self.state.apps.get_mut(&app) {
                     *a.missed_opportunities.entry(key).or_insert(0) += 1;
@@ -695,7 +701,7 @@ impl Scheduler {
         let calc = s.calculator();
         let q = s.queues.get(queue);
         let guaranteed = q.guaranteed(s.cluster);
-        let limit = current_limit(s, queue);
+        let limit = q.published_limit;
         let usable = if calc.fits(guaranteed, limit) { limit } else { guaranteed };
         // Apache holds the percentage as a Java float; widened, 0.2 is a little over 0.2,
         // which the Dominant calculator rounds up.
@@ -773,7 +779,7 @@ impl Scheduler {
         let q = s.queues.get(a.queue);
         let user_used = q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used);
         let user_room = limit_for_user(s, a.queue, &a.user).minus(user_used);
-        let queue_room = current_limit(s, a.queue).minus(q.used);
+        let queue_room = q.published_limit.minus(q.used);
         let headroom = calc.round_down_to(user_room.component_min(queue_room), s.config.cluster.minimum_allocation);
         calc.min(s.cluster, s.cluster_available(), headroom)
     }
