@@ -68,7 +68,9 @@ enum Attempt {
 pub fn next_assignment(state: &State, node: &Node) -> Decision {
     let mut decision = Decision::default();
     let min = state.config.cluster.minimum_allocation;
-    if state.calculator().compare(state.cluster, node.available(), min).is_lt() {
+    // Apache's computeAvailableContainers: room for one minimum allocation, in the
+    // resources the calculator schedules.
+    if !state.calculator().fits(min, node.available()) {
         return decision;
     }
     match visit_queue(state, 0, node, state.cluster, &mut decision) {
@@ -481,10 +483,13 @@ enum GroupResult {
 fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node) -> GroupResult {
     // A container larger than the whole node can never be placed here; do not hold the
     // node for it.
-    if !group.capability.fits_in(node.total) {
+    // Both questions in the resources the calculator schedules: under the Default
+    // calculator vcores do not stop a container.
+    let calc = state.calculator();
+    if !calc.fits(group.capability, node.total) {
         return GroupResult::Skipped;
     }
-    let fits = group.capability.fits_in(node.available());
+    let fits = calc.fits(group.capability, node.available());
     let nodes = state.nodes.len() as u64;
     // The opportunity this node represents counts too.
     let missed = app.missed(key) + 1;

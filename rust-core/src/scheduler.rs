@@ -332,7 +332,7 @@ impl Scheduler {
             return vec![cancel(&r)];
         }
         let n = &self.state.nodes[&node];
-        if !r.resource.fits_in(n.available()) {
+        if !self.state.calculator().fits(r.resource, n.available()) {
             return Vec::new();
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
