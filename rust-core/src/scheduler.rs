@@ -332,8 +332,19 @@ impl Scheduler {
             return vec![cancel(&r)];
         }
         let n = &self.state.nodes[&node];
-        if !self.state.calculator().fits(r.resource, n.available()) {
+        let calc = self.state.calculator();
+        let asked = self.state.apps[&r.app].requests[&r.key].capability;
+        if !calc.fits(asked, n.available()) {
+            // What the application asks for now does not fit yet: keep holding the node.
             return Vec::new();
+        }
+        if !calc.fits(r.resource, n.available()) {
+            // The application shrank its ask since the node was reserved: the new size
+            // fits, the reserved one does not. Apache places the reserved size anyway and
+            // over-commits the node; we give the reservation up, so the smaller ask is
+            // placed like any other.
+            self.unreserve(node);
+            return vec![cancel(&r)];
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
         self.unreserve(node);

@@ -361,6 +361,7 @@ final class ScenarioDriver implements AutoCloseable {
       }
       RMContainer reserved = node.getReservedContainer();
       facts.put("node " + e.getKey(), "allocated=" + node.getAllocatedResource().getMemorySize()
+          + "MB free=" + node.getUnallocatedResource().getMemorySize()
           + "MB reserved-for=" + (reserved == null ? "none" : appName(reserved)));
     }
     return facts;

@@ -1,0 +1,82 @@
+package org.capsched.yarn;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BiPredicate;
+
+/**
+ * The divergences from Apache's CapacityScheduler we choose on purpose, as listed (with
+ * their reasons) in integration-tests/scenarios/divergences.txt. Each listed name has a
+ * check here that recognises it from the two schedulers' snapshots at the step where they
+ * first differ; the file decides which checks apply and why.
+ */
+final class KnownDivergences {
+  /** Checks by name: (Apache's snapshot, ours) at the first differing step. */
+  private static final Map<String, BiPredicate<Map<String, String>, Map<String, String>>> CHECKS =
+      new LinkedHashMap<>();
+
+  static {
+    // Apache handed a node more memory than it has; ours did not.
+    CHECKS.put("overcommitted-node", (apache, ours) -> overcommitted(apache) && !overcommitted(ours));
+  }
+
+  private final Map<String, String> reasons;
+
+  private KnownDivergences(Map<String, String> reasons) {
+    this.reasons = reasons;
+  }
+
+  /** The list the harness uses (system property {@code capsched.divergences}). */
+  static KnownDivergences load() throws IOException {
+    String where = System.getProperty("capsched.divergences",
+        "../integration-tests/scenarios/divergences.txt");
+    return parse(Paths.get(where));
+  }
+
+  static KnownDivergences parse(Path file) throws IOException {
+    Map<String, String> reasons = new LinkedHashMap<>();
+    int number = 0;
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      number++;
+      String text = line.trim();
+      if (text.isEmpty() || text.startsWith("#")) {
+        continue;
+      }
+      int colon = text.indexOf(':');
+      String name = colon < 0 ? text : text.substring(0, colon).trim();
+      String reason = colon < 0 ? "" : text.substring(colon + 1).trim();
+      if (!CHECKS.containsKey(name)) {
+        throw new IllegalArgumentException(file + ":" + number + ": '" + name
+            + "' is not a divergence the harness can recognise (known: " + CHECKS.keySet() + ")");
+      }
+      if (reason.isEmpty()) {
+        throw new IllegalArgumentException(file + ":" + number + ": '" + name + "' gives no reason");
+      }
+      reasons.put(name, reason);
+    }
+    return new KnownDivergences(reasons);
+  }
+
+  /**
+   * The listed divergence that explains why the snapshots first differ here, as
+   * "NAME: REASON", or null when none does.
+   */
+  String explain(Map<String, String> apache, Map<String, String> ours) {
+    for (Map.Entry<String, String> e : reasons.entrySet()) {
+      if (CHECKS.get(e.getKey()).test(apache, ours)) {
+        return e.getKey() + ": " + e.getValue();
+      }
+    }
+    return null;
+  }
+
+  private static boolean overcommitted(Map<String, String> snapshot) {
+    return snapshot.entrySet().stream()
+        .anyMatch(f -> f.getKey().startsWith("node ") && f.getValue().contains(" free=-"));
+  }
+}
