@@ -97,10 +97,24 @@ enum Outcome {
     Nothing,
 }
 
-/// True when the application may take another reservation for `key`: it still wants more
-/// containers of that request than it already holds reservations for.
-fn may_reserve(app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
-    group.wanted() as usize > app.reservations_for(key)
+/// Apache's `shouldAllocOrReserveNewContainer`: the application may place or reserve
+/// another container of `key` while it wants more than it holds reservations for — or,
+/// once its reservations have waited through re-reservations ("starvation"), a few more,
+/// fewer for containers that take a larger part of the maximum allocation.
+fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
+    let wanted = i64::from(group.wanted());
+    let reserved = app.reservations_for(key) as i64;
+    let mut starvation = 0;
+    if reserved > 0 {
+        let calc = state.calculator();
+        let maximum = state.queues.get(app.queue).config.maximum_allocation;
+        let minimum = state.config.cluster.minimum_allocation;
+        let node_factor = calc.ratio_f32(group.capability, maximum);
+        let minimum_factor = calc.ratio_f32(maximum.minus(minimum), maximum);
+        let waits = app.re_reservations(key) as f32 / reserved as f32;
+        starvation = (waits * (1.0 - node_factor.min(minimum_factor))) as i64;
+    }
+    starvation + wanted - reserved > 0
 }
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
@@ -395,6 +409,11 @@ fn try_app(
             continue;
         }
         let required = group.capability;
+        let should_reserve = may_reserve(state, app, sk, group);
+        // Without continue-looking a request with enough reservations waits for them.
+        if !room.continue_looking && !should_reserve {
+            continue;
+        }
         if calc.compare(state.cluster, room.headroom.plus(room.app_reserved), required).is_lt() {
             return Attempt::QueueLimit;
         }
@@ -403,7 +422,6 @@ fn try_app(
         if app.blacklist.excludes(&node.host, &node.rack) {
             return Attempt::AppSkipped;
         }
-        let should_reserve = may_reserve(app, sk, group);
         // What must be given up to place this container: the part above the queue's
         // headroom, or the user's excess, whichever is larger.
         let need = calc.max(state.cluster, required.minus(room.headroom), room.user_must_unreserve);

@@ -193,6 +193,9 @@ pub struct App {
     pub reservations: HashMap<u64, (crate::node::NodeKey, SchedulerKey, Resource)>,
     /// Where it must get no containers.
     pub blacklist: Blacklist,
+    /// Heartbeats its reserved nodes went through without room, per request group, since
+    /// it last reserved or gave up a reservation of that group (Apache's re-reservations).
+    pub re_reservations: HashMap<SchedulerKey, u32>,
     /// Some request group still wants containers (kept in step with `requests`).
     asking: bool,
 }
@@ -216,6 +219,7 @@ impl App {
             missed_opportunities: HashMap::default(),
             reservations: HashMap::default(),
             blacklist: Blacklist::default(),
+            re_reservations: HashMap::default(),
             asking: false,
         }
     }
@@ -278,6 +282,11 @@ impl App {
     /// Resources held by all of its reservations.
     pub fn reserved(&self) -> Resource {
         self.reservations.values().fold(Resource::ZERO, |acc, (_, _, r)| acc.plus(*r))
+    }
+
+    /// Re-reservations of one request group (see `re_reservations`).
+    pub fn re_reservations(&self, key: SchedulerKey) -> u32 {
+        self.re_reservations.get(&key).copied().unwrap_or(0)
     }
 
     /// Missed scheduling opportunities of one request group.

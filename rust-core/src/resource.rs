@@ -124,6 +124,18 @@ impl ResourceCalculator {
         }
     }
 
+    /// `used / total` in Java floats, as Apache's `ResourceCalculator.ratio` works it out
+    /// (the dominant calculator takes the larger of the two shares).
+    pub fn ratio_f32(self, used: Resource, total: Resource) -> f32 {
+        let share = |u: i64, t: i64| if t == 0 { 0.0 } else { u as f32 / t as f32 };
+        match self {
+            ResourceCalculator::Memory => share(used.memory_mb, total.memory_mb),
+            ResourceCalculator::Dominant => {
+                share(used.memory_mb, total.memory_mb).max(share(used.vcores, total.vcores))
+            }
+        }
+    }
+
     /// True when `request` fits in `available` as this calculator sees it. The node fit
     /// check always looks at both dimensions (a node cannot run a container whose vcores it
     /// lacks), but the Default calculator ignores vcores here, exactly as Apache does.

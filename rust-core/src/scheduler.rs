@@ -282,6 +282,7 @@ impl Scheduler {
         let app = s.apps.get_mut(&a.app).expect("reservation for a live application");
         let number = app.next_container_number();
         app.reservations.insert(number, (node, a.key, a.resource));
+        app.re_reservations.remove(&a.key);
         let (queue, user) = (app.queue, app.user.clone());
         s.queues.charge(queue, a.resource);
         s.queues.track_reserved(queue, a.resource, false);
@@ -301,6 +302,7 @@ impl Scheduler {
         let r = s.nodes.get_mut(&node)?.reservation.take()?;
         if let Some(app) = s.apps.get_mut(&r.app) {
             app.reservations.remove(&r.number);
+            app.re_reservations.remove(&r.key);
             let (queue, user) = (app.queue, app.user.clone());
             s.queues.refund(queue, r.resource);
             s.queues.track_reserved(queue, r.resource, true);
@@ -336,6 +338,9 @@ impl Scheduler {
         let asked = self.state.apps[&r.app].requests[&r.key].capability;
         if !calc.fits(asked, n.available()) {
             // What the application asks for now does not fit yet: keep holding the node.
+            if let Some(app) = self.state.apps.get_mut(&r.app) {
+                *app.re_reservations.entry(r.key).or_insert(0) += 1;
+            }
             return Vec::new();
         }
         if !calc.fits(r.resource, n.available()) {
