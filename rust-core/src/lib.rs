@@ -15,6 +15,7 @@ pub mod allocation;
 pub mod application;
 pub mod config;
 pub mod heap;
+pub mod java_order;
 pub mod jni;
 pub mod node;
 pub mod queue;

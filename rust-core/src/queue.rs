@@ -121,6 +121,40 @@ impl QueueTree {
         QueueTree { queues, by_path, by_name }
     }
 
+    /// Puts every parent's children in the order Apache's refreshed parents hold them:
+    /// a parent that existed before rebuilds its child list through a `HashMap` keyed by
+    /// path (the current children first, then the new ones), so its children come back in
+    /// that map's iteration order (see [`crate::java_order`]). A queue that is new, or
+    /// was a leaf, keeps the configuration's order.
+    pub fn order_children_as_refreshed_from(&mut self, old: &QueueTree) {
+        for p in 0..self.queues.len() {
+            if self.queues[p].is_leaf() {
+                continue;
+            }
+            let Some(before) = old.index_of_path(self.queues[p].path()).filter(|&i| !old.queues[i].is_leaf()) else {
+                continue;
+            };
+            let paths = |tree: &QueueTree, parent: QueueIndex| -> Vec<String> {
+                tree.queues[parent].config.children.iter().map(|&c| tree.queues[c].path().to_string()).collect()
+            };
+            let current = paths(old, before);
+            let parsed = paths(self, p);
+            let parsed_keys: Vec<&str> = parsed.iter().map(String::as_str).collect();
+            let mut inserted: Vec<&str> = current.iter().map(String::as_str).collect();
+            for i in crate::java_order::hash_map_order(&parsed_keys, parsed_keys.len()) {
+                if !current.contains(&parsed[i]) {
+                    inserted.push(&parsed[i]);
+                }
+            }
+            let children: Vec<QueueIndex> = crate::java_order::hash_map_order(&inserted, inserted.len())
+                .into_iter()
+                .filter(|&i| parsed_keys.contains(&inserted[i]))
+                .filter_map(|i| self.index_of_path(inserted[i]))
+                .collect();
+            self.queues[p].config.children = children;
+        }
+    }
+
     /// The queue at `index`.
     pub fn get(&self, index: QueueIndex) -> &Queue {
         &self.queues[index]

@@ -819,6 +819,7 @@ impl Scheduler {
             new.global.resource_calculator = running;
         }
         let mut tree = QueueTree::build(&new);
+        tree.order_children_as_refreshed_from(&self.state.queues);
         for old in &self.state.queues.queues {
             if let Some(i) = tree.index_of_path(old.path()) {
                 let q = &mut tree.queues[i];
