@@ -220,9 +220,12 @@ impl ResourceCalculator {
             ResourceCalculator::Memory => {
                 Resource::new(round_up((r.memory_mb as f64 * by + 0.5) as i64, step.memory_mb), r.vcores)
             }
+            // Apache narrows the product to a float before taking the ceiling, so a
+            // float percentage's widening error (10 x 0.1f = 1.0000000149) does not
+            // round up.
             ResourceCalculator::Dominant => Resource::new(
-                round_up((r.memory_mb as f64 * by).ceil() as i64, step.memory_mb),
-                round_up((r.vcores as f64 * by).ceil() as i64, step.vcores),
+                round_up(((r.memory_mb as f64 * by) as f32).ceil() as i64, step.memory_mb),
+                round_up(((r.vcores as f64 * by) as f32).ceil() as i64, step.vcores),
             ),
         }
     }

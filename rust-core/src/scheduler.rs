@@ -505,7 +505,10 @@ impl Scheduler {
             self.enqueue(app);
             let u = self.state.queues.queues[dest].users.get_mut(&user).expect("enqueued");
             u.used = u.used.plus(held);
-            self.activate_all();
+            // As in Apache, the leaf the application left and the one it joined each
+            // look at their pending applications again; other leaves do not.
+            self.activate_pending(source);
+            self.activate_pending(dest);
             log::info!("moved application {} from {} to {}", admission::application_name(self.state.apps[&app].app_id),
                 self.state.queues.get(source).path(), self.state.queues.get(dest).path());
         }
@@ -573,7 +576,10 @@ impl Scheduler {
             a.clear_requests();
         }
         self.update_asking(app, was_asking);
-        self.activate_all();
+        // Apache's addApplicationAttempt activates in the application's own leaf only.
+        if let Some(queue) = self.state.apps.get(&app).map(|a| a.queue) {
+            self.activate_pending(queue);
+        }
     }
 
     /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
@@ -593,13 +599,15 @@ impl Scheduler {
         let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
         let left: Vec<ContainerRef> = a.containers.iter().map(|&n| (app, n)).collect();
         let reserved: Vec<NodeKey> = a.reservations.values().map(|(n, _, _)| *n).collect();
+        let queue = a.queue;
         for node in reserved {
             self.unreserve(node);
         }
         self.release(&left);
         self.dequeue(app);
         self.state.apps.remove(&app);
-        self.activate_all();
+        // Apache's finishApplicationAttempt activates in the application's own leaf only.
+        self.activate_pending(queue);
         left
     }
 
@@ -705,6 +713,8 @@ impl Scheduler {
             }
             if let Some(a) = self.state.apps.get_mut(&key) {
                 a.active = true;
+                log::info!("application {} of user {} activated in {}", admission::application_name(a.app_id), a.user,
+                    self.state.queues.get(queue).path());
             }
         }
     }
