@@ -414,7 +414,9 @@ fn try_app(
         if !room.continue_looking && !should_reserve {
             continue;
         }
-        if calc.compare(state.cluster, room.headroom.plus(room.app_reserved), required).is_lt() {
+        // Apache's checkHeadroom: the request must fit what the queue has left (plus what
+        // giving up reservations would free) in every resource the calculator schedules.
+        if !calc.fits(required, room.headroom.plus(room.app_reserved)) {
             return Attempt::QueueLimit;
         }
         // Apache checks the blacklist after the headroom, and skips the whole application
@@ -473,18 +475,24 @@ fn find_reservation_to_drop(
     here: &Node,
 ) -> Option<(crate::node::NodeKey, u64)> {
     let calc = state.calculator();
-    let mut candidates: Vec<(crate::node::NodeKey, u64)> = app
+    // Apache keeps an application's reservations of one request in a HashMap by node and
+    // takes the first, in that map's order, that is at least as large as what must be
+    // given up (in every resource the calculator schedules).
+    let mut held: Vec<(u64, crate::node::NodeKey, &str)> = app
         .reservations
         .iter()
-        .filter(|(_, (node, k, r))| {
-            *k == key
-                && state.nodes.get(node).is_some_and(|n| n.node_id != here.node_id)
-                && calc.compare(state.cluster, *r, wanted).is_ge()
-        })
-        .map(|(number, (node, _, _))| (*node, *number))
+        .filter(|(_, (_, k, _))| *k == key)
+        .filter_map(|(number, (node, _, _))| state.nodes.get(node).map(|n| (*number, *node, n.node_id.as_str())))
         .collect();
-    candidates.sort_unstable();
-    candidates.into_iter().next()
+    held.sort_unstable();
+    let ids: Vec<&str> = held.iter().map(|(_, _, id)| *id).collect();
+    crate::java_order::node_map_order(&ids)
+        .into_iter()
+        .map(|i| held[i])
+        .find(|(number, node, id)| {
+            *id != here.node_id && calc.fits(wanted, app.reservations[number].2) && state.nodes.contains_key(node)
+        })
+        .map(|(number, node, _)| (node, number))
 }
 
 enum GroupResult {

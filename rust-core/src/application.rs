@@ -121,10 +121,19 @@ impl RequestGroup {
         }
     }
 
+    /// One container placed against `name`. A host or rack whose count reaches zero is
+    /// forgotten, as Apache's placement allocator drops it, so it no longer counts as a
+    /// location the group waits for.
     fn decrement(&mut self, name: &str) {
-        let o = if name == ANY { self.any.as_mut() } else { self.by_name.get_mut(name) };
-        if let Some(o) = o {
+        if name == ANY {
+            if let Some(o) = self.any.as_mut() {
+                o.count = o.count.saturating_sub(1);
+            }
+        } else if let Some(o) = self.by_name.get_mut(name) {
             o.count = o.count.saturating_sub(1);
+            if o.count == 0 {
+                self.by_name.remove(name);
+            }
         }
     }
 }

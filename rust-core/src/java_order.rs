@@ -11,11 +11,32 @@ pub fn string_hash(s: &str) -> i32 {
     s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }
 
-/// The bucket of `key` in a `java.util.HashMap` table of `capacity` (a power of two):
-/// the hash with its high half folded into the low half (`HashMap.hash`), masked.
-fn bucket(key: &str, capacity: usize) -> usize {
-    let h = string_hash(key) as u32;
+/// YARN's `NodeId.hashCode` for a `host:port` node id.
+pub fn node_id_hash(node_id: &str) -> i32 {
+    let (host, port) = node_id.rsplit_once(':').unwrap_or((node_id, "0"));
+    let port: i32 = port.parse().unwrap_or(0);
+    let result = 31i32.wrapping_add(string_hash(host));
+    31i32.wrapping_mul(result).wrapping_add(port)
+}
+
+/// The bucket of a key with Java hash `h` in a `java.util.HashMap` table of `capacity`
+/// (a power of two): the hash with its high half folded into the low half, masked.
+fn bucket_of(h: i32, capacity: usize) -> usize {
+    let h = h as u32;
     ((h ^ (h >> 16)) as usize) & (capacity - 1)
+}
+
+fn bucket(key: &str, capacity: usize) -> usize {
+    bucket_of(string_hash(key), capacity)
+}
+
+/// The order a default `HashMap<NodeId, _>` iterates the node ids in `ids` (given in
+/// insertion order). Returns indices into `ids`.
+pub fn node_map_order(ids: &[&str]) -> Vec<usize> {
+    let capacity = table_size(ids.len());
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by_key(|&i| bucket_of(node_id_hash(ids[i]), capacity));
+    order
 }
 
 /// The table size of a default `HashMap` (16 buckets, load factor 0.75) that has held
@@ -58,6 +79,12 @@ mod tests {
         let order = hash_map_order(&keys, keys.len());
         let names: Vec<&str> = order.iter().map(|&i| keys[i]).collect();
         assert_eq!(names, ["BB", "Aa", "a"]);
+    }
+
+    #[test]
+    fn node_id_hash_matches_yarn() {
+        // NodeId.newInstance("127.1.0.2", 1234).hashCode() (31 * (31 + host hash) + port)
+        assert_eq!(node_id_hash("127.1.0.2:1234"), -530064524);
     }
 
     #[test]

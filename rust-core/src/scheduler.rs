@@ -333,6 +333,11 @@ impl Scheduler {
             self.unreserve(node);
             return vec![cancel(&r)];
         }
+        // Each heartbeat of its reserved node is a scheduling opportunity for the request
+        // (Apache counts it before trying the node), whatever comes of it.
+        if let Some(app) = self.state.apps.get_mut(&r.app) {
+            *app.missed_opportunities.entry(r.key).or_insert(0) += 1;
+        }
         let n = &self.state.nodes[&node];
         let calc = self.state.calculator();
         let asked = self.state.apps[&r.app].requests[&r.key].capability;

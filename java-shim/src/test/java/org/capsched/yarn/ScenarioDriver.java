@@ -69,6 +69,11 @@ final class ScenarioDriver implements AutoCloseable {
   /** Task containers per application, oldest first, with their node. */
   private final Map<String, List<Container>> containers = new HashMap<>();
 
+  /** The scheduler under test, for debugging aids. */
+  ResourceScheduler rmScheduler() {
+    return rm.getResourceScheduler();
+  }
+
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
 
