@@ -11,12 +11,14 @@ pub fn string_hash(s: &str) -> i32 {
     s.encode_utf16().fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }
 
-/// YARN's `NodeId.hashCode` for a `host:port` node id.
+/// YARN's `NodeId.hashCode` (Hadoop 3.4: `493217 * (493217 * 8501 + host) + port`) for a
+/// `host:port` node id.
 pub fn node_id_hash(node_id: &str) -> i32 {
     let (host, port) = node_id.rsplit_once(':').unwrap_or((node_id, "0"));
     let port: i32 = port.parse().unwrap_or(0);
-    let result = 31i32.wrapping_add(string_hash(host));
-    31i32.wrapping_mul(result).wrapping_add(port)
+    const PRIME: i32 = 493_217;
+    let result = PRIME.wrapping_mul(8501).wrapping_add(string_hash(host));
+    PRIME.wrapping_mul(result).wrapping_add(port)
 }
 
 /// The bucket of a key with Java hash `h` in a `java.util.HashMap` table of `capacity`
@@ -83,8 +85,8 @@ mod tests {
 
     #[test]
     fn node_id_hash_matches_yarn() {
-        // NodeId.newInstance("127.1.0.2", 1234).hashCode() (31 * (31 + host hash) + port)
-        assert_eq!(node_id_hash("127.1.0.2:1234"), -530064524);
+        // NodeId.newInstance("127.1.0.2", 1234).hashCode() in Hadoop 3.4.2
+        assert_eq!(node_id_hash("127.1.0.2:1234"), -1_050_296_666);
     }
 
     #[test]
