@@ -207,6 +207,8 @@ pub struct App {
     pub re_reservations: HashMap<SchedulerKey, u32>,
     /// Some request group still wants containers (kept in step with `requests`).
     asking: bool,
+    /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
+    pub counts_user_active: bool,
 }
 
 impl App {
@@ -230,12 +232,19 @@ impl App {
             blacklist: Blacklist::default(),
             re_reservations: HashMap::default(),
             asking: false,
+            counts_user_active: false,
         }
     }
 
     /// Applies an AM's asks: each replaces the outstanding count at its resource name.
-    pub fn update_requests(&mut self, asks: &[Ask]) {
+    /// Returns true when some request newly asks for containers (its `*` count rises
+    /// from zero).
+    pub fn update_requests(&mut self, asks: &[Ask]) -> bool {
+        let mut newly_asking = false;
         for ask in asks {
+            if ask.resource_name == ANY && ask.count > 0 && self.requests.get(&ask.key).is_none_or(|g| g.wanted() == 0) {
+                newly_asking = true;
+            }
             let group = self.requests.entry(ask.key).or_default();
             if ask.resource_name == ANY {
                 group.capability = ask.capability;
@@ -244,6 +253,7 @@ impl App {
         }
         self.requests.retain(|_, g| g.wanted() > 0 || g.by_name.values().any(|o| o.count > 0));
         self.asking = self.requests.values().any(|g| g.wanted() > 0);
+        newly_asking
     }
 
     /// Records that a container of `key` was placed on `host` in `rack` at `locality`.

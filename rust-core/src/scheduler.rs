@@ -267,11 +267,11 @@ impl Scheduler {
         s.queues.charge(queue, a.resource);
         if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
             u.used = u.used.plus(a.resource);
-            if !still_asking {
-                u.apps_asking = u.apps_asking.saturating_sub(1);
-            }
         }
         s.containers.insert((a.app, number), Container { node, resource: a.resource, key: a.key });
+        if !still_asking {
+            self.count_user_active(a.app, false);
+        }
         Allocation { kind: AllocationKind::Allocate, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
     }
 
@@ -379,11 +379,11 @@ impl Scheduler {
         s.queues.charge(queue, r.resource);
         if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
             u.used = u.used.plus(r.resource);
-            if !still_asking {
-                u.apps_asking = u.apps_asking.saturating_sub(1);
-            }
         }
         s.containers.insert((r.app, r.number), Container { node, resource: r.resource, key: r.key });
+        if !still_asking {
+            self.count_user_active(r.app, false);
+        }
         vec![Allocation {
             kind: AllocationKind::AllocateReserved,
             app: r.app,
@@ -462,7 +462,8 @@ impl Scheduler {
     /// that was the user's last application. Its containers stay charged.
     fn dequeue(&mut self, app: AppKey) {
         let Some(a) = self.state.apps.get(&app) else { return };
-        let (queue, user, am, active, asking) = (a.queue, a.user.clone(), a.am_resource, a.active, a.is_asking());
+        let (queue, user, am, active) = (a.queue, a.user.clone(), a.am_resource, a.active);
+        self.count_user_active(app, false);
         if active {
             self.deactivate(queue, &user, am);
         }
@@ -471,9 +472,6 @@ impl Scheduler {
         if let Some(u) = q.users.get_mut(&user) {
             if !active {
                 u.pending_apps = u.pending_apps.saturating_sub(1);
-            }
-            if asking && active {
-                u.apps_asking = u.apps_asking.saturating_sub(1);
             }
             if u.is_idle() {
                 q.users.remove(&user);
@@ -514,6 +512,9 @@ impl Scheduler {
             // look at their pending applications again; other leaves do not.
             self.activate_pending(source);
             self.activate_pending(dest);
+            // Its asks join the new leaf's users manager, which counts it only if its
+            // user has an activated application there.
+            self.review_user_active(app, true);
             log::info!("moved application {} from {} to {}", admission::application_name(self.state.apps[&app].app_id),
                 self.state.queues.get(source).path(), self.state.queues.get(dest).path());
         }
@@ -575,12 +576,11 @@ impl Scheduler {
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
     /// `keep_containers` the previous attempt's containers stay with the application.
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
-        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
+        self.count_user_active(app, false);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
             a.clear_requests();
         }
-        self.update_asking(app, was_asking);
         // Apache's addApplicationAttempt activates in the application's own leaf only.
         if let Some(queue) = self.state.apps.get(&app).map(|a| a.queue) {
             self.activate_pending(queue);
@@ -590,12 +590,11 @@ impl Scheduler {
     /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
     /// are released separately, one by one, as the RM kills them.
     pub fn remove_attempt(&mut self, app: AppKey) {
-        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
+        self.count_user_active(app, false);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = None;
             a.clear_requests();
         }
-        self.update_asking(app, was_asking);
     }
 
     /// APP_REMOVED: the application is gone; any container the RM did not report killed is
@@ -616,20 +615,38 @@ impl Scheduler {
         left
     }
 
-    /// Keeps the "active user" count in step when an activated application starts or
-    /// stops asking (applications still pending activation do not make their user active).
-    fn update_asking(&mut self, app: AppKey, was_asking: bool) {
-        let Some(a) = self.state.apps.get(&app) else { return };
-        let now = a.is_asking();
-        if now == was_asking || !a.active {
+    /// Counts `app` towards (or no longer towards) making its user "active" in its leaf,
+    /// the users the user-limit formula shares the queue among. Apache's rule
+    /// (`UsersManager.activateApplication`): an application counts from when it asks for
+    /// a new request while its user already has an activated application in the queue,
+    /// until it has nothing left to ask for — activation alone does not make it count.
+    fn count_user_active(&mut self, app: AppKey, counts: bool) {
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        if a.counts_user_active == counts {
             return;
         }
+        a.counts_user_active = counts;
         let (queue, user) = (a.queue, a.user.clone());
         if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
-            if now {
-                u.apps_asking += 1;
+            if counts {
+                u.apps_counted_active += 1;
             } else {
-                u.apps_asking = u.apps_asking.saturating_sub(1);
+                u.apps_counted_active = u.apps_counted_active.saturating_sub(1);
+            }
+        }
+    }
+
+    /// After an application's asks change: it stops counting once it asks for nothing, and
+    /// starts when a request newly asks for containers while its user has an activated
+    /// application here.
+    fn review_user_active(&mut self, app: AppKey, newly_asking: bool) {
+        let Some(a) = self.state.apps.get(&app) else { return };
+        if !a.is_asking() {
+            self.count_user_active(app, false);
+        } else if newly_asking {
+            let user_has_active = self.state.queues.get(a.queue).users.get(&a.user).is_some_and(|u| u.active_apps > 0);
+            if user_has_active {
+                self.count_user_active(app, true);
             }
         }
     }
@@ -708,14 +725,10 @@ impl Scheduler {
             }
             let q = &mut self.state.queues.queues[queue];
             q.am_used = q.am_used.plus(am);
-            let asking = self.state.apps.get(&key).is_some_and(App::is_asking);
             let u = q.users.entry(user).or_default();
             u.am_used = u.am_used.plus(am);
             u.active_apps += 1;
             u.pending_apps = u.pending_apps.saturating_sub(1);
-            if asking {
-                u.apps_asking += 1;
-            }
             if let Some(a) = self.state.apps.get_mut(&key) {
                 a.active = true;
                 log::info!("application {} of user {} activated in {}", admission::application_name(a.app_id), a.user,
@@ -782,13 +795,13 @@ impl Scheduler {
 
     /// `allocate()`: records the AM's asks. Returns the application's headroom.
     pub fn update_requests(&mut self, app: AppKey, asks: &[Ask]) -> Resource {
-        let was_asking = self.state.apps.get(&app).is_some_and(App::is_asking);
+        let mut newly_asking = false;
         if let Some(a) = self.state.apps.get_mut(&app) {
-            a.update_requests(asks);
+            newly_asking = a.update_requests(asks);
             let live: Vec<SchedulerKey> = a.requests.keys().copied().collect();
             a.missed_opportunities.retain(|k, _| live.contains(k));
         }
-        self.update_asking(app, was_asking);
+        self.review_user_active(app, newly_asking);
         self.headroom(app)
     }
 

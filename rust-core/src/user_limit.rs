@@ -16,14 +16,15 @@ pub struct UserState {
     pub active_apps: usize,
     /// The user's applications waiting for activation (AM or parallel-app limits).
     pub pending_apps: usize,
-    /// The user's applications with outstanding requests; the user is "active" when > 0.
-    pub apps_asking: usize,
+    /// The user's applications that make it "active" (see `Scheduler::count_user_active`:
+    /// Apache's rule, not simply those asking); the user is active when > 0.
+    pub apps_counted_active: usize,
 }
 
 impl UserState {
     /// True when the user counts towards sharing the queue.
     pub fn is_active(&self) -> bool {
-        self.apps_asking > 0
+        self.apps_counted_active > 0
     }
 
     /// True when the user has no applications left in the queue.
