@@ -361,7 +361,10 @@ impl Scheduler {
         let s = &mut self.state;
         let app = s.apps.get_mut(&r.app).expect("checked above");
         let group = &app.requests[&r.key];
-        let locality = if group.count(&host) > 0 {
+        // As Apache places a reserved container: node-local only while both the host and
+        // its rack are still asked for (the RM's request table needs both to count it
+        // down), rack-local while the rack is, off-switch otherwise.
+        let locality = if group.count(&host) > 0 && group.count(&rack) > 0 {
             Locality::NodeLocal
         } else if group.count(&rack) > 0 {
             Locality::RackLocal

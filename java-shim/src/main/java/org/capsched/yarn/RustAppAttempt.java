@@ -29,6 +29,9 @@ import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
  * allocated lists, its request bookkeeping and the queue metrics.
  */
 final class RustAppAttempt extends FiCaSchedulerApp {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(RustAppAttempt.class);
+
 
   /** Why container updates are refused, as the AM reads it in its allocate response. */
   static final String UPDATES_NOT_SUPPORTED = "Container updates (resource increase or decrease,"
@@ -90,12 +93,22 @@ final class RustAppAttempt extends FiCaSchedulerApp {
           getApplicationAttemptId(), node.getNodeID(), appSchedulingInfo.getUser(), rmContext,
           node.getPartition());
       rmContainer.setQueueName(getQueueName());
+      // Keeps the RM's view of outstanding requests (web UI, QueueMetrics pending) in step.
+      // Done first: should the RM's request table refuse the placement, nothing has been
+      // recorded yet, and the RM carries on without this container.
+      ContainerRequest request;
+      try {
+        request = appSchedulingInfo.allocate(type, node, schedulerKey, rmContainer);
+      } catch (RuntimeException e) {
+        LOG.error("The RM's request table of " + getApplicationAttemptId() + " refused a "
+            + type + " container for " + schedulerKey + " on " + node.getNodeID()
+            + "; giving it back to the scheduler", e);
+        return null;
+      }
       updateAMContainerDiagnostics(AMState.ASSIGNED, null);
       addToNewlyAllocatedContainers(node, rmContainer);
       ContainerId containerId = container.getId();
       liveContainers.put(containerId, rmContainer);
-      // Keeps the RM's view of outstanding requests (web UI, QueueMetrics pending) in step.
-      ContainerRequest request = appSchedulingInfo.allocate(type, node, schedulerKey, rmContainer);
       attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
       rmContainer.setContainerRequest(request);
       rmContainer.handle(new RMContainerEvent(containerId, RMContainerEventType.START));
