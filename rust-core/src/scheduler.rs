@@ -203,10 +203,10 @@ impl Scheduler {
         if let Some(r) = self.state.nodes[&node].reservation {
             return self.serve_reservation(node, r);
         }
-        let mut off_switch = 0;
+        let (mut off_switch, mut assigned) = (0, 0);
         // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
-        while out.len() < max_total && off_switch < max_off_switch {
+        while assigned < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
             let Decision { assignment, reserve, missed, published } = next_assignment(&self.state, n);
             for (leaf, limit) in published {
@@ -218,12 +218,19 @@ impl Scheduler {
                 }
             }
             if let Some(r) = reserve {
-                out.push(self.reserve(node, r));
+                if self.queues_accept(r.app, r.resource, Resource::ZERO) {
+                    out.push(self.reserve(node, r));
+                }
                 break;
             }
             let Some(a) = assignment else { break };
             if a.locality == Locality::OffSwitch {
                 off_switch += 1;
+            }
+            assigned += 1;
+            let released = a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
+            if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO)) {
+                continue;
             }
             if let Some((other, _)) = a.unreserve {
                 if let Some(r) = self.unreserve(other) {
@@ -241,6 +248,21 @@ impl Scheduler {
             out.push(self.apply(node, a));
         }
         out
+    }
+
+    /// Apache's commit-time check (`AbstractCSQueue.accept`): a new container or
+    /// reservation of `resource` (giving up `released`) must leave the application's leaf
+    /// and every ancestor within its maximum, in every resource the calculator schedules.
+    /// A decision that fails it is dropped.
+    fn queues_accept(&self, app: AppKey, resource: Resource, released: Resource) -> bool {
+        let s = &self.state;
+        let Some(a) = s.apps.get(&app) else { return false };
+        let calc = s.calculator();
+        let net = resource.minus(released);
+        s.queues.ancestors_inclusive(a.queue).all(|i| {
+            let q = s.queues.get(i);
+            calc.fits(q.used.plus(net), q.maximum(s.cluster))
+        })
     }
 
     fn apply(&mut self, node: NodeKey, a: Assignment) -> Allocation {
