@@ -762,9 +762,9 @@ impl Scheduler {
         }
     }
 
-    /// Apache's `getAMResourceLimitPerPartition`: `maximum-am-resource-percent` of the
-    /// larger of the queue's guarantee and its current limit, rounded up to the minimum
-    /// allocation.
+    /// Apache's `calculateAndGetAMResourceLimitPerPartition`: `maximum-am-resource-percent`
+    /// of the queue's published limit (see `Queue::published_limit`), or of its guarantee
+    /// when that does not fit in the limit, rounded up to the minimum allocation.
     pub fn queue_am_limit(&self, queue: QueueIndex) -> Resource {
         let s = &self.state;
         let calc = s.calculator();
@@ -839,7 +839,7 @@ impl Scheduler {
     }
 
     /// What the application could still get (Apache's headroom): the smaller of its
-    /// user's room under the user limit and its queue's room under the queue's current
+    /// user's room under the user limit and its queue's room under the queue's published
     /// limit, rounded down to the minimum allocation, and no more than the cluster has free.
     pub fn headroom(&self, app: AppKey) -> Resource {
         let s = &self.state;
