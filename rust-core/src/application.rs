@@ -308,6 +308,11 @@ impl App {
         self.re_reservations.get(&key).copied().unwrap_or(0)
     }
 
+    /// One more scheduling opportunity went by for a request group (delay scheduling).
+    pub fn count_opportunity(&mut self, key: SchedulerKey) {
+        *self.missed_opportunities.entry(key).or_insert(0) += 1;
+    }
+
     /// Missed scheduling opportunities of one request group.
     pub fn missed(&self, key: SchedulerKey) -> u64 {
         self.missed_opportunities.get(&key).copied().unwrap_or(0)

@@ -155,6 +155,13 @@ impl QueueTree {
         }
     }
 
+    /// Records the limits leaves now publish (see `Queue::published_limit`).
+    pub fn publish(&mut self, limits: impl IntoIterator<Item = (QueueIndex, Resource)>) {
+        for (leaf, limit) in limits {
+            self.queues[leaf].published_limit = limit;
+        }
+    }
+
     /// The queue at `index`.
     pub fn get(&self, index: QueueIndex) -> &Queue {
         &self.queues[index]

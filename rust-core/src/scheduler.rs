@@ -177,9 +177,8 @@ impl Scheduler {
         self.state.cluster = total;
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities(total, calc);
-        for (leaf, limit) in published_limits(&self.state) {
-            self.state.queues.queues[leaf].published_limit = limit;
-        }
+        let limits = published_limits(&self.state);
+        self.state.queues.publish(limits);
         self.activate_all();
     }
 
@@ -209,12 +208,10 @@ impl Scheduler {
         while assigned < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
             let Decision { assignment, reserve, missed, published } = next_assignment(&self.state, n);
-            for (leaf, limit) in published {
-                self.state.queues.queues[leaf].published_limit = limit;
-            }
+            self.state.queues.publish(published);
             for (app, key) in missed {
                 if let Some(a) = self.state.apps.get_mut(&app) {
-                    *a.missed_opportunities.entry(key).or_insert(0) += 1;
+                    a.count_opportunity(key);
                 }
             }
             if let Some(r) = reserve {
@@ -277,7 +274,7 @@ impl Scheduler {
         if a.locality == Locality::NodeLocal || (a.locality == Locality::RackLocal && full_reset) {
             app.missed_opportunities.remove(&a.key);
         } else {
-            *app.missed_opportunities.entry(a.key).or_insert(0) += 1;
+            app.count_opportunity(a.key);
         }
         let still_asking = app.is_asking();
         app.containers.insert(number);
@@ -358,7 +355,7 @@ impl Scheduler {
         // Each heartbeat of its reserved node is a scheduling opportunity for the request
         // (Apache counts it before trying the node), whatever comes of it.
         if let Some(app) = self.state.apps.get_mut(&r.app) {
-            *app.missed_opportunities.entry(r.key).or_insert(0) += 1;
+            app.count_opportunity(r.key);
         }
         let n = &self.state.nodes[&node];
         let calc = self.state.calculator();
