@@ -48,6 +48,9 @@ pub struct Decision {
     /// publishes for its ApplicationMaster limit and its applications' headroom (Apache's
     /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`).
     pub published: Vec<(QueueIndex, Resource)>,
+    /// Applications this pass worked a headroom out for the first time (see
+    /// `App::headroom_tracked`).
+    pub headroom_tracked: Vec<AppKey>,
 }
 
 /// How an application or request group fared on the node.
@@ -348,6 +351,9 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, d
                 decision.published.push((queue, published_limit(state, queue, passed)));
             }
             check_queue_limit = continue_looking && !app_reserved.is_none();
+        }
+        if !app.headroom_tracked {
+            decision.headroom_tracked.push(key);
         }
         if !app.is_asking() {
             continue;

@@ -209,6 +209,10 @@ pub struct App {
     asking: bool,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
+    /// Apache has set this attempt's headroom provider (an allocation pass reached it in
+    /// its leaf, or the cluster changed while it was active): from then on each
+    /// `allocate()` looks its user limit up.
+    pub headroom_tracked: bool,
 }
 
 impl App {
@@ -233,6 +237,7 @@ impl App {
             re_reservations: HashMap::default(),
             asking: false,
             counts_user_active: false,
+            headroom_tracked: false,
         }
     }
 

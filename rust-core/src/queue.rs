@@ -36,6 +36,8 @@ pub struct Queue {
     /// leaf's applications; its ApplicationMaster limit and its applications' headroom
     /// are worked out from it.
     pub published_limit: Resource,
+    /// Users whose applications all wait for activation, as last counted (leaves only).
+    pub pending_users: crate::user_limit::PendingUsersCount,
 }
 
 impl Queue {
@@ -51,7 +53,18 @@ impl Queue {
             running_apps: 0,
             reserved: Resource::ZERO,
             published_limit: Resource::ZERO,
+            pending_users: Default::default(),
         }
+    }
+
+    /// Something Apache's user-limit cache depends on changed (see `PendingUsersCount`).
+    pub fn users_changed(&mut self) {
+        self.pending_users.invalidate();
+    }
+
+    /// A user limit of this leaf was looked up (see `PendingUsersCount`).
+    pub fn user_limit_looked_up(&mut self) {
+        self.pending_users.look_up(self.users.values());
     }
 
     /// Full path.
@@ -203,6 +216,29 @@ impl QueueTree {
         for i in path {
             self.queues[i].used = self.queues[i].used.plus(r);
         }
+    }
+
+    /// `user`'s container or reservation of `r` is now held in `leaf`: charged to the leaf,
+    /// its ancestors and the user. As Apache's `allocateResource`, this invalidates the
+    /// leaf's cached user limits and looks them up again (for the user's headroom).
+    pub fn charge_user(&mut self, leaf: QueueIndex, user: &str, r: Resource) {
+        self.charge(leaf, r);
+        let q = &mut self.queues[leaf];
+        let u = q.users.entry(user.to_string()).or_default();
+        u.used = u.used.plus(r);
+        q.users_changed();
+        q.user_limit_looked_up();
+    }
+
+    /// The reverse of [`QueueTree::charge_user`] (Apache's `releaseResource`).
+    pub fn refund_user(&mut self, leaf: QueueIndex, user: &str, r: Resource) {
+        self.refund(leaf, r);
+        let q = &mut self.queues[leaf];
+        if let Some(u) = q.users.get_mut(user) {
+            u.used = u.used.minus(r);
+        }
+        q.users_changed();
+        q.user_limit_looked_up();
     }
 
     /// Removes `r` from the usage of `leaf` and all its ancestors.

@@ -180,6 +180,22 @@ impl Scheduler {
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
         self.activate_all();
+        // Then each leaf invalidates its cached user limits and works out every active
+        // application's headroom, which looks them up again.
+        let s = &mut self.state;
+        for q in s.queues.queues.iter_mut().filter(|q| q.is_leaf()) {
+            q.users_changed();
+            let mut any_active = false;
+            for k in &q.apps {
+                if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
+                    a.headroom_tracked = true;
+                    any_active = true;
+                }
+            }
+            if any_active {
+                q.user_limit_looked_up();
+            }
+        }
     }
 
     /// NODE_UPDATE: reclaims the containers that finished, then places as many containers
@@ -207,8 +223,16 @@ impl Scheduler {
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while assigned < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
-            let Decision { assignment, reserve, missed, published } = next_assignment(&self.state, n);
+            let Decision { assignment, reserve, missed, published, headroom_tracked } = next_assignment(&self.state, n);
+            for &(leaf, _) in &published {
+                self.state.queues.queues[leaf].user_limit_looked_up();
+            }
             self.state.queues.publish(published);
+            for app in headroom_tracked {
+                if let Some(a) = self.state.apps.get_mut(&app) {
+                    a.headroom_tracked = true;
+                }
+            }
             for (app, key) in missed {
                 if let Some(a) = self.state.apps.get_mut(&app) {
                     a.count_opportunity(key);
@@ -283,10 +307,7 @@ impl Scheduler {
         n.containers.insert((a.app, number));
         let queue = app.queue;
         let user = app.user.clone();
-        s.queues.charge(queue, a.resource);
-        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
-            u.used = u.used.plus(a.resource);
-        }
+        s.queues.charge_user(queue, &user, a.resource);
         s.containers.insert((a.app, number), Container { node, resource: a.resource, key: a.key });
         if !still_asking {
             self.count_user_active(a.app, false);
@@ -303,11 +324,8 @@ impl Scheduler {
         app.reservations.insert(number, (node, a.key, a.resource));
         app.re_reservations.remove(&a.key);
         let (queue, user) = (app.queue, app.user.clone());
-        s.queues.charge(queue, a.resource);
+        s.queues.charge_user(queue, &user, a.resource);
         s.queues.track_reserved(queue, a.resource, false);
-        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
-            u.used = u.used.plus(a.resource);
-        }
         if let Some(n) = s.nodes.get_mut(&node) {
             n.reservation = Some(Reservation { app: a.app, number, key: a.key, resource: a.resource });
         }
@@ -323,11 +341,8 @@ impl Scheduler {
             app.reservations.remove(&r.number);
             app.re_reservations.remove(&r.key);
             let (queue, user) = (app.queue, app.user.clone());
-            s.queues.refund(queue, r.resource);
+            s.queues.refund_user(queue, &user, r.resource);
             s.queues.track_reserved(queue, r.resource, true);
-            if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
-                u.used = u.used.minus(r.resource);
-            }
         }
         Some(r)
     }
@@ -376,9 +391,15 @@ impl Scheduler {
             return vec![cancel(&r)];
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
-        self.unreserve(node);
+        // The reservation becomes the container. The queues and the user held its
+        // resources already, so (as in Apache) their usage does not change.
         let s = &mut self.state;
+        if let Some(n) = s.nodes.get_mut(&node) {
+            n.reservation = None;
+        }
         let app = s.apps.get_mut(&r.app).expect("checked above");
+        app.reservations.remove(&r.number);
+        app.re_reservations.remove(&r.key);
         let group = &app.requests[&r.key];
         // As Apache places a reserved container: node-local only while both the host and
         // its rack are still asked for (the RM's request table needs both to count it
@@ -394,14 +415,11 @@ impl Scheduler {
         let still_asking = app.is_asking();
         app.containers.insert(r.number);
         app.used = app.used.plus(r.resource);
-        let (queue, user) = (app.queue, app.user.clone());
+        let queue = app.queue;
         let n = s.nodes.get_mut(&node).expect("live node");
         n.allocated = n.allocated.plus(r.resource);
         n.containers.insert((r.app, r.number));
-        s.queues.charge(queue, r.resource);
-        if let Some(u) = s.queues.queues[queue].users.get_mut(&user) {
-            u.used = u.used.plus(r.resource);
-        }
+        s.queues.track_reserved(queue, r.resource, true);
         s.containers.insert((r.app, r.number), Container { node, resource: r.resource, key: r.key });
         if !still_asking {
             self.count_user_active(r.app, false);
@@ -436,12 +454,8 @@ impl Scheduler {
             if let Some(app) = self.state.apps.get_mut(&c.0) {
                 app.used = app.used.minus(container.resource);
                 app.containers.remove(&c.1);
-                let queue = app.queue;
-                let user = app.user.clone();
-                self.state.queues.refund(queue, container.resource);
-                if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
-                    u.used = u.used.minus(container.resource);
-                }
+                let (queue, user) = (app.queue, app.user.clone());
+                self.state.queues.refund_user(queue, &user, container.resource);
             }
         }
     }
@@ -517,19 +531,14 @@ impl Scheduler {
             let held = a.used.plus(reserved);
             // Usage leaves first, so that dequeuing forgets a user with nothing left here.
             let queues = &mut self.state.queues;
-            queues.refund(source, held);
+            queues.refund_user(source, &user, held);
             queues.track_reserved(source, reserved, true);
-            if let Some(u) = queues.queues[source].users.get_mut(&user) {
-                u.used = u.used.minus(held);
-            }
             self.dequeue(app);
             let queues = &mut self.state.queues;
-            queues.charge(dest, held);
+            queues.charge_user(dest, &user, held);
             queues.track_reserved(dest, reserved, false);
             self.state.apps.get_mut(&app).expect("checked above").queue = dest;
             self.enqueue(app);
-            let u = self.state.queues.queues[dest].users.get_mut(&user).expect("enqueued");
-            u.used = u.used.plus(held);
             // As in Apache, the leaf the application left and the one it joined each
             // look at their pending applications again; other leaves do not.
             self.activate_pending(source);
@@ -583,9 +592,7 @@ impl Scheduler {
         n.allocated = n.allocated.plus(resource);
         n.containers.insert((app, number));
         let (queue, user) = (a.queue, a.user.clone());
-        s.queues.charge(queue, resource);
-        let u = s.queues.queues[queue].users.entry(user).or_default();
-        u.used = u.used.plus(resource);
+        s.queues.charge_user(queue, &user, resource);
         s.containers.insert((app, number), Container { node, resource, key });
         true
     }
@@ -601,6 +608,7 @@ impl Scheduler {
         self.count_user_active(app, false);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
+            a.headroom_tracked = false;
             a.clear_requests();
         }
         // Apache's addApplicationAttempt activates in the application's own leaf only.
@@ -649,11 +657,16 @@ impl Scheduler {
         }
         a.counts_user_active = counts;
         let (queue, user) = (a.queue, a.user.clone());
-        if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
+        let q = &mut self.state.queues.queues[queue];
+        if let Some(u) = q.users.get_mut(&user) {
+            let was_active = u.is_active();
             if counts {
                 u.apps_counted_active += 1;
             } else {
                 u.apps_counted_active = u.apps_counted_active.saturating_sub(1);
+            }
+            if u.is_active() != was_active {
+                q.users_changed();
             }
         }
     }
@@ -779,12 +792,12 @@ impl Scheduler {
     /// `maximum-am-resource-percent`, the user's share (at least
     /// `minimum-user-limit-percent`, weighted) and `user-limit-factor` (ignored when it is
     /// -1), within the queue's AM limit. The share counts active users and users whose
-    /// only applications still wait for activation.
+    /// only applications still wait for activation, as last counted (`PendingUsersCount`).
     pub fn user_am_limit(&self, queue: QueueIndex, user: &str, queue_am_limit: Resource) -> Resource {
         let s = &self.state;
         let calc = s.calculator();
         let q = s.queues.get(queue);
-        let users = q.users.values().filter(|u| u.is_active() || (u.pending_apps > 0 && u.active_apps == 0)).count();
+        let users = q.users.values().filter(|u| u.is_active()).count() + q.pending_users.get();
         let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
         let share = ((q.config.minimum_user_limit_percent / 100.0) as f32).max(1.0 / users.max(1) as f32);
         let share = (share * weight as f32).min(1.0);
@@ -824,6 +837,11 @@ impl Scheduler {
             a.missed_opportunities.retain(|k, _| live.contains(k));
         }
         self.review_user_active(app, newly_asking);
+        // Apache answers with the headroom its provider works out, which looks the user
+        // limit up — once the application has one (see `App::headroom_tracked`).
+        if let Some(a) = self.state.apps.get(&app).filter(|a| a.headroom_tracked) {
+            self.state.queues.queues[a.queue].user_limit_looked_up();
+        }
         self.headroom(app)
     }
 

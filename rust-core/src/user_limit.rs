@@ -33,6 +33,42 @@ impl UserState {
     }
 }
 
+/// How many of a leaf's users have applications that all still wait for activation, as
+/// Apache's `UsersManager` knows it. It counts them only when it recomputes its cached user
+/// limits, and it recomputes only at a limit lookup after something invalidated the cache
+/// (`userLimitNeedsRecompute`: a user becoming active or inactive, a container charged or
+/// released, the cluster or the configuration changing). Submissions and activations do
+/// not invalidate it, so the count the per-user ApplicationMaster limit reads can lag.
+#[derive(Debug, Clone, Default)]
+pub struct PendingUsersCount {
+    /// Bumped by every invalidation.
+    version: u64,
+    /// The version the count was taken at; `None` before the first lookup.
+    counted_at: Option<u64>,
+    count: usize,
+}
+
+impl PendingUsersCount {
+    /// `userLimitNeedsRecompute`.
+    pub fn invalidate(&mut self) {
+        self.version += 1;
+    }
+
+    /// A user-limit lookup: counts the users again if the cache was invalidated since the
+    /// last count.
+    pub fn look_up<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
+        if self.counted_at != Some(self.version) {
+            self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
+            self.counted_at = Some(self.version);
+        }
+    }
+
+    /// The count as of the last lookup that took it.
+    pub fn get(&self) -> usize {
+        self.count
+    }
+}
+
 /// Everything the user-limit formula reads about one leaf queue.
 #[derive(Debug, Clone, Copy)]
 pub struct QueueForUserLimit {
