@@ -127,7 +127,9 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
 pub fn child_limit(state: &State, limit: Resource, blocked: Resource, parent: QueueIndex, child: QueueIndex) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    let room = limit.minus(blocked).minus(p.used).plus(c.used);
+    // The child's usage is added first: a parent may hold more than its limit (a refresh
+    // shrank it), where Apache's difference goes negative and `minus` would stop at zero.
+    let room = limit.plus(c.used).minus(blocked).minus(p.used);
     state.calculator().round_down_to(room, state.config.cluster.minimum_allocation)
 }
 

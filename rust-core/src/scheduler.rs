@@ -894,6 +894,7 @@ impl Scheduler {
                 q.used = old.used;
                 q.apps = old.apps.clone();
                 q.users = old.users.clone();
+                q.pending_users = old.pending_users.clone();
                 q.am_used = old.am_used;
                 q.running_apps = old.running_apps;
                 q.reserved = old.reserved;
