@@ -495,11 +495,11 @@ impl Scheduler {
     }
 
     /// Takes `app` out of its leaf: deactivated if it was active, its user forgotten if
-    /// that was the user's last application. Its containers stay charged.
+    /// that was the user's last application and the user no longer counts as active. Its
+    /// containers stay charged.
     fn dequeue(&mut self, app: AppKey) {
         let Some(a) = self.state.apps.get(&app) else { return };
         let (queue, user, am, active) = (a.queue, a.user.clone(), a.am_resource, a.active);
-        self.count_user_active(app, false);
         if active {
             self.deactivate(queue, &user, am);
         }
@@ -529,6 +529,8 @@ impl Scheduler {
         if dest != source {
             let (user, reserved) = (a.user.clone(), a.reserved());
             let held = a.used.plus(reserved);
+            // Its asks leave the users manager of the leaf (Apache's AppSchedulingInfo.move).
+            self.count_user_active(app, false);
             // Usage leaves first, so that dequeuing forgets a user with nothing left here.
             let queues = &mut self.state.queues;
             queues.refund_user(source, &user, held);
@@ -603,9 +605,10 @@ impl Scheduler {
     }
 
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
-    /// `keep_containers` the previous attempt's containers stay with the application.
+    /// `keep_containers` the previous attempt's containers stay with the application. An
+    /// application that counted its user as active still does (Apache keys that by
+    /// application, not attempt).
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
-        self.count_user_active(app, false);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
             a.headroom_tracked = false;
@@ -618,9 +621,9 @@ impl Scheduler {
     }
 
     /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
-    /// are released separately, one by one, as the RM kills them.
+    /// are released separately, one by one, as the RM kills them. As in Apache, dropping
+    /// them does not stop the application counting its user as active.
     pub fn remove_attempt(&mut self, app: AppKey) {
-        self.count_user_active(app, false);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = None;
             a.clear_requests();
@@ -638,10 +641,18 @@ impl Scheduler {
             self.unreserve(node);
         }
         self.release(&left);
+        // Apache takes the attempt out of its leaf and activates the leaf's pending
+        // applications (finishApplicationAttempt, in the application's own leaf only)
+        // before the application's end stops its user counting as active
+        // (finishApplication).
         self.dequeue(app);
-        self.state.apps.remove(&app);
-        // Apache's finishApplicationAttempt activates in the application's own leaf only.
         self.activate_pending(queue);
+        self.count_user_active(app, false);
+        let user = self.state.apps.remove(&app).map(|a| a.user).unwrap_or_default();
+        let q = &mut self.state.queues.queues[queue];
+        if q.users.get(&user).is_some_and(|u| u.is_idle()) {
+            q.users.remove(&user);
+        }
         left
     }
 

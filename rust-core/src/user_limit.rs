@@ -27,9 +27,10 @@ impl UserState {
         self.apps_counted_active > 0
     }
 
-    /// True when the user has no applications left in the queue.
+    /// True when the user has no applications left in the queue (none still counting it
+    /// as active either).
     pub fn is_idle(&self) -> bool {
-        self.active_apps == 0 && self.pending_apps == 0 && self.used.is_none()
+        self.active_apps == 0 && self.pending_apps == 0 && self.used.is_none() && self.apps_counted_active == 0
     }
 }
 
