@@ -432,17 +432,18 @@ fn try_app(
         if app.blacklist.excludes(&node.host, &node.rack) {
             return Attempt::AppSkipped;
         }
-        // What must be given up to place this container: the part above the queue's
+        // What must be given up to place a container of `size`: the part above the queue's
         // headroom, or the user's excess, whichever is larger.
-        let need = calc.max(state.cluster, required.minus(room.headroom), room.user_must_unreserve);
+        let need = |size: Resource| calc.max(state.cluster, size.minus(room.headroom), room.user_must_unreserve);
         match try_group(state, app, sk, group, node) {
-            GroupResult::Placed(locality) => {
+            GroupResult::Placed(locality, size) => {
+                let need = need(size);
                 let mut unreserve = None;
                 // Apache's `isAnyMajorResourceAboveZero`: under the Default calculator a
                 // vcore shortfall is no reason to give up a reservation.
                 let must_unreserve = calc.any_above_zero(need);
                 if room.continue_looking && (!should_reserve || must_unreserve) {
-                    let wanted = if must_unreserve { need } else { required };
+                    let wanted = if must_unreserve { need } else { size };
                     match find_reservation_to_drop(state, app, sk, wanted, node) {
                         Some(r) => unreserve = Some(r),
                         None => {
@@ -451,20 +452,20 @@ fn try_app(
                         }
                     }
                 }
-                return Attempt::Assigned(Assignment { app: key, key: sk, resource: required, locality, unreserve });
+                return Attempt::Assigned(Assignment { app: key, key: sk, resource: size, locality, unreserve });
             }
             GroupResult::Skipped => continue,
             GroupResult::Delayed => {
                 missed.push((key, sk));
                 return Attempt::AppSkipped;
             }
-            GroupResult::NoRoom(locality) => {
+            GroupResult::NoRoom(locality, size) => {
                 // The node cannot hold the request now: reserve the node for it (Apache's
                 // reservations), so smaller containers do not starve it.
                 missed.push((key, sk));
-                let over = room.continue_looking && calc.any_above_zero(need);
+                let over = room.continue_looking && calc.any_above_zero(need(size));
                 if should_reserve && !over && node.reservation.is_none() {
-                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: required, locality, unreserve: None });
+                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
                 }
                 return Attempt::AppSkipped;
             }
@@ -504,13 +505,14 @@ fn find_reservation_to_drop(
 }
 
 enum GroupResult {
-    Placed(Locality),
+    /// A container of this size fits here at this locality.
+    Placed(Locality, Resource),
     /// No request of this group can use this node at all.
     Skipped,
     /// Waiting for a more local node.
     Delayed,
-    /// Allowed here at this locality but the node lacks room.
-    NoRoom(Locality),
+    /// Allowed here at this locality but the node lacks room for this size.
+    NoRoom(Locality, Resource),
 }
 
 /// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node.
@@ -523,7 +525,18 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     if !calc.fits(group.capability, node.total) {
         return GroupResult::Skipped;
     }
-    let fits = calc.fits(group.capability, node.available());
+    // A container is placed at the size asked at its locality level; one the node could
+    // never hold skips that level (Apache's LOCALITY_SKIPPED).
+    let at = |locality: Locality, name: &str| {
+        let size = group.capability_at(name);
+        if !calc.fits(size, node.total) {
+            None
+        } else if calc.fits(size, node.available()) {
+            Some(GroupResult::Placed(locality, size))
+        } else {
+            Some(GroupResult::NoRoom(locality, size))
+        }
+    };
     let nodes = state.nodes.len() as u64;
     // The opportunity this node represents counts too.
     let missed = app.missed(key) + 1;
@@ -531,7 +544,9 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     let mut delayed = false;
     if group.count(&node.host) > 0 {
         if group.count(&node.rack) > 0 {
-            return if fits { GroupResult::Placed(Locality::NodeLocal) } else { GroupResult::NoRoom(Locality::NodeLocal) };
+            if let Some(r) = at(Locality::NodeLocal, &node.host) {
+                return r;
+            }
         }
         delayed = true;
     }
@@ -541,7 +556,9 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
         }
         let node_delay = nodes.min(g.node_locality_delay.max(0) as u64);
         if node_delay < missed {
-            return if fits { GroupResult::Placed(Locality::RackLocal) } else { GroupResult::NoRoom(Locality::RackLocal) };
+            if let Some(r) = at(Locality::RackLocal, &node.rack) {
+                return r;
+            }
         }
         delayed = true;
     }
@@ -559,7 +576,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
             (nodes as f64).min(group.count(ANY) as f64 * wait_factor) < missed as f64
         };
         if can {
-            return if fits { GroupResult::Placed(Locality::OffSwitch) } else { GroupResult::NoRoom(Locality::OffSwitch) };
+            return at(Locality::OffSwitch, ANY).unwrap_or(GroupResult::Skipped);
         }
         return GroupResult::Delayed;
     }

@@ -74,6 +74,10 @@ pub struct Outstanding {
     pub count: u32,
     /// Whether allocation may go beyond this locality level.
     pub relax_locality: bool,
+    /// Size of each container placed at this resource name. An AM that changes the size
+    /// of a request at `*` leaves its earlier host and rack requests at the old size, and
+    /// Apache places a node- or rack-local container at the size asked there.
+    pub capability: Resource,
 }
 
 /// Every request under one scheduler key.
@@ -96,6 +100,11 @@ impl RequestGroup {
 
     fn get(&self, name: &str) -> Option<&Outstanding> {
         if name == ANY { self.any.as_ref() } else { self.by_name.get(name) }
+    }
+
+    /// The size of a container placed against `name` (see `Outstanding::capability`).
+    pub fn capability_at(&self, name: &str) -> Resource {
+        self.get(name).map_or(self.capability, |o| o.capability)
     }
 
     /// Outstanding count at `name` (0 if never asked).
@@ -254,7 +263,7 @@ impl App {
             if ask.resource_name == ANY {
                 group.capability = ask.capability;
             }
-            group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality });
+            group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality, capability: ask.capability });
         }
         self.requests.retain(|_, g| g.wanted() > 0 || g.by_name.values().any(|o| o.count > 0));
         self.asking = self.requests.values().any(|g| g.wanted() > 0);
@@ -316,6 +325,18 @@ impl App {
     /// One more scheduling opportunity went by for a request group (delay scheduling).
     pub fn count_opportunity(&mut self, key: SchedulerKey) {
         *self.missed_opportunities.entry(key).or_insert(0) += 1;
+    }
+
+    /// A container was placed or reserved for a request group at `locality` (not from a
+    /// reservation): a node-local one starts the locality wait over, and so does a
+    /// rack-local one with `rack-locality-full-reset` (Apache's `doAllocation`). Returns
+    /// whether it did.
+    pub fn restart_locality_wait(&mut self, key: SchedulerKey, locality: Locality, rack_full_reset: bool) -> bool {
+        let restart = locality == Locality::NodeLocal || (locality == Locality::RackLocal && rack_full_reset);
+        if restart {
+            self.missed_opportunities.remove(&key);
+        }
+        restart
     }
 
     /// Missed scheduling opportunities of one request group.

@@ -239,6 +239,12 @@ impl Scheduler {
                 }
             }
             if let Some(r) = reserve {
+                // A reservation starts the locality wait over as an allocation does, as
+                // soon as it is decided (before the commit-time check).
+                let full_reset = self.state.config.global.rack_locality_full_reset;
+                if let Some(a) = self.state.apps.get_mut(&r.app) {
+                    a.restart_locality_wait(r.key, r.locality, full_reset);
+                }
                 if self.queues_accept(r.app, r.resource, Resource::ZERO) {
                     out.push(self.reserve(node, r));
                 }
@@ -292,12 +298,9 @@ impl Scheduler {
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let number = app.next_container_number();
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
-        // Delay scheduling: a node-local container (or a rack-local one with
-        // rack-locality-full-reset) starts the wait over; otherwise this opportunity counts.
-        let full_reset = s.config.global.rack_locality_full_reset;
-        if a.locality == Locality::NodeLocal || (a.locality == Locality::RackLocal && full_reset) {
-            app.missed_opportunities.remove(&a.key);
-        } else {
+        // Delay scheduling: unless the placement starts the wait over, this opportunity
+        // counts.
+        if !app.restart_locality_wait(a.key, a.locality, s.config.global.rack_locality_full_reset) {
             app.count_opportunity(a.key);
         }
         let still_asking = app.is_asking();

@@ -10,6 +10,10 @@ import java.util.Random;
  * arriving for several users, asks of mixed sizes and localities, heartbeats, containers
  * finishing, applications ending, nodes lost, refreshes. The same seed always yields the
  * same text, so a divergence can be saved as a .scn file and replayed.
+ *
+ * <p>Racks are drawn from a second random stream, so adding them left every other draw —
+ * and so the workload of each seed — as it was: a seed on one rack yields the same text as
+ * before racks were generated.
  */
 final class RandomScenario {
   private RandomScenario() {
@@ -17,13 +21,19 @@ final class RandomScenario {
 
   static String generate(long seed) {
     Random r = new Random(seed);
+    Random topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
+    int racks = 1 + topology.nextInt(3);
     StringBuilder s = new StringBuilder("# random scenario, seed " + seed + "\n");
     List<String> leaves = new ArrayList<>();
     String config = config(r, leaves);
     s.append("config\n").append(config).append("end\n");
     int nodes = 2 + r.nextInt(6);
+    List<String> rackOf = new ArrayList<>();
     for (int n = 1; n <= nodes; n++) {
-      s.append(String.format("node n%d memory=%dG vcores=%d%n", n, 4 + 2 * r.nextInt(4), 4 + r.nextInt(8)));
+      String rack = racks == 1 ? null : "/r" + topology.nextInt(racks);
+      rackOf.add(rack);
+      s.append(String.format("node n%d%s memory=%dG vcores=%d%n", n, rack == null ? "" : " rack=" + rack,
+          4 + 2 * r.nextInt(4), 4 + r.nextInt(8)));
     }
     List<String> apps = new ArrayList<>();
     int submitted = 0;
@@ -42,8 +52,19 @@ final class RandomScenario {
         int count = 1 + r.nextInt(12);
         s.append(String.format("ask %s priority=%d memory=%dG count=%d%n", app, priority, memory, count));
         if (r.nextInt(4) == 0) {
+          int node = 1 + r.nextInt(nodes);
+          int local = Math.max(1, count / 2);
           s.append(String.format("ask %s priority=%d memory=%dG count=%d at=n%d%n", app, priority, memory,
-              Math.max(1, count / 2), 1 + r.nextInt(nodes)));
+              local, node));
+          // As AMRMClient asks for a host: for its rack too (mostly).
+          String rack = rackOf.get(node - 1);
+          if (rack != null && topology.nextInt(4) != 0) {
+            s.append(String.format("ask %s priority=%d memory=%dG count=%d at=%s%n", app, priority, memory,
+                local, rack));
+          }
+        } else if (racks > 1 && topology.nextInt(6) == 0) {
+          s.append(String.format("ask %s priority=%d memory=%dG count=%d at=/r%d%n", app, priority, memory,
+              Math.max(1, count / 2), topology.nextInt(racks)));
         }
       } else if (what < 75) {
         if (r.nextBoolean()) {

@@ -12,6 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
+import org.apache.hadoop.net.DNSToSwitchMapping;
+import org.apache.hadoop.net.NetworkTopology;
 
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
@@ -51,9 +54,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * objects say — queue and user metrics, live and reserved containers per application,
  * node reservations, application states — so two schedulers can be compared step by step.
  *
- * <p>Differences from the Rust driver, the same for both schedulers: node racks are not
- * modelled (every node is on the default rack); an AM's asks reach the scheduler once the
- * AM has been allocated and registered; {@code finish} is a release by the AM.
+ * <p>Differences from the Rust driver, the same for both schedulers: an AM's asks reach the
+ * scheduler once the AM has been allocated and registered; {@code finish} is a release by
+ * the AM. Node racks reach the RM as a real cluster's do, through its {@code RackResolver}
+ * (see {@link ScenarioRacks}).
  */
 final class ScenarioDriver implements AutoCloseable {
   private static final int PORT = 1234;
@@ -84,6 +88,8 @@ final class ScenarioDriver implements AutoCloseable {
   ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml,
       Map<String, String> cluster) throws Exception {
     this.conf = RmHarness.configuration(scheduler, configXml.getBytes(StandardCharsets.UTF_8));
+    conf.setClass(CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY,
+        ScenarioRacks.class, DNSToSwitchMapping.class);
     if (cluster.containsKey("min-allocation")) {
       Resource min = resource(cluster.get("min-allocation"));
       conf.setLong(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, min.getMemorySize());
@@ -120,6 +126,7 @@ final class ScenarioDriver implements AutoCloseable {
     switch (verb) {
     case "node":
       addNodes(words.get(1), Integer.parseInt(named.getOrDefault("count", "1")),
+          named.getOrDefault("rack", NetworkTopology.DEFAULT_RACK),
           memory(named.get("memory")), Integer.parseInt(named.get("vcores")));
       break;
     case "remove-node":
@@ -186,16 +193,24 @@ final class ScenarioDriver implements AutoCloseable {
     rm.drainEvents();
   }
 
-  private void addNodes(String name, int count, int memory, int vcores) throws Exception {
+  private void addNodes(String name, int count, String rack, int memory, int vcores)
+      throws Exception {
     for (int i = 1; i <= count; i++) {
       String host = count == 1 ? name : name + i;
       // Scenario hosts do not exist, and the RM resolves node names in several places;
       // each failing DNS lookup costs ~0.2 s. Each node gets a loopback address as its
-      // host name instead (127.1.x.y), and asks naming the node are translated.
+      // host name instead (127.R.x.y, R standing for its rack), and asks naming the node
+      // are translated.
       int n = hosts.size() + 1;
-      String address = "127.1." + (n / 250) + "." + (n % 250 + 1);
+      String address = "127." + ScenarioRacks.octet(rack) + "." + (n / 250) + "." + (n % 250 + 1);
       hosts.put(host, address);
-      nodes.put(host, rm.registerNode(address + ":" + PORT, memory, vcores));
+      MockNM nm = rm.registerNode(address + ":" + PORT, memory, vcores);
+      nodes.put(host, nm);
+      String resolved = rm.getRMContext().getRMNodes().get(nm.getNodeId()).getRackName();
+      if (!rack.equals(resolved)) {
+        throw new IllegalStateException("node " + host + " is on " + resolved + ", not " + rack
+            + ": the JVM's RackResolver was set up before ScenarioRacks");
+      }
     }
     rm.drainEvents();
   }
