@@ -112,7 +112,7 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
         let calc = state.calculator();
         let maximum = state.queues.get(app.queue).config.maximum_allocation;
         let minimum = state.config.cluster.minimum_allocation;
-        let node_factor = calc.ratio_f32(group.capability, maximum);
+        let node_factor = calc.ratio_f32(group.capability(), maximum);
         let minimum_factor = calc.ratio_f32(maximum.minus(minimum), maximum);
         let waits = app.re_reservations(key) as f32 / reserved as f32;
         starvation = (waits * (1.0 - node_factor.min(minimum_factor))) as i64;
@@ -416,7 +416,7 @@ fn try_app(
         if group.wanted() == 0 {
             continue;
         }
-        let required = group.capability;
+        let required = group.capability();
         let should_reserve = may_reserve(state, app, sk, group);
         // Without continue-looking a request with enough reservations waits for them.
         if !room.continue_looking && !should_reserve {
@@ -522,7 +522,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     // Both questions in the resources the calculator schedules: under the Default
     // calculator vcores do not stop a container.
     let calc = state.calculator();
-    if !calc.fits(group.capability, node.total) {
+    if !calc.fits(group.capability(), node.total) {
         return GroupResult::Skipped;
     }
     // A container is placed at the size asked at its locality level; one the node could

@@ -83,8 +83,6 @@ pub struct Outstanding {
 /// Every request under one scheduler key.
 #[derive(Debug, Clone, Default)]
 pub struct RequestGroup {
-    /// Size of each container (from the `*` request).
-    pub capability: Resource,
     /// The `*` request, kept apart: it is read on every visit.
     pub any: Option<Outstanding>,
     /// Requests by rack or host name.
@@ -102,9 +100,14 @@ impl RequestGroup {
         if name == ANY { self.any.as_ref() } else { self.by_name.get(name) }
     }
 
+    /// Size of each container, as the `*` request asks (zero before it has).
+    pub fn capability(&self) -> Resource {
+        self.any.map_or(Resource::ZERO, |o| o.capability)
+    }
+
     /// The size of a container placed against `name` (see `Outstanding::capability`).
     pub fn capability_at(&self, name: &str) -> Resource {
-        self.get(name).map_or(self.capability, |o| o.capability)
+        self.get(name).map_or(self.capability(), |o| o.capability)
     }
 
     /// Outstanding count at `name` (0 if never asked).
@@ -260,9 +263,6 @@ impl App {
                 newly_asking = true;
             }
             let group = self.requests.entry(ask.key).or_default();
-            if ask.resource_name == ANY {
-                group.capability = ask.capability;
-            }
             group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality, capability: ask.capability });
         }
         self.requests.retain(|_, g| g.wanted() > 0 || g.by_name.values().any(|o| o.count > 0));
@@ -348,7 +348,7 @@ impl App {
     pub fn pending(&self) -> Resource {
         self.requests
             .values()
-            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability.times(g.wanted() as i64)))
+            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
     }
 }
 

@@ -62,6 +62,13 @@ impl Queue {
         self.pending_users.invalidate();
     }
 
+    /// Drops `user` once it has nothing left here (see `UserState::is_idle`).
+    pub fn forget_user_if_idle(&mut self, user: &str) {
+        if self.users.get(user).is_some_and(|u| u.is_idle()) {
+            self.users.remove(user);
+        }
+    }
+
     /// A user limit of this leaf was looked up (see `PendingUsersCount`).
     pub fn user_limit_looked_up(&mut self) {
         self.pending_users.look_up(self.users.values());

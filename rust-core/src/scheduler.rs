@@ -377,7 +377,7 @@ impl Scheduler {
         }
         let n = &self.state.nodes[&node];
         let calc = self.state.calculator();
-        let asked = self.state.apps[&r.app].requests[&r.key].capability;
+        let asked = self.state.apps[&r.app].requests[&r.key].capability();
         if !calc.fits(asked, n.available()) {
             // What the application asks for now does not fit yet: keep holding the node.
             if let Some(app) = self.state.apps.get_mut(&r.app) {
@@ -512,10 +512,8 @@ impl Scheduler {
             if !active {
                 u.pending_apps = u.pending_apps.saturating_sub(1);
             }
-            if u.is_idle() {
-                q.users.remove(&user);
-            }
         }
+        q.forget_user_if_idle(&user);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.active = false;
         }
@@ -651,10 +649,8 @@ impl Scheduler {
         self.dequeue(app);
         self.activate_pending(queue);
         self.count_user_active(app, false);
-        let user = self.state.apps.remove(&app).map(|a| a.user).unwrap_or_default();
-        let q = &mut self.state.queues.queues[queue];
-        if q.users.get(&user).is_some_and(|u| u.is_idle()) {
-            q.users.remove(&user);
+        if let Some(a) = self.state.apps.remove(&app) {
+            self.state.queues.queues[queue].forget_user_if_idle(&a.user);
         }
         left
     }
