@@ -78,6 +78,21 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
+   * The RM's own key for an ask's priority and request id, as the attempt's request table
+   * holds it, so that a container shares its Priority with the ask as Apache's allocator
+   * arranges; a new key if the ask has gone (materialize then refuses the container).
+   */
+  SchedulerRequestKey requestKey(int priority, long requestId) {
+    for (SchedulerRequestKey key : appSchedulingInfo.getSchedulerKeys()) {
+      if (key.getPriority().getPriority() == priority
+          && key.getAllocationRequestId() == requestId && key.getContainerToUpdate() == null) {
+        return key;
+      }
+    }
+    return new SchedulerRequestKey(Priority.newInstance(priority), requestId, null);
+  }
+
+  /**
    * Records a container the core allocated. Returns null if the attempt stopped in the
    * meantime; the caller then gives the container back to the core.
    */

@@ -75,6 +75,7 @@ import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.slf4j.Logger;
@@ -112,6 +113,9 @@ public class RustCapacityScheduler
   private long[] releasedBatch = new long[16];
   private int releasedCount;
   private int batchDepth;
+
+  /** Reused for the root's available resources; written under the write lock only. */
+  private final Resource availableScratch = Resource.newInstance(0, 0);
 
   public RustCapacityScheduler() {
     super(RustCapacityScheduler.class.getName());
@@ -417,27 +421,28 @@ public class RustCapacityScheduler
       int kind = (int) allocations[i + 7];
       RustApplication app = appsByKey.get(appKey);
       RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      Priority priority = Priority.newInstance((int) allocations[i + 4]);
-      long requestId = allocations[i + 5];
-      SchedulerRequestKey key = new SchedulerRequestKey(priority, requestId, null);
+      if (attempt == null) {
+        // The attempt went away since the core decided: give back what it was given.
+        if (kind != NativeScheduler.UNRESERVE) {
+          core.release(new long[] {appKey, number});
+        }
+        continue;
+      }
+      SchedulerRequestKey key = attempt.requestKey((int) allocations[i + 4], allocations[i + 5]);
       if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
         RMContainer reserved = node.getReservedContainer();
-        if (attempt != null && reserved != null) {
+        if (reserved != null) {
           attempt.unreserve(key, node, reserved);
         }
         if (kind == NativeScheduler.UNRESERVE) {
           continue;
         }
       }
-      if (attempt == null) {
-        // The attempt went away since the core decided: give it back.
-        core.release(new long[] {appKey, number});
-        continue;
-      }
       ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
       Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
       Container container = BuilderUtils.newContainer(id, node.getNodeID(),
-          node.getRMNode().getHttpAddress(), size, priority, null, requestId);
+          node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
+          key.getAllocationRequestId());
       if (kind == NativeScheduler.RESERVE) {
         attempt.reserve(key, node, null, container, false);
         continue;
@@ -955,10 +960,22 @@ public class RustCapacityScheduler
     return queues.root().getMetrics();
   }
 
+  /**
+   * The root queue's available resources, after every heartbeat that changed them. With
+   * only memory and vcores known (the usual case) the figure goes through one reused
+   * Resource, which the metrics only read, instead of three new ones per heartbeat.
+   */
   private void updateAvailableResourcesMetrics() {
     QueueMetrics root = getRootQueueMetrics();
-    root.setAvailableResourcesToQueue(
-        Resources.subtract(getClusterResource(), root.getAllocatedResources()));
+    if (ResourceUtils.getNumberOfKnownResourceTypes() > 2) {
+      root.setAvailableResourcesToQueue(
+          Resources.subtract(getClusterResource(), root.getAllocatedResources()));
+      return;
+    }
+    Resource cluster = getClusterResource();
+    availableScratch.setMemorySize(cluster.getMemorySize() - root.getAllocatedMB());
+    availableScratch.setVirtualCores(cluster.getVirtualCores() - root.getAllocatedVirtualCores());
+    root.setAvailableResourcesToQueue(availableScratch);
   }
 
   // ----- consistency -------------------------------------------------------------------

@@ -461,7 +461,8 @@ public final class SideBySideBenchmark {
 
     if (Boolean.getBoolean("capsched.bench.profile")) {
       // Ours alone, repeatedly, for a profiler attached to this JVM.
-      for (int r = 0; r < 5; r++) {
+      int runs = Integer.getInteger("capsched.bench.profile-runs", 5);
+      for (int r = 0; r < runs; r++) {
         Throughput t = throughput(RustCapacityScheduler.class, shapes.get(0), MEMORY, false);
         System.out.printf(Locale.ROOT, "  profile run %d: %,.0f containers/s%n", r, t.perSecond());
       }
