@@ -23,6 +23,8 @@ final class KnownDivergences {
   static {
     // Apache handed a node more memory than it has; ours did not.
     CHECKS.put("overcommitted-node", (apache, ours) -> overcommitted(apache) && !overcommitted(ours));
+    // Apache's applications hold less than its nodes carry; ours hold what the nodes carry.
+    CHECKS.put("split-books", (apache, ours) -> !booksBalance(apache) && booksBalance(ours));
   }
 
   private final Map<String, String> reasons;
@@ -73,6 +75,24 @@ final class KnownDivergences {
       }
     }
     return null;
+  }
+
+  /** Whether the applications' usage adds up to what the nodes have allocated. */
+  private static boolean booksBalance(Map<String, String> snapshot) {
+    return sum(snapshot, "app ", " used=") == sum(snapshot, "node ", "allocated=");
+  }
+
+  /** The sum of a field's MB figure over the facts whose keys start with a prefix. */
+  private static long sum(Map<String, String> snapshot, String prefix, String field) {
+    long total = 0;
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      int at = f.getValue().indexOf(field);
+      if (f.getKey().startsWith(prefix) && at >= 0) {
+        int from = at + field.length();
+        total += Long.parseLong(f.getValue().substring(from, f.getValue().indexOf("MB", from)));
+      }
+    }
+    return total;
   }
 
   private static boolean overcommitted(Map<String, String> snapshot) {
