@@ -841,10 +841,10 @@ impl Scheduler {
     /// `allocate()`: records the AM's asks. Returns the application's headroom.
     pub fn update_requests(&mut self, app: AppKey, asks: &[Ask]) -> Resource {
         let mut newly_asking = false;
+        // A request group's missed opportunities outlive its asks, as in Apache (an
+        // attempt's count per scheduler key is only ever reset by an allocation).
         if let Some(a) = self.state.apps.get_mut(&app) {
             newly_asking = a.update_requests(asks);
-            let live: Vec<SchedulerKey> = a.requests.keys().copied().collect();
-            a.missed_opportunities.retain(|k, _| live.contains(k));
         }
         self.review_user_active(app, newly_asking);
         // Apache answers with the headroom its provider works out, which looks the user
