@@ -258,14 +258,26 @@ impl App {
     /// from zero).
     pub fn update_requests(&mut self, asks: &[Ask]) -> bool {
         let mut newly_asking = false;
+        let mut cancelled = Vec::new();
         for ask in asks {
             if ask.resource_name == ANY && ask.count > 0 && self.requests.get(&ask.key).is_none_or(|g| g.wanted() == 0) {
                 newly_asking = true;
             }
             let group = self.requests.entry(ask.key).or_default();
             group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality, capability: ask.capability });
+            if ask.resource_name == ANY {
+                cancelled.retain(|k| *k != ask.key);
+                if ask.count == 0 {
+                    cancelled.push(ask.key);
+                }
+            }
         }
-        self.requests.retain(|_, g| g.wanted() > 0 || g.by_name.values().any(|o| o.count > 0));
+        // A `*` of zero in a call drops the whole group, host and rack requests too, as
+        // Apache drops the key's placement allocator; host or rack requests sent without
+        // a `*` are kept, at whatever count, and count as locations the group asks about.
+        for key in cancelled {
+            self.requests.remove(&key);
+        }
         self.asking = self.requests.values().any(|g| g.wanted() > 0);
         newly_asking
     }
@@ -283,7 +295,14 @@ impl App {
             }
             g.decrement(ANY);
             if g.wanted() == 0 {
-                self.requests.remove(&key);
+                // The last container at `*`: Apache's placement allocator forgets the `*`
+                // request, and the whole group only once no host or rack request is left
+                // (those left keep counting as locations asked about, should the AM ask
+                // at `*` again).
+                g.any = None;
+                if g.by_name.is_empty() {
+                    self.requests.remove(&key);
+                }
                 self.asking = self.requests.values().any(|g| g.wanted() > 0);
             }
         }
@@ -376,10 +395,12 @@ mod tests {
         assert_eq!((g.count("*"), g.count("/r1"), g.count("h1")), (1, 1, 0));
         assert_eq!(app.pending(), Resource::new(1024, 1));
         app.record_allocation(key, "h9", "/r9", Locality::OffSwitch);
-        assert!(app.requests.is_empty());
+        assert!(!app.is_asking() && app.pending().is_none());
+        assert_eq!(app.requests[&key].unique_locations(), 1, "the rack request outlives the last * container");
         app.update_requests(&[ask("*", 3, true)]);
+        assert_eq!(app.requests[&key].unique_locations(), 2);
         app.update_requests(&[ask("*", 0, true)]);
-        assert!(app.requests.is_empty(), "a zero count cancels the ask");
+        assert!(app.requests.is_empty(), "a zero count at * cancels the whole group");
     }
 
     #[test]
