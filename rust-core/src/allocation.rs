@@ -435,40 +435,57 @@ fn try_app(
         // What must be given up to place a container of `size`: the part above the queue's
         // headroom, or the user's excess, whichever is larger.
         let need = |size: Resource| calc.max(state.cluster, size.minus(room.headroom), room.user_must_unreserve);
-        match try_group(state, app, sk, group, node) {
-            GroupResult::Placed(locality, size) => {
-                let need = need(size);
+        // A node- or rack-local level this node cannot serve hands over to the next level
+        // (Apache's LOCALITY_SKIPPED); at the off-switch level the application is skipped,
+        // with the opportunity counted.
+        let mut after = None;
+        let skipped = loop {
+            let (locality, size, fits) = match try_group(state, app, sk, group, node, after) {
+                GroupResult::Placed(locality, size) => (locality, size, true),
+                GroupResult::NoRoom(locality, size) => (locality, size, false),
+                GroupResult::Skipped => break None,
+                GroupResult::Delayed => break Some(Attempt::AppSkipped),
+            };
+            let need = need(size);
+            if fits {
                 let mut unreserve = None;
                 // Apache's `isAnyMajorResourceAboveZero`: under the Default calculator a
                 // vcore shortfall is no reason to give up a reservation.
                 let must_unreserve = calc.any_above_zero(need);
                 if room.continue_looking && (!should_reserve || must_unreserve) {
                     let wanted = if must_unreserve { need } else { size };
-                    match find_reservation_to_drop(state, app, sk, wanted, node) {
-                        Some(r) => unreserve = Some(r),
-                        None => {
-                            missed.push((key, sk));
-                            return Attempt::AppSkipped;
+                    unreserve = find_reservation_to_drop(state, app, sk, wanted, node);
+                    if unreserve.is_none() {
+                        if locality == Locality::OffSwitch {
+                            break Some(Attempt::AppSkipped);
                         }
+                        after = Some(locality);
+                        continue;
                     }
                 }
                 return Attempt::Assigned(Assignment { app: key, key: sk, resource: size, locality, unreserve });
             }
-            GroupResult::Skipped => continue,
-            GroupResult::Delayed => {
-                missed.push((key, sk));
-                return Attempt::AppSkipped;
-            }
-            GroupResult::NoRoom(locality, size) => {
-                // The node cannot hold the request now: reserve the node for it (Apache's
-                // reservations), so smaller containers do not starve it.
-                missed.push((key, sk));
-                let over = room.continue_looking && calc.any_above_zero(need(size));
-                if should_reserve && !over && node.reservation.is_none() {
-                    return Attempt::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
+            // The node cannot hold the request now: reserve the node for it (Apache's
+            // reservations), so smaller containers do not starve it.
+            let over = room.continue_looking && calc.any_above_zero(need);
+            if should_reserve && !over {
+                if node.reservation.is_some() {
+                    break Some(Attempt::AppSkipped);
                 }
-                return Attempt::AppSkipped;
+                missed.push((key, sk));
+                return Attempt::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
             }
+            if locality == Locality::OffSwitch {
+                break Some(Attempt::AppSkipped);
+            }
+            after = Some(locality);
+        };
+        match skipped {
+            Some(attempt) => {
+                missed.push((key, sk));
+                return attempt;
+            }
+            None => continue,
         }
     }
     Attempt::PrioritySkipped
@@ -515,8 +532,17 @@ enum GroupResult {
     NoRoom(Locality, Resource),
 }
 
-/// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node.
-fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, node: &Node) -> GroupResult {
+/// Apache's `assignContainersOnNode` + `canAssign` for one request group on one node,
+/// from the most local level after `after` (all levels when `None`): the caller comes
+/// back with the level it could not use (Apache's LOCALITY_SKIPPED) to try the next.
+fn try_group(
+    state: &State,
+    app: &App,
+    key: SchedulerKey,
+    group: &RequestGroup,
+    node: &Node,
+    after: Option<Locality>,
+) -> GroupResult {
     // A container larger than the whole node can never be placed here; do not hold the
     // node for it.
     // Both questions in the resources the calculator schedules: under the Default
@@ -542,7 +568,9 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
     let missed = app.missed(key) + 1;
     let g = &state.config.global;
     let mut delayed = false;
-    if group.count(&node.host) > 0 {
+    let node_level = after.is_none();
+    let rack_level = after.is_none_or(|l| l == Locality::NodeLocal);
+    if node_level && group.count(&node.host) > 0 {
         if group.count(&node.rack) > 0 {
             if let Some(r) = at(Locality::NodeLocal, &node.host) {
                 return r;
@@ -550,7 +578,7 @@ fn try_group(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup, 
         }
         delayed = true;
     }
-    if group.count(&node.rack) > 0 {
+    if rack_level && group.count(&node.rack) > 0 {
         if !group.relaxes(&node.rack) {
             return GroupResult::Skipped;
         }
