@@ -5,7 +5,7 @@
 pub use crate::admission::{QueueAcl, Rejection, Submission};
 use crate::admission;
 use crate::allocation::{limit_for_user, next_assignment, published_limits, Assignment, Decision};
-use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey};
+use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey, ANY};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
 use crate::node::{Node, NodeKey, Reservation};
 use crate::queue::{QueueIndex, QueueTree};
@@ -377,7 +377,22 @@ impl Scheduler {
         }
         let n = &self.state.nodes[&node];
         let calc = self.state.calculator();
-        let asked = self.state.apps[&r.app].requests[&r.key].capability();
+        let (host, rack) = (n.host.clone(), n.rack.clone());
+        // The level Apache tries the reservation at (`assignContainersOnNode` with the
+        // reserved container): node-local while both the host and its rack are asked for,
+        // rack-local while the rack is and the node-locality delay has passed, off-switch
+        // otherwise. The size asked at that level decides whether the node can take it.
+        let app = &self.state.apps[&r.app];
+        let group = &app.requests[&r.key];
+        let node_delay = (self.state.nodes.len() as u64).min(self.state.config.global.node_locality_delay.max(0) as u64);
+        let (locality, level) = if group.count(&host) > 0 && group.count(&rack) > 0 {
+            (Locality::NodeLocal, host.as_str())
+        } else if group.count(&rack) > 0 && node_delay < app.missed(r.key) {
+            (Locality::RackLocal, rack.as_str())
+        } else {
+            (Locality::OffSwitch, ANY)
+        };
+        let asked = group.capability_at(level);
         if !calc.fits(asked, n.available()) {
             // What the application asks for now does not fit yet: keep holding the node.
             if let Some(app) = self.state.apps.get_mut(&r.app) {
@@ -393,7 +408,6 @@ impl Scheduler {
             self.unreserve(node);
             return vec![cancel(&r)];
         }
-        let (host, rack) = (n.host.clone(), n.rack.clone());
         // The reservation becomes the container. The queues and the user held its
         // resources already, so (as in Apache) their usage does not change.
         let s = &mut self.state;
@@ -403,17 +417,6 @@ impl Scheduler {
         let app = s.apps.get_mut(&r.app).expect("checked above");
         app.reservations.remove(&r.number);
         app.re_reservations.remove(&r.key);
-        let group = &app.requests[&r.key];
-        // As Apache places a reserved container: node-local only while both the host and
-        // its rack are still asked for (the RM's request table needs both to count it
-        // down), rack-local while the rack is, off-switch otherwise.
-        let locality = if group.count(&host) > 0 && group.count(&rack) > 0 {
-            Locality::NodeLocal
-        } else if group.count(&rack) > 0 {
-            Locality::RackLocal
-        } else {
-            Locality::OffSwitch
-        };
         app.record_allocation(r.key, &host, &rack, locality);
         let still_asking = app.is_asking();
         app.containers.insert(r.number);
