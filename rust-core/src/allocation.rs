@@ -261,7 +261,7 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
 
 /// Activated applications of a leaf in the order its ordering policy serves them. A leaf
 /// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
-pub fn ordered_apps<'a>(state: &'a State, queue: QueueIndex) -> Vec<(AppKey, &'a App)> {
+pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let q = state.queues.get(queue);
     let mut apps: Vec<(AppKey, &App)> = q
         .apps
@@ -582,8 +582,7 @@ fn try_group(
         if !group.relaxes(&node.rack) {
             return GroupResult::Skipped;
         }
-        let node_delay = nodes.min(g.node_locality_delay.max(0) as u64);
-        if node_delay < missed {
+        if state.node_locality_delay() < missed {
             if let Some(r) = at(Locality::RackLocal, &node.rack) {
                 return r;
             }

@@ -14,8 +14,8 @@ pub fn describe_tree(config: &SchedulerConfig, cluster: Resource) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<40} {:>12} {:>12} {:>8} {:>8} {:>8}  {:<8} {}",
-        "queue", "capacity", "max-capacity", "abs%", "absmax%", "max-apps", "state", "limits"
+        "{:<40} {:>12} {:>12} {:>8} {:>8} {:>8}  {:<8} limits",
+        "queue", "capacity", "max-capacity", "abs%", "absmax%", "max-apps", "state"
     );
     write_queue(&mut out, config, &tree, 0, 0);
     let g = &config.global;

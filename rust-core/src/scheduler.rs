@@ -95,6 +95,13 @@ impl State {
         self.config.global.resource_calculator
     }
 
+    /// Missed opportunities a request waits for a node-local container before it takes a
+    /// rack-local one: `node-locality-delay`, capped by the number of nodes (Apache's
+    /// `getActualNodeLocalityDelay`).
+    pub fn node_locality_delay(&self) -> u64 {
+        (self.nodes.len() as u64).min(self.config.global.node_locality_delay.max(0) as u64)
+    }
+
     /// Resources not held by any container, cluster-wide.
     pub fn cluster_available(&self) -> Resource {
         let used = self.queues.get(0).used;
@@ -384,10 +391,9 @@ impl Scheduler {
         // otherwise. The size asked at that level decides whether the node can take it.
         let app = &self.state.apps[&r.app];
         let group = &app.requests[&r.key];
-        let node_delay = (self.state.nodes.len() as u64).min(self.state.config.global.node_locality_delay.max(0) as u64);
         let (locality, level) = if group.count(&host) > 0 && group.count(&rack) > 0 {
             (Locality::NodeLocal, host.as_str())
-        } else if group.count(&rack) > 0 && node_delay < app.missed(r.key) {
+        } else if group.count(&rack) > 0 && self.state.node_locality_delay() < app.missed(r.key) {
             (Locality::RackLocal, rack.as_str())
         } else {
             (Locality::OffSwitch, ANY)

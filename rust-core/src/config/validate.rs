@@ -58,12 +58,10 @@ fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, 
         }
     }
     match (q.capacity, q.maximum_capacity) {
-        (CapacitySpec::Absolute(min), MaxCapacitySpec::Absolute(max)) if !max.is_none() => {
-            if !min.fits_in(max) {
-                errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!(
-                    "minimum resource {} is greater than maximum-capacity {}", q.capacity, q.maximum_capacity
-                )));
-            }
+        (CapacitySpec::Absolute(min), MaxCapacitySpec::Absolute(max)) if !max.is_none() && !min.fits_in(max) => {
+            errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!(
+                "minimum resource {} is greater than maximum-capacity {}", q.capacity, q.maximum_capacity
+            )));
         }
         _ => {}
     }
