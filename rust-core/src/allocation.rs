@@ -371,9 +371,9 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, d
             if app_reserved.is_none() || calc.greater_than(state.cluster, user_used.minus(app_reserved), ul) {
                 continue;
             }
-            user_must_unreserve = user_used.minus(ul);
+            user_must_unreserve = user_used.difference(ul);
         }
-        let room = Room { headroom: limit.minus(q.used), app_reserved, user_must_unreserve, continue_looking };
+        let room = Room { headroom: limit.difference(q.used), app_reserved, user_must_unreserve, continue_looking };
         match try_app(state, key, app, node, &room, &mut decision.missed) {
             Attempt::Assigned(a) => return Outcome::Placed(Placement::Allocate(a)),
             Attempt::Reserve(a) => return Outcome::Placed(Placement::Reserve(a)),
@@ -393,7 +393,7 @@ fn within_limit(state: &State, used: Resource, limit: Resource, could_unreserve:
 
 /// What an application may use on this node.
 struct Room {
-    /// The queue's limit minus what it uses.
+    /// The queue's limit minus what it uses (below zero when it is over in some resource).
     headroom: Resource,
     /// The application's reservations, when continue-looking may give them up (else zero).
     app_reserved: Resource,
@@ -434,7 +434,7 @@ fn try_app(
         }
         // What must be given up to place a container of `size`: the part above the queue's
         // headroom, or the user's excess, whichever is larger.
-        let need = |size: Resource| calc.max(state.cluster, size.minus(room.headroom), room.user_must_unreserve);
+        let need = |size: Resource| calc.max(state.cluster, size.difference(room.headroom), room.user_must_unreserve);
         // A node- or rack-local level this node cannot serve hands over to the next level
         // (Apache's LOCALITY_SKIPPED); at the off-switch level the application is skipped,
         // with the opportunity counted.

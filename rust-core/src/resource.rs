@@ -40,6 +40,15 @@ impl Resource {
         )
     }
 
+    /// Component-wise difference that may go below zero (Apache's `Resources.subtract`):
+    /// how far a queue is over its limit matters to the decisions made from it.
+    pub fn difference(self, other: Resource) -> Resource {
+        Resource::new(
+            self.memory_mb.saturating_sub(other.memory_mb),
+            self.vcores.saturating_sub(other.vcores),
+        )
+    }
+
     /// `self * n`, saturating.
     pub fn times(self, n: i64) -> Resource {
         Resource::new(self.memory_mb.saturating_mul(n), self.vcores.saturating_mul(n))
