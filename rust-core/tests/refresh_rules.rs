@@ -162,7 +162,7 @@ fn applications_and_usage_survive_a_refresh() {
     let a = s.state().queues.resolve("a").unwrap();
     assert_eq!(s.state().queues.get(a).used, Resource::new(2048, 2));
     assert_eq!(s.state().queues.get(a).apps, vec![app]);
-    assert!((s.state().queues.get(a).absolute_capacity - 0.3).abs() < 1e-9);
+    assert!((s.state().queues.get(a).absolute_capacity - 0.3).abs() < 1e-6);
     assert_eq!(s.state().apps[&app].queue, a);
     // The application's containers still return to the right queue.
     s.release(&[(app, allocated[0].number)]);
