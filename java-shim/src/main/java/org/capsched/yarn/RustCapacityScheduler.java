@@ -75,7 +75,6 @@ import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
-import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.slf4j.Logger;
@@ -113,9 +112,6 @@ public class RustCapacityScheduler
   private long[] releasedBatch = new long[16];
   private int releasedCount;
   private int batchDepth;
-
-  /** Reused for the root's available resources; written under the write lock only. */
-  private final Resource availableScratch = Resource.newInstance(0, 0);
 
   public RustCapacityScheduler() {
     super(RustCapacityScheduler.class.getName());
@@ -960,22 +956,10 @@ public class RustCapacityScheduler
     return queues.root().getMetrics();
   }
 
-  /**
-   * The root queue's available resources, after every heartbeat that changed them. With
-   * only memory and vcores known (the usual case) the figure goes through one reused
-   * Resource, which the metrics only read, instead of three new ones per heartbeat.
-   */
   private void updateAvailableResourcesMetrics() {
     QueueMetrics root = getRootQueueMetrics();
-    if (ResourceUtils.getNumberOfKnownResourceTypes() > 2) {
-      root.setAvailableResourcesToQueue(
-          Resources.subtract(getClusterResource(), root.getAllocatedResources()));
-      return;
-    }
-    Resource cluster = getClusterResource();
-    availableScratch.setMemorySize(cluster.getMemorySize() - root.getAllocatedMB());
-    availableScratch.setVirtualCores(cluster.getVirtualCores() - root.getAllocatedVirtualCores());
-    root.setAvailableResourcesToQueue(availableScratch);
+    root.setAvailableResourcesToQueue(
+        Resources.subtract(getClusterResource(), root.getAllocatedResources()));
   }
 
   // ----- consistency -------------------------------------------------------------------
