@@ -262,6 +262,15 @@ impl Scheduler {
                 off_switch += 1;
             }
             assigned += 1;
+            // The opportunity counts, or a local placement starts the locality wait over,
+            // as soon as the placement is decided: Apache does both before the commit-time
+            // check, which may still turn the container down.
+            let full_reset = self.state.config.global.rack_locality_full_reset;
+            if let Some(app) = self.state.apps.get_mut(&a.app) {
+                if !app.restart_locality_wait(a.key, a.locality, full_reset) {
+                    app.count_opportunity(a.key);
+                }
+            }
             let released = a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
             if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO)) {
                 continue;
@@ -305,11 +314,6 @@ impl Scheduler {
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let number = app.next_container_number();
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
-        // Delay scheduling: unless the placement starts the wait over, this opportunity
-        // counts.
-        if !app.restart_locality_wait(a.key, a.locality, s.config.global.rack_locality_full_reset) {
-            app.count_opportunity(a.key);
-        }
         let still_asking = app.is_asking();
         app.containers.insert(number);
         app.used = app.used.plus(a.resource);
