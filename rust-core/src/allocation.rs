@@ -295,7 +295,7 @@ pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit 
         guaranteed: q.guaranteed(state.cluster),
         maximum: q.maximum(state.cluster),
         minimum_allocation: state.config.cluster.minimum_allocation,
-        used: q.used,
+        consumed: q.users_consumed(state.calculator(), state.cluster, state.config.cluster.minimum_allocation),
         active_users_used: active_used,
         active_users_weight: active_weight,
         minimum_user_limit_percent: q.config.minimum_user_limit_percent,

@@ -38,6 +38,11 @@ pub struct Queue {
     pub published_limit: Resource,
     /// Users whose applications all wait for activation, as last counted (leaves only).
     pub pending_users: crate::user_limit::PendingUsersCount,
+    /// The sum of its users' usage ratios (leaves only): Apache's `UsersManager` keeps it
+    /// in a float, adding each change to a user's ratio, and sums it afresh only when the
+    /// cluster or the configuration changes — so it carries Java's rounding, which the
+    /// user-limit formula then sees.
+    pub users_usage_ratio: f32,
 }
 
 impl Queue {
@@ -54,6 +59,46 @@ impl Queue {
             reserved: Resource::ZERO,
             published_limit: Resource::ZERO,
             pending_users: Default::default(),
+            users_usage_ratio: 0.0,
+        }
+    }
+
+    /// What the user-limit formula takes this leaf's usage to be (Apache's `consumed` in
+    /// `computeUserLimit`): the cluster times the users' summed usage ratio, rounded up
+    /// to `step`. Only the calculator's dimensions come from the ratio; under the Default
+    /// calculator vcores are what the queue holds.
+    pub fn users_consumed(&self, calc: ResourceCalculator, cluster: Resource, step: Resource) -> Resource {
+        let consumed = calc.multiply_and_normalize_up(cluster, f64::from(self.users_usage_ratio), step);
+        match calc {
+            ResourceCalculator::Dominant => consumed,
+            ResourceCalculator::Memory => Resource::new(consumed.memory_mb, calc.round_up(self.used, step).vcores),
+        }
+    }
+
+    /// Sums the users' usage ratios afresh against `cluster` (Apache's
+    /// `updateUsageRatio`, in the order its users map iterates).
+    fn recompute_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) {
+        let mut names: Vec<&str> = self.users.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        let order = crate::java_order::hash_map_order(&names, names.len());
+        let names: Vec<String> = order.into_iter().map(|i| names[i].to_string()).collect();
+        let mut sum = 0.0f32;
+        for name in names {
+            let u = self.users.get_mut(&name).expect("listed above");
+            u.usage_ratio = calc.ratio_f32(u.used, cluster);
+            sum += u.usage_ratio;
+        }
+        self.users_usage_ratio = sum;
+    }
+
+    /// `user`'s usage changed: its ratio is worked out again and the difference added to
+    /// the leaf's sum (Apache's `incQueueUsageRatio`).
+    fn update_usage_ratio(&mut self, user: &str, calc: ResourceCalculator, cluster: Resource) {
+        if let Some(u) = self.users.get_mut(user) {
+            let ratio = calc.ratio_f32(u.used, cluster);
+            let delta = ratio - u.usage_ratio;
+            u.usage_ratio = ratio;
+            self.users_usage_ratio += delta;
         }
     }
 
@@ -124,6 +169,10 @@ pub enum ResolveError {
 pub struct QueueTree {
     /// Queues, root first, parents before children.
     pub queues: Vec<Queue>,
+    /// The cluster the capacities were last worked out for, and the calculator: users'
+    /// usage ratios are shares of it.
+    cluster: Resource,
+    calculator: ResourceCalculator,
     by_path: HashMap<String, QueueIndex>,
     by_name: HashMap<String, Vec<QueueIndex>>,
 }
@@ -138,7 +187,8 @@ impl QueueTree {
             by_path.insert(q.config.path.clone(), i);
             by_name.entry(q.config.name.clone()).or_default().push(i);
         }
-        QueueTree { queues, by_path, by_name }
+        let calculator = config.global.resource_calculator;
+        QueueTree { queues, cluster: Resource::ZERO, calculator, by_path, by_name }
     }
 
     /// Puts every parent's children in the order Apache's refreshed parents hold them:
@@ -233,6 +283,7 @@ impl QueueTree {
         let q = &mut self.queues[leaf];
         let u = q.users.entry(user.to_string()).or_default();
         u.used = u.used.plus(r);
+        q.update_usage_ratio(user, self.calculator, self.cluster);
         q.users_changed();
         q.user_limit_looked_up();
     }
@@ -244,6 +295,7 @@ impl QueueTree {
         if let Some(u) = q.users.get_mut(user) {
             u.used = u.used.minus(r);
         }
+        q.update_usage_ratio(user, self.calculator, self.cluster);
         q.users_changed();
         q.user_limit_looked_up();
     }
@@ -267,10 +319,16 @@ impl QueueTree {
 
     /// Recomputes every queue's absolute capacities for a cluster of size `cluster`:
     /// percentages multiply down the tree, weights share their parent in proportion, and
-    /// absolute resources are converted to a share of the cluster.
+    /// absolute resources are converted to a share of the cluster. Every leaf's users' usage ratios are summed afresh against the new size, as
+    /// Apache's `updateClusterResource` does.
     pub fn update_effective_capacities(&mut self, cluster: Resource, calc: ResourceCalculator) {
         if self.queues.is_empty() {
             return;
+        }
+        self.cluster = cluster;
+        self.calculator = calc;
+        for q in self.queues.iter_mut().filter(|q| q.is_leaf()) {
+            q.recompute_usage_ratio(calc, cluster);
         }
         self.queues[0].absolute_capacity = 1.0;
         self.queues[0].absolute_maximum_capacity = 1.0;
@@ -357,6 +415,33 @@ mod tests {
         assert_eq!(t.get(0).used, Resource::new(2048, 2));
         t.refund(dev, Resource::new(2048, 2));
         assert_eq!(t.get(0).used, Resource::ZERO);
+    }
+
+    #[test]
+    fn the_user_limit_sees_the_users_dominant_shares_summed() {
+        // From Apache's debug log of random seed 430: a cluster of 38 GB / 36 vcores and
+        // three users in the leaf holding 7 GB / 6 vcores, 4 GB / 2 vcores and 1 GB /
+        // 1 vcore. Under DRF their shares are 7/38, 4/38 and 1/36 (usage ratio
+        // 0.31725144), and "consumed" is the cluster times that, normalised up:
+        // 13 GB / 12 vcores, where the users hold 12 GB / 9 vcores.
+        let mut t = tree(SEED_EXAMPLE);
+        let cluster = Resource::new(38 * 1024, 36);
+        let step = Resource::new(1024, 1);
+        let dev = t.resolve("development").unwrap();
+        t.update_effective_capacities(cluster, ResourceCalculator::Dominant);
+        t.charge_user(dev, "u2", Resource::new(7 * 1024, 6));
+        t.charge_user(dev, "u3", Resource::new(4 * 1024, 2));
+        t.charge_user(dev, "u0", Resource::new(1024, 1));
+        // (Apache's figure came by other increments; floats added in another order
+        // differ in the last place.)
+        assert!((t.get(dev).users_usage_ratio - 0.317_251_44).abs() < 1e-6);
+        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Dominant, cluster, step), Resource::new(13 * 1024, 12));
+        // Under the Default calculator only memory comes from the shares.
+        t.update_effective_capacities(cluster, ResourceCalculator::Memory);
+        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(12 * 1024, 9));
+        // Released usage leaves the sum.
+        t.refund_user(dev, "u3", Resource::new(4 * 1024, 2));
+        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(8 * 1024, 7));
     }
 
     #[test]

@@ -10,6 +10,9 @@ use crate::resource::{Resource, ResourceCalculator};
 pub struct UserState {
     /// Resources the user's containers hold in this queue.
     pub used: Resource,
+    /// `used` as a share of the cluster (the dominant share under DRF), as last worked out
+    /// (Apache's per-user usage ratio, a Java float).
+    pub usage_ratio: f32,
     /// Resources held by the user's ApplicationMasters in this queue.
     pub am_used: Resource,
     /// The user's applications that are activated (may get containers).
@@ -81,8 +84,8 @@ pub struct QueueForUserLimit {
     pub maximum: Resource,
     /// `yarn.scheduler.minimum-allocation-*`.
     pub minimum_allocation: Resource,
-    /// Resources the queue holds now.
-    pub used: Resource,
+    /// What the queue holds, as the formula sees it (`Queue::users_consumed`).
+    pub consumed: Resource,
     /// Resources held by the queue's active users.
     pub active_users_used: Resource,
     /// Sum of the active users' weights.
@@ -104,7 +107,7 @@ pub struct QueueForUserLimit {
 pub fn user_limit(calc: ResourceCalculator, q: &QueueForUserLimit) -> Resource {
     let required = q.minimum_allocation;
     let queue_capacity = calc.max(q.cluster, q.guaranteed, required);
-    let consumed = calc.round_up(q.used, q.minimum_allocation);
+    let consumed = q.consumed;
     let current_capacity = if calc.compare(q.cluster, consumed, queue_capacity).is_lt() {
         queue_capacity
     } else {
@@ -139,7 +142,7 @@ mod tests {
             guaranteed: Resource::new(100 * GB, 100),
             maximum: Resource::new(1000 * GB, 1000),
             minimum_allocation: Resource::new(GB, 1),
-            used: Resource::new(users_used, 1),
+            consumed: Resource::new(users_used, 1),
             active_users_used: Resource::new(users_used, 1),
             active_users_weight: active_weight,
             minimum_user_limit_percent: mulp,
