@@ -39,7 +39,11 @@ fn config(user_limit_factor: &str) -> SchedulerConfig {
         }
     }
     xml.push_str("</configuration>\n");
-    let cluster = ClusterSettings { minimum_allocation: Resource::new(1024, 1), maximum_allocation: Resource::new(8192, 8), acl_enabled: false };
+    let cluster = ClusterSettings {
+        minimum_allocation: Resource::new(1024, 1),
+        maximum_allocation: Resource::new(8192, 8),
+        acl_enabled: false,
+    };
     SchedulerConfig::from_xml(xml.as_bytes(), "bench.xml", cluster).expect("valid bench config")
 }
 

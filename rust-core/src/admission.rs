@@ -87,13 +87,16 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
         Ok(q) => q,
         Err(ResolveError::Unknown) => {
             return Err(Rejection(format!(
-                "Application {app} submitted by user {} to unknown queue: {}", sub.user, sub.queue
+                "Application {app} submitted by user {} to unknown queue: {}",
+                sub.user, sub.queue
             )))
         }
         Err(ResolveError::Ambiguous(paths)) => {
             return Err(Rejection(format!(
                 "Application {app} submitted by user {} to ambiguous queue: {}; use the full path, one of {}",
-                sub.user, sub.queue, paths.join(", ")
+                sub.user,
+                sub.queue,
+                paths.join(", ")
             )))
         }
     };
@@ -101,7 +104,9 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
     let q = state.queues.get(queue);
     if !q.is_leaf() {
         return Err(Rejection(format!(
-            "Application {app} submitted by user {} to non-leaf queue: {}", sub.user, q.path()
+            "Application {app} submitted by user {} to non-leaf queue: {}",
+            sub.user,
+            q.path()
         )));
     }
     if sub.recovering {
@@ -111,7 +116,9 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
         || check_access(state, queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
     if !allowed {
         return Err(Rejection(format!(
-            "User {} does not have permission to submit {app} to queue {}", sub.user, q.path()
+            "User {} does not have permission to submit {app} to queue {}",
+            sub.user,
+            q.path()
         )));
     }
     check_running(state, queue, &app)?;
@@ -296,7 +303,8 @@ mod tests {
         assert_eq!(
             admit_move(s.state(), app, "b"),
             Err(MoveRefusal::NotAdmitted(Rejection(
-                "Queue root.b already has 1 applications, cannot accept submission of application: application_1_0001".into()
+                "Queue root.b already has 1 applications, cannot accept submission of application: application_1_0001"
+                    .into()
             )))
         );
     }

@@ -124,7 +124,13 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
 /// parent may still use under its own `limit` (less what blocked siblings leave unusable),
 /// plus what the child already holds, rounded down to the minimum allocation. The child
 /// applies its own maximum.
-pub fn child_limit(state: &State, limit: Resource, blocked: Resource, parent: QueueIndex, child: QueueIndex) -> Resource {
+pub fn child_limit(
+    state: &State,
+    limit: Resource,
+    blocked: Resource,
+    parent: QueueIndex,
+    child: QueueIndex,
+) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
     // The child's usage is added first: a parent may hold more than its limit (a refresh
@@ -144,7 +150,8 @@ fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Resour
 /// allocation, or `passed` if smaller.
 fn published_limit(state: &State, leaf: QueueIndex, passed: Resource) -> Resource {
     let calc = state.calculator();
-    let maximum = calc.round_down_to(state.queues.get(leaf).maximum(state.cluster), state.config.cluster.minimum_allocation);
+    let maximum =
+        calc.round_down_to(state.queues.get(leaf).maximum(state.cluster), state.config.cluster.minimum_allocation);
     calc.min(state.cluster, maximum, passed)
 }
 
@@ -250,7 +257,10 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
         };
         first.then_with(|| {
             if !a.min_resource.is_none() || !b.min_resource.is_none() {
-                b.min_resource.memory_mb.cmp(&a.min_resource.memory_mb).then(b.min_resource.vcores.cmp(&a.min_resource.vcores))
+                b.min_resource
+                    .memory_mb
+                    .cmp(&a.min_resource.memory_mb)
+                    .then(b.min_resource.vcores.cmp(&a.min_resource.vcores))
             } else {
                 b.abs.total_cmp(&a.abs)
             }
@@ -263,12 +273,8 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
 /// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
 pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let q = state.queues.get(queue);
-    let mut apps: Vec<(AppKey, &App)> = q
-        .apps
-        .iter()
-        .filter_map(|k| state.apps.get(k).map(|a| (*k, a)))
-        .filter(|(_, a)| a.active)
-        .collect();
+    let mut apps: Vec<(AppKey, &App)> =
+        q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active).collect();
     if q.config.ordering_policy == OrderingPolicy::Fair {
         apps.sort_by(|a, b| a.1.used.memory_mb.cmp(&b.1.used.memory_mb).then(a.1.app_id.cmp(&b.1.app_id)));
     }
@@ -283,11 +289,8 @@ pub fn fifo_key(app: &App) -> (std::cmp::Reverse<i64>, (i64, i32)) {
 /// The user-limit inputs of a leaf queue as they stand.
 pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit {
     let q = state.queues.get(queue);
-    let (active_used, active_weight) = q
-        .users
-        .iter()
-        .filter(|(_, u)| u.is_active())
-        .fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
+    let (active_used, active_weight) =
+        q.users.iter().filter(|(_, u)| u.is_active()).fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
             (used.plus(u.used), w + q.config.user_weights.get(name).copied().unwrap_or(1.0))
         });
     QueueForUserLimit {
@@ -607,7 +610,11 @@ fn try_group(
         }
         return GroupResult::Delayed;
     }
-    if delayed { GroupResult::Delayed } else { GroupResult::Skipped }
+    if delayed {
+        GroupResult::Delayed
+    } else {
+        GroupResult::Skipped
+    }
 }
 
 #[cfg(test)]

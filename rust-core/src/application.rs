@@ -97,7 +97,11 @@ impl RequestGroup {
     }
 
     fn get(&self, name: &str) -> Option<&Outstanding> {
-        if name == ANY { self.any.as_ref() } else { self.by_name.get(name) }
+        if name == ANY {
+            self.any.as_ref()
+        } else {
+            self.by_name.get(name)
+        }
     }
 
     /// Size of each container, as the `*` request asks (zero before it has).
@@ -260,11 +264,15 @@ impl App {
         let mut newly_asking = false;
         let mut cancelled = Vec::new();
         for ask in asks {
-            if ask.resource_name == ANY && ask.count > 0 && self.requests.get(&ask.key).is_none_or(|g| g.wanted() == 0) {
+            if ask.resource_name == ANY && ask.count > 0 && self.requests.get(&ask.key).is_none_or(|g| g.wanted() == 0)
+            {
                 newly_asking = true;
             }
             let group = self.requests.entry(ask.key).or_default();
-            group.set(&ask.resource_name, Outstanding { count: ask.count, relax_locality: ask.relax_locality, capability: ask.capability });
+            group.set(
+                &ask.resource_name,
+                Outstanding { count: ask.count, relax_locality: ask.relax_locality, capability: ask.capability },
+            );
             if ask.resource_name == ANY {
                 cancelled.retain(|k| *k != ask.key);
                 if ask.count == 0 {
@@ -365,9 +373,7 @@ impl App {
 
     /// Total resources still asked for (the `*` counts).
     pub fn pending(&self) -> Resource {
-        self.requests
-            .values()
-            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
+        self.requests.values().fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
     }
 }
 

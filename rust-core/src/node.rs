@@ -41,7 +41,15 @@ pub struct Reservation {
 impl Node {
     /// A node with nothing running.
     pub fn new(node_id: String, host: String, rack: String, total: Resource) -> Self {
-        Node { node_id, host, rack, total, allocated: Resource::ZERO, containers: HashSet::default(), reservation: None }
+        Node {
+            node_id,
+            host,
+            rack,
+            total,
+            allocated: Resource::ZERO,
+            containers: HashSet::default(),
+            reservation: None,
+        }
     }
 
     /// Resources not held by any container.

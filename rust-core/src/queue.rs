@@ -251,9 +251,9 @@ impl QueueTree {
         match self.by_name.get(name).map(Vec::as_slice) {
             None | Some([]) => Err(ResolveError::Unknown),
             Some([one]) => Ok(*one),
-            Some(many) => Err(ResolveError::Ambiguous(
-                many.iter().map(|&i| self.queues[i].config.path.clone()).collect(),
-            )),
+            Some(many) => {
+                Err(ResolveError::Ambiguous(many.iter().map(|&i| self.queues[i].config.path.clone()).collect()))
+            }
         }
     }
 
@@ -334,8 +334,7 @@ impl QueueTree {
         self.queues[0].absolute_maximum_capacity = 1.0;
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
-            let (parent_abs, parent_max) =
-                (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
+            let (parent_abs, parent_max) = (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
             let weight_sum: f64 = children
                 .iter()
                 .map(|&c| match self.queues[c].config.capacity {
@@ -435,7 +434,10 @@ mod tests {
         // (Apache's figure came by other increments; floats added in another order
         // differ in the last place.)
         assert!((t.get(dev).users_usage_ratio - 0.317_251_44).abs() < 1e-6);
-        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Dominant, cluster, step), Resource::new(13 * 1024, 12));
+        assert_eq!(
+            t.get(dev).users_consumed(ResourceCalculator::Dominant, cluster, step),
+            Resource::new(13 * 1024, 12)
+        );
         // Under the Default calculator only memory comes from the shares.
         t.update_effective_capacities(cluster, ResourceCalculator::Memory);
         assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(12 * 1024, 9));

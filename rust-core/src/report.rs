@@ -37,9 +37,8 @@ fn write_queue(out: &mut String, config: &SchedulerConfig, tree: &QueueTree, ind
     let q = tree.get(index);
     let c = &q.config;
     let name = format!("{}{}", "  ".repeat(depth), if depth == 0 { c.path.as_str() } else { c.name.as_str() });
-    let max_apps = c
-        .maximum_applications
-        .unwrap_or((config.global.maximum_applications as f64 * q.absolute_capacity) as i64);
+    let max_apps =
+        c.maximum_applications.unwrap_or((config.global.maximum_applications as f64 * q.absolute_capacity) as i64);
     let limits = if q.is_leaf() {
         format!(
             "user-limit-factor={} minimum-user-limit-percent={} am-percent={}",

@@ -26,10 +26,7 @@ impl Resource {
 
     /// Component-wise sum, saturating at `i64::MAX`.
     pub fn plus(self, other: Resource) -> Resource {
-        Resource::new(
-            self.memory_mb.saturating_add(other.memory_mb),
-            self.vcores.saturating_add(other.vcores),
-        )
+        Resource::new(self.memory_mb.saturating_add(other.memory_mb), self.vcores.saturating_add(other.vcores))
     }
 
     /// Component-wise difference, floored at zero.
@@ -43,10 +40,7 @@ impl Resource {
     /// Component-wise difference that may go below zero (Apache's `Resources.subtract`):
     /// how far a queue is over its limit matters to the decisions made from it.
     pub fn difference(self, other: Resource) -> Resource {
-        Resource::new(
-            self.memory_mb.saturating_sub(other.memory_mb),
-            self.vcores.saturating_sub(other.vcores),
-        )
+        Resource::new(self.memory_mb.saturating_sub(other.memory_mb), self.vcores.saturating_sub(other.vcores))
     }
 
     /// `self * n`, saturating.
@@ -56,10 +50,7 @@ impl Resource {
 
     /// `self * factor`, each component rounded down.
     pub fn scaled(self, factor: f64) -> Resource {
-        Resource::new(
-            (self.memory_mb as f64 * factor).floor() as i64,
-            (self.vcores as f64 * factor).floor() as i64,
-        )
+        Resource::new((self.memory_mb as f64 * factor).floor() as i64, (self.vcores as f64 * factor).floor() as i64)
     }
 
     /// Component-wise minimum.
@@ -105,20 +96,14 @@ impl ResourceCalculator {
     /// Only the two real class names are accepted: Apache loads the class by name, so an old
     /// or misspelt package fails there too.
     pub fn from_class_name(name: &str) -> Option<ResourceCalculator> {
-        [ResourceCalculator::Memory, ResourceCalculator::Dominant]
-            .into_iter()
-            .find(|c| c.class_name() == name)
+        [ResourceCalculator::Memory, ResourceCalculator::Dominant].into_iter().find(|c| c.class_name() == name)
     }
 
     /// The Java class this calculator stands for, as Apache names it.
     pub fn class_name(self) -> &'static str {
         match self {
-            ResourceCalculator::Memory => {
-                "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
-            }
-            ResourceCalculator::Dominant => {
-                "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
-            }
+            ResourceCalculator::Memory => "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator",
+            ResourceCalculator::Dominant => "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator",
         }
     }
 
@@ -196,12 +181,20 @@ impl ResourceCalculator {
 
     /// The larger of `a` and `b` (`Resources.max`).
     pub fn max(self, cluster: Resource, a: Resource, b: Resource) -> Resource {
-        if self.compare(cluster, a, b).is_ge() { a } else { b }
+        if self.compare(cluster, a, b).is_ge() {
+            a
+        } else {
+            b
+        }
     }
 
     /// The smaller of `a` and `b` (`Resources.min`).
     pub fn min(self, cluster: Resource, a: Resource, b: Resource) -> Resource {
-        if self.compare(cluster, a, b).is_le() { a } else { b }
+        if self.compare(cluster, a, b).is_le() {
+            a
+        } else {
+            b
+        }
     }
 
     /// `a / b` as Apache's `Resources.divide`: memory over memory, or dominant share over
@@ -209,7 +202,11 @@ impl ResourceCalculator {
     pub fn divide(self, cluster: Resource, a: Resource, b: Resource) -> f64 {
         match self {
             ResourceCalculator::Memory => {
-                if b.memory_mb == 0 { 0.0 } else { a.memory_mb as f64 / b.memory_mb as f64 }
+                if b.memory_mb == 0 {
+                    0.0
+                } else {
+                    a.memory_mb as f64 / b.memory_mb as f64
+                }
             }
             ResourceCalculator::Dominant => {
                 let share = |r: Resource| {
@@ -218,7 +215,11 @@ impl ResourceCalculator {
                     m.max(v)
                 };
                 let d = share(b);
-                if d == 0.0 { 0.0 } else { share(a) / d }
+                if d == 0.0 {
+                    0.0
+                } else {
+                    share(a) / d
+                }
             }
         }
     }
@@ -350,15 +351,11 @@ mod tests {
     #[test]
     fn calculator_names() {
         assert_eq!(
-            ResourceCalculator::from_class_name(
-                "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"
-            ),
+            ResourceCalculator::from_class_name("org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
             Some(ResourceCalculator::Dominant)
         );
         assert_eq!(
-            ResourceCalculator::from_class_name(
-                "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"
-            ),
+            ResourceCalculator::from_class_name("org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"),
             Some(ResourceCalculator::Memory)
         );
         // The pre-2.2 package no longer exists; Apache fails to load it.

@@ -147,7 +147,10 @@ impl Scenario {
                     *i += 1;
                 }
                 if *i == lines.len() {
-                    return Err(ScenarioError { line: line_no, message: format!("'{verb}' block has no closing 'end'") });
+                    return Err(ScenarioError {
+                        line: line_no,
+                        message: format!("'{verb}' block has no closing 'end'"),
+                    });
                 }
                 *i += 1;
                 Ok(xml)
@@ -162,10 +165,12 @@ impl Scenario {
                 }
                 "cluster" => {
                     if let Some(v) = get("min-allocation") {
-                        cluster.minimum_allocation = parse_resource(v).ok_or_else(|| err(format!("bad min-allocation {v}")))?;
+                        cluster.minimum_allocation =
+                            parse_resource(v).ok_or_else(|| err(format!("bad min-allocation {v}")))?;
                     }
                     if let Some(v) = get("max-allocation") {
-                        cluster.maximum_allocation = parse_resource(v).ok_or_else(|| err(format!("bad max-allocation {v}")))?;
+                        cluster.maximum_allocation =
+                            parse_resource(v).ok_or_else(|| err(format!("bad max-allocation {v}")))?;
                     }
                     if let Some(v) = get("acl") {
                         cluster.acl_enabled = v == "true";
@@ -175,7 +180,8 @@ impl Scenario {
                     }
                 }
                 "node" => {
-                    let count: usize = get("count").map_or(Ok(1), |c| c.parse().map_err(|_| err(format!("bad count {c}"))))?;
+                    let count: usize =
+                        get("count").map_or(Ok(1), |c| c.parse().map_err(|_| err(format!("bad count {c}"))))?;
                     let memory = parse_memory(need("memory")?).ok_or_else(|| err("bad memory".into()))?;
                     let vcores = need("vcores")?.parse().map_err(|_| err("bad vcores".into()))?;
                     let name = first("a node name")?;
@@ -189,23 +195,32 @@ impl Scenario {
                     } else {
                         Some(parse_resource(get("am").unwrap_or("1024,1")).ok_or_else(|| err("bad am".into()))?)
                     };
-                    steps.push((line_no, Step::App {
-                        name: first("an application name")?,
-                        queue: need("queue")?.to_string(),
-                        user: need("user")?.to_string(),
-                        priority: get("priority").map_or(Ok(0), |p| p.parse().map_err(|_| err(format!("bad priority {p}"))))?,
-                        am,
-                    }));
+                    steps.push((
+                        line_no,
+                        Step::App {
+                            name: first("an application name")?,
+                            queue: need("queue")?.to_string(),
+                            user: need("user")?.to_string(),
+                            priority: get("priority")
+                                .map_or(Ok(0), |p| p.parse().map_err(|_| err(format!("bad priority {p}"))))?,
+                            am,
+                        },
+                    ));
                 }
                 "ask" => {
                     let memory = parse_memory(need("memory")?).ok_or_else(|| err("bad memory".into()))?;
                     let ask = Ask {
                         key: SchedulerKey {
-                            priority: get("priority").map_or(Ok(1), |p| p.parse().map_err(|_| err(format!("bad priority {p}"))))?,
-                            allocation_request_id: get("id").map_or(Ok(0), |p| p.parse().map_err(|_| err(format!("bad id {p}"))))?,
+                            priority: get("priority")
+                                .map_or(Ok(1), |p| p.parse().map_err(|_| err(format!("bad priority {p}"))))?,
+                            allocation_request_id: get("id")
+                                .map_or(Ok(0), |p| p.parse().map_err(|_| err(format!("bad id {p}"))))?,
                         },
                         resource_name: get("at").unwrap_or(ANY).to_string(),
-                        capability: Resource::new(memory, get("vcores").map_or(Ok(1), |v| v.parse().map_err(|_| err("bad vcores".into())))?),
+                        capability: Resource::new(
+                            memory,
+                            get("vcores").map_or(Ok(1), |v| v.parse().map_err(|_| err("bad vcores".into())))?,
+                        ),
                         count: need("count")?.parse().map_err(|_| err("bad count".into()))?,
                         relax_locality: get("relax") != Some("false"),
                     };
@@ -213,7 +228,8 @@ impl Scenario {
                 }
                 "heartbeat" => {
                     let target = first("a node name or 'all'")?;
-                    let rounds = get("rounds").map_or(Ok(1), |r| r.parse().map_err(|_| err(format!("bad rounds {r}"))))?;
+                    let rounds =
+                        get("rounds").map_or(Ok(1), |r| r.parse().map_err(|_| err(format!("bad rounds {r}"))))?;
                     steps.push((line_no, Step::Heartbeat { node: (target != "all").then_some(target), rounds }));
                 }
                 "finish" => {
@@ -221,11 +237,21 @@ impl Scenario {
                         None | Some("all") => None,
                         Some(c) => Some(c.parse().map_err(|_| err(format!("bad count {c}")))?),
                     };
-                    steps.push((line_no, Step::Finish { app: first("an application name")?, count, node: get("node").map(str::to_string) }));
+                    steps.push((
+                        line_no,
+                        Step::Finish {
+                            app: first("an application name")?,
+                            count,
+                            node: get("node").map(str::to_string),
+                        },
+                    ));
                 }
                 "remove" => steps.push((line_no, Step::Remove { app: first("an application name")? })),
                 "refresh" => steps.push((line_no, Step::Refresh { xml: read_block(&mut i)? })),
-                "move" => steps.push((line_no, Step::Move { app: first("an application name")?, queue: need("queue")?.to_string() })),
+                "move" => steps.push((
+                    line_no,
+                    Step::Move { app: first("an application name")?, queue: need("queue")?.to_string() },
+                )),
                 "priority" => {
                     let p = positional.get(1).ok_or_else(|| err("'priority' needs APP and a priority".into()))?;
                     let priority = p.parse().map_err(|_| err(format!("bad priority {p}")))?;
@@ -251,7 +277,11 @@ fn parse_expectation(positional: &[String], named: &HashMap<String, String>) -> 
     match what {
         "queue" => {
             let (used, vcores) = used(named)?;
-            Ok(Expectation::QueueUsed { queue: positional.get(1).ok_or("expect queue needs a queue")?.clone(), used, vcores })
+            Ok(Expectation::QueueUsed {
+                queue: positional.get(1).ok_or("expect queue needs a queue")?.clone(),
+                used,
+                vcores,
+            })
         }
         "user" => {
             let (used, vcores) = used(named)?;
@@ -265,7 +295,10 @@ fn parse_expectation(positional: &[String], named: &HashMap<String, String>) -> 
         "app" => {
             let app = positional.get(1).ok_or("expect app needs an application")?.clone();
             if let Some(c) = named.get("containers") {
-                return Ok(Expectation::AppContainers { app, containers: c.parse().map_err(|_| format!("bad containers={c}"))? });
+                return Ok(Expectation::AppContainers {
+                    app,
+                    containers: c.parse().map_err(|_| format!("bad containers={c}"))?,
+                });
             }
             if let Some(q) = named.get("queue") {
                 return Ok(Expectation::AppQueue { app, queue: q.clone() });
@@ -411,7 +444,11 @@ impl Runner {
                     queue: queue.clone(),
                     user: user.clone(),
                     groups: Vec::new(),
-                    priority: self.scheduler.application_priority(Some(*priority), queue, self.max_application_priority),
+                    priority: self.scheduler.application_priority(
+                        Some(*priority),
+                        queue,
+                        self.max_application_priority,
+                    ),
                     recovering: false,
                     am_resource: am.unwrap_or(Resource::ZERO),
                 };
@@ -441,7 +478,10 @@ impl Runner {
             Step::Ask { app, ask } => {
                 let key = self.app_key(app, line)?;
                 let headroom = self.scheduler.update_requests(key, std::slice::from_ref(ask));
-                Ok(format!("app {app} asks {}x{} at {}; headroom {headroom}", ask.count, ask.capability, ask.resource_name))
+                Ok(format!(
+                    "app {app} asks {}x{} at {}; headroom {headroom}",
+                    ask.count, ask.capability, ask.resource_name
+                ))
             }
             Step::Heartbeat { node, rounds } => {
                 let targets: Vec<String> = match node {
@@ -527,7 +567,8 @@ impl Runner {
             }
             Step::Priority { app, priority } => {
                 let key = self.app_key(app, line)?;
-                let queue = self.scheduler.state().queues.get(self.scheduler.state().apps[&key].queue).path().to_string();
+                let queue =
+                    self.scheduler.state().queues.get(self.scheduler.state().apps[&key].queue).path().to_string();
                 let p = self.scheduler.application_priority(Some(*priority), &queue, self.max_application_priority);
                 self.scheduler.update_priority(key, p);
                 Ok(format!("app {app} now runs at priority {p}"))
@@ -549,7 +590,11 @@ impl Runner {
         let queue = |q: &str| st.queues.resolve(q).map_err(|_| format!("no queue '{q}'"));
         let compare = |what: String, got: Resource, want: Resource, vcores: bool| {
             let ok = got.memory_mb == want.memory_mb && (!vcores || got.vcores == want.vcores);
-            if ok { Ok(format!("ok: {what} = {got}")) } else { Err(format!("{what}: expected {want}, got {got}")) }
+            if ok {
+                Ok(format!("ok: {what} = {got}"))
+            } else {
+                Err(format!("{what}: expected {want}, got {got}"))
+            }
         };
         match e {
             Expectation::QueueUsed { queue: q, used, vcores } => {
@@ -564,13 +609,21 @@ impl Runner {
             Expectation::AppContainers { app, containers } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let got = st.apps[key].containers.len();
-                if got == *containers { Ok(format!("ok: {app} holds {got} containers")) } else { Err(format!("app {app}: expected {containers} containers, got {got}")) }
+                if got == *containers {
+                    Ok(format!("ok: {app} holds {got} containers"))
+                } else {
+                    Err(format!("app {app}: expected {containers} containers, got {got}"))
+                }
             }
             Expectation::AppActive { app, active } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let got = st.apps[key].active;
                 let word = |b: bool| if b { "active" } else { "pending" };
-                if got == *active { Ok(format!("ok: {app} is {}", word(got))) } else { Err(format!("app {app}: expected {}, is {}", word(*active), word(got))) }
+                if got == *active {
+                    Ok(format!("ok: {app} is {}", word(got)))
+                } else {
+                    Err(format!("app {app}: expected {}, is {}", word(*active), word(got)))
+                }
             }
             Expectation::Rejected { app, text } => match self.rejected.get(app) {
                 Some(reason) if reason.contains(text.as_str()) => Ok(format!("ok: {app} rejected: {reason}")),
@@ -584,15 +637,26 @@ impl Runner {
                     Some(a) => Some(*self.apps.get(a).ok_or(format!("no application '{a}'"))?),
                     None => None,
                 };
-                let name = |k: Option<u32>| k.and_then(|k| self.apps.iter().find(|(_, v)| **v == k).map(|(n, _)| n.clone())).unwrap_or_else(|| "none".into());
-                if holder == want { Ok(format!("ok: {node} reserved for {}", name(holder))) } else { Err(format!("node {node}: expected reservation for {}, found {}", name(want), name(holder))) }
+                let name = |k: Option<u32>| {
+                    k.and_then(|k| self.apps.iter().find(|(_, v)| **v == k).map(|(n, _)| n.clone()))
+                        .unwrap_or_else(|| "none".into())
+                };
+                if holder == want {
+                    Ok(format!("ok: {node} reserved for {}", name(holder)))
+                } else {
+                    Err(format!("node {node}: expected reservation for {}, found {}", name(want), name(holder)))
+                }
             }
             Expectation::AppQueue { app, queue: q } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let want = queue(q)?;
                 let got = st.apps[key].queue;
                 let path = st.queues.get(got).path();
-                if got == want { Ok(format!("ok: {app} is in {path}")) } else { Err(format!("app {app}: expected queue {q}, is in {path}")) }
+                if got == want {
+                    Ok(format!("ok: {app} is in {path}"))
+                } else {
+                    Err(format!("app {app}: expected queue {q}, is in {path}"))
+                }
             }
             Expectation::MoveRefused { app, text } => match self.refused_moves.get(app) {
                 Some(reason) if reason.contains(text.as_str()) => Ok(format!("ok: move of {app} refused: {reason}")),
@@ -602,7 +666,11 @@ impl Runner {
             Expectation::Headroom { app, memory } => {
                 let key = self.apps.get(app).ok_or(format!("no application '{app}'"))?;
                 let got = self.scheduler.headroom(*key);
-                if got.memory_mb == *memory { Ok(format!("ok: headroom of {app} = {got}")) } else { Err(format!("headroom of {app}: expected {memory} MB, got {got}")) }
+                if got.memory_mb == *memory {
+                    Ok(format!("ok: headroom of {app} = {got}"))
+                } else {
+                    Err(format!("headroom of {app}: expected {memory} MB, got {got}"))
+                }
             }
         }
     }

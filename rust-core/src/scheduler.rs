@@ -2,8 +2,8 @@
 //! method call here; decisions come from the pure functions in `allocation` and
 //! `admission`, and this type applies them.
 
-pub use crate::admission::{QueueAcl, Rejection, Submission};
 use crate::admission;
+pub use crate::admission::{QueueAcl, Rejection, Submission};
 use crate::allocation::{limit_for_user, next_assignment, published_limits, Assignment, Decision};
 use crate::application::{App, AppKey, Ask, ContainerRef, Locality, SchedulerKey, ANY};
 use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
@@ -271,7 +271,8 @@ impl Scheduler {
                     app.count_opportunity(a.key);
                 }
             }
-            let released = a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
+            let released =
+                a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
             if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO)) {
                 continue;
             }
@@ -326,7 +327,15 @@ impl Scheduler {
         if !still_asking {
             self.count_user_active(a.app, false);
         }
-        Allocation { kind: AllocationKind::Allocate, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+        Allocation {
+            kind: AllocationKind::Allocate,
+            app: a.app,
+            number,
+            node,
+            resource: a.resource,
+            key: a.key,
+            locality: a.locality,
+        }
     }
 
     /// Holds `node` for `a`, which does not fit yet. The reserved resources count as used
@@ -344,7 +353,15 @@ impl Scheduler {
             n.reservation = Some(Reservation { app: a.app, number, key: a.key, resource: a.resource });
         }
         log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
-        Allocation { kind: AllocationKind::Reserve, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+        Allocation {
+            kind: AllocationKind::Reserve,
+            app: a.app,
+            number,
+            node,
+            resource: a.resource,
+            key: a.key,
+            locality: a.locality,
+        }
     }
 
     /// Drops `node`'s reservation, returning its resources. Returns it, if there was one.
@@ -365,9 +382,11 @@ impl Scheduler {
     /// cancel it if the application no longer wants it, else keep waiting. Either way the
     /// node serves nobody else this heartbeat (Apache's `allocateFromReservedContainer`).
     fn serve_reservation(&mut self, node: NodeKey, r: Reservation) -> Vec<Allocation> {
-        let wanted = self.state.apps.get(&r.app).is_some_and(|a| {
-            a.active && a.requests.get(&r.key).is_some_and(|g| g.wanted() > 0)
-        });
+        let wanted = self
+            .state
+            .apps
+            .get(&r.app)
+            .is_some_and(|a| a.active && a.requests.get(&r.key).is_some_and(|g| g.wanted() > 0));
         let cancel = |r: &Reservation| Allocation {
             kind: AllocationKind::Unreserve,
             app: r.app,
@@ -562,8 +581,12 @@ impl Scheduler {
             // Its asks join the new leaf's users manager, which counts it only if its
             // user has an activated application there.
             self.review_user_active(app, true);
-            log::info!("moved application {} from {} to {}", admission::application_name(self.state.apps[&app].app_id),
-                self.state.queues.get(source).path(), self.state.queues.get(dest).path());
+            log::info!(
+                "moved application {} from {} to {}",
+                admission::application_name(self.state.apps[&app].app_id),
+                self.state.queues.get(source).path(),
+                self.state.queues.get(dest).path()
+            );
         }
         Ok(self.state.queues.get(dest).path().to_string())
     }
@@ -594,7 +617,14 @@ impl Scheduler {
     /// a container this application holds. It is charged like an allocation, without a
     /// decision. Returns false (nothing recorded) for an unknown application or node, or
     /// a container already known.
-    pub fn recover_container(&mut self, app: AppKey, number: u64, node: NodeKey, resource: Resource, key: SchedulerKey) -> bool {
+    pub fn recover_container(
+        &mut self,
+        app: AppKey,
+        number: u64,
+        node: NodeKey,
+        resource: Resource,
+        key: SchedulerKey,
+    ) -> bool {
         let s = &mut self.state;
         if s.containers.contains_key(&(app, number)) {
             return false;
@@ -789,8 +819,12 @@ impl Scheduler {
             u.pending_apps = u.pending_apps.saturating_sub(1);
             if let Some(a) = self.state.apps.get_mut(&key) {
                 a.active = true;
-                log::info!("application {} of user {} activated in {}", admission::application_name(a.app_id), a.user,
-                    self.state.queues.get(queue).path());
+                log::info!(
+                    "application {} of user {} activated in {}",
+                    admission::application_name(a.app_id),
+                    a.user,
+                    self.state.queues.get(queue).path()
+                );
             }
         }
     }
@@ -829,7 +863,8 @@ impl Scheduler {
         } else {
             q.config.maximum_am_resource_percent as f32 * share * q.config.user_limit_factor as f32
         };
-        let limit = calc.multiply_and_normalize_up(q.guaranteed(s.cluster), by as f64, s.config.cluster.minimum_allocation);
+        let limit =
+            calc.multiply_and_normalize_up(q.guaranteed(s.cluster), by as f64, s.config.cluster.minimum_allocation);
         calc.min(s.cluster, limit, queue_am_limit)
     }
 
@@ -946,33 +981,41 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
         let path = old.path();
         match new.queue_index(path) {
             None => {
-                if let Some(moved) = new.queues.iter().find(|q| q.name == old.config.name && old.is_leaf() && q.is_leaf()) {
-                    errors.push(ConfigError::queue(path, format!(
-                        "cannot move to {}: a queue's path cannot change on refresh", moved.path
-                    )));
+                if let Some(moved) =
+                    new.queues.iter().find(|q| q.name == old.config.name && old.is_leaf() && q.is_leaf())
+                {
+                    errors.push(ConfigError::queue(
+                        path,
+                        format!("cannot move to {}: a queue's path cannot change on refresh", moved.path),
+                    ));
                 } else if old.config.state != QueueState::Stopped {
                     errors.push(ConfigError::queue(path, format!(
                         "cannot be removed from the configuration: it is {}; set its state to STOPPED first and refresh, then remove it",
                         old.config.state.as_str()
                     )));
                 } else if !old.apps.is_empty() {
-                    errors.push(ConfigError::queue(path, format!(
-                        "cannot be removed: {} applications are still in it", old.apps.len()
-                    )));
+                    errors.push(ConfigError::queue(
+                        path,
+                        format!("cannot be removed: {} applications are still in it", old.apps.len()),
+                    ));
                 }
             }
             Some(i) => {
                 let newq = &new.queues[i];
                 if old.is_leaf() && !newq.is_leaf() {
                     if old.config.state != QueueState::Stopped {
-                        errors.push(ConfigError::queue(path, format!(
-                            "cannot become a parent queue while it is {}; stop it first",
-                            old.config.state.as_str()
-                        )));
+                        errors.push(ConfigError::queue(
+                            path,
+                            format!(
+                                "cannot become a parent queue while it is {}; stop it first",
+                                old.config.state.as_str()
+                            ),
+                        ));
                     } else if !old.apps.is_empty() {
-                        errors.push(ConfigError::queue(path, format!(
-                            "cannot become a parent queue: {} applications are still in it", old.apps.len()
-                        )));
+                        errors.push(ConfigError::queue(
+                            path,
+                            format!("cannot become a parent queue: {} applications are still in it", old.apps.len()),
+                        ));
                     }
                 }
             }

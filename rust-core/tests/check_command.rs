@@ -17,7 +17,8 @@ fn check(xml: &str) -> (i32, String, String) {
 
 #[test]
 fn a_valid_file_prints_the_tree_with_effective_capacities() {
-    let sample = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../conf/capacity-scheduler.xml")).unwrap();
+    let sample =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../conf/capacity-scheduler.xml")).unwrap();
     let (code, out, err) = check(&sample);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("valid (6 queues)"), "{out}");

@@ -34,23 +34,26 @@ fn global_keys_defaults_and_values() {
     assert!(d.queue_mappings.is_empty());
     assert!(!d.queue_mappings_override);
 
-    let g = load(&with(AB, &[
-        ("maximum-applications", "500"),
-        ("maximum-am-resource-percent", "0.25"),
-        ("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
-        ("node-locality-delay", "10"),
-        ("rack-locality-additional-delay", "5"),
-        ("rack-locality-full-reset", "false"),
-        ("per-node-heartbeat.multiple-assignments-enabled", "false"),
-        ("per-node-heartbeat.maximum-container-assignments", "7"),
-        ("per-node-heartbeat.maximum-offswitch-assignments", "3"),
-        ("reservations-continue-look-all-nodes", "false"),
-        ("max-parallel-apps", "20"),
-        ("user.max-parallel-apps", "4"),
-        ("queue-mappings", "u:alice:a, g:eng:b,u:%user:%user"),
-        ("queue-mappings-override.enable", "true"),
-        ("user-metrics.enable", "true"),
-    ]))
+    let g = load(&with(
+        AB,
+        &[
+            ("maximum-applications", "500"),
+            ("maximum-am-resource-percent", "0.25"),
+            ("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
+            ("node-locality-delay", "10"),
+            ("rack-locality-additional-delay", "5"),
+            ("rack-locality-full-reset", "false"),
+            ("per-node-heartbeat.multiple-assignments-enabled", "false"),
+            ("per-node-heartbeat.maximum-container-assignments", "7"),
+            ("per-node-heartbeat.maximum-offswitch-assignments", "3"),
+            ("reservations-continue-look-all-nodes", "false"),
+            ("max-parallel-apps", "20"),
+            ("user.max-parallel-apps", "4"),
+            ("queue-mappings", "u:alice:a, g:eng:b,u:%user:%user"),
+            ("queue-mappings-override.enable", "true"),
+            ("user-metrics.enable", "true"),
+        ],
+    ))
     .unwrap()
     .global;
     assert_eq!(g.maximum_applications, 500);
@@ -95,25 +98,28 @@ fn queue_keys_defaults_and_values() {
     assert_eq!(a.maximum_allocation, Resource::new(8192, 4));
     assert!(a.user_weights.is_empty());
 
-    let c = load(&with(AB, &[
-        ("root.a.maximum-capacity", "-1"),
-        ("root.b.maximum-capacity", "75.5"),
-        ("root.a.state", "stopped"),
-        ("root.a.user-limit-factor", "2.5"),
-        ("root.a.minimum-user-limit-percent", "20"),
-        ("root.a.maximum-applications", "30"),
-        ("root.a.maximum-am-resource-percent", "0.5"),
-        ("root.a.max-parallel-apps", "3"),
-        ("root.a.acl_submit_applications", "alice,bob devs"),
-        ("root.a.acl_administer_queue", " admins"),
-        ("root.a.ordering-policy", "fair"),
-        ("root.a.default-application-priority", "5"),
-        ("root.a.priority", "2"),
-        ("root.a.maximum-allocation-mb", "4096"),
-        ("root.a.maximum-allocation-vcores", "2"),
-        ("root.a.user-settings.alice.weight", "3"),
-        ("root.ordering-policy", "priority-utilization"),
-    ]))
+    let c = load(&with(
+        AB,
+        &[
+            ("root.a.maximum-capacity", "-1"),
+            ("root.b.maximum-capacity", "75.5"),
+            ("root.a.state", "stopped"),
+            ("root.a.user-limit-factor", "2.5"),
+            ("root.a.minimum-user-limit-percent", "20"),
+            ("root.a.maximum-applications", "30"),
+            ("root.a.maximum-am-resource-percent", "0.5"),
+            ("root.a.max-parallel-apps", "3"),
+            ("root.a.acl_submit_applications", "alice,bob devs"),
+            ("root.a.acl_administer_queue", " admins"),
+            ("root.a.ordering-policy", "fair"),
+            ("root.a.default-application-priority", "5"),
+            ("root.a.priority", "2"),
+            ("root.a.maximum-allocation-mb", "4096"),
+            ("root.a.maximum-allocation-vcores", "2"),
+            ("root.a.user-settings.alice.weight", "3"),
+            ("root.ordering-policy", "priority-utilization"),
+        ],
+    ))
     .unwrap();
     let a = queue(&c, "root.a");
     assert_eq!(a.maximum_capacity, MaxCapacitySpec::Percent(100.0));
@@ -240,12 +246,15 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
         },
         Invalid {
             why: "child maximum allocation above its parent's",
-            props: with(AB, &[
-                ("root.a.maximum-allocation-vcores", "2"),
-                ("root.a.queues", "x"),
-                ("root.a.x.capacity", "100"),
-                ("root.a.x.maximum-allocation-vcores", "3"),
-            ]),
+            props: with(
+                AB,
+                &[
+                    ("root.a.maximum-allocation-vcores", "2"),
+                    ("root.a.queues", "x"),
+                    ("root.a.x.capacity", "100"),
+                    ("root.a.x.maximum-allocation-vcores", "3"),
+                ],
+            ),
             expect: &["root.a.x.maximum-allocation-vcores", "parent root.a"],
         },
         Invalid {
@@ -300,11 +309,14 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
         },
         Invalid {
             why: "node-label capacities must sum to 100",
-            props: with(AB, &[
-                ("root.accessible-node-labels.gpu.capacity", "100"),
-                ("root.a.accessible-node-labels.gpu.capacity", "30"),
-                ("root.b.accessible-node-labels.gpu.capacity", "30"),
-            ]),
+            props: with(
+                AB,
+                &[
+                    ("root.accessible-node-labels.gpu.capacity", "100"),
+                    ("root.a.accessible-node-labels.gpu.capacity", "30"),
+                    ("root.b.accessible-node-labels.gpu.capacity", "30"),
+                ],
+            ),
             expect: &["queue root", "partition 'gpu'", "sum to 60%"],
         },
         Invalid {
@@ -327,7 +339,11 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
 #[test]
 fn allocation_bounds_from_yarn_site_are_validated() {
     use capsched::config::ClusterSettings;
-    let bad = ClusterSettings { minimum_allocation: Resource::new(4096, 1), maximum_allocation: Resource::new(2048, 4), acl_enabled: false };
+    let bad = ClusterSettings {
+        minimum_allocation: Resource::new(4096, 1),
+        maximum_allocation: Resource::new(2048, 4),
+        acl_enabled: false,
+    };
     let err = SchedulerConfig::from_xml(common::xml(AB).as_bytes(), "t.xml", bad).unwrap_err().to_string();
     assert!(err.contains("yarn.scheduler.minimum-allocation-mb=4096"), "{err}");
 }
@@ -335,29 +351,32 @@ fn allocation_bounds_from_yarn_site_are_validated() {
 #[test]
 fn valid_edge_cases_are_accepted() {
     let cases: Vec<(&str, Vec<(&'static str, &'static str)>)> = vec![
-        ("sum within Apache's 0.0005 tolerance", vec![
-            ("root.queues", "a,b,c"),
-            ("root.a.capacity", "33.333"),
-            ("root.b.capacity", "33.333"),
-            ("root.c.capacity", "33.334"),
-        ]),
-        ("zero-capacity elastic queue", vec![
-            ("root.queues", "a,b"),
-            ("root.a.capacity", "100"),
-            ("root.b.capacity", "0"),
-        ]),
-        ("children at 0% allowed explicitly", with(AB, &[
-            ("root.a.queues", "x"),
-            ("root.a.x.capacity", "0"),
-            ("root.a.allow-zero-capacity-sum", "true"),
-        ])),
-        ("zero-percent sibling next to weights", vec![
-            ("root.queues", "a,b"),
-            ("root.a.capacity", "0"),
-            ("root.b.capacity", "2w"),
-        ]),
+        (
+            "sum within Apache's 0.0005 tolerance",
+            vec![
+                ("root.queues", "a,b,c"),
+                ("root.a.capacity", "33.333"),
+                ("root.b.capacity", "33.333"),
+                ("root.c.capacity", "33.334"),
+            ],
+        ),
+        (
+            "zero-capacity elastic queue",
+            vec![("root.queues", "a,b"), ("root.a.capacity", "100"), ("root.b.capacity", "0")],
+        ),
+        (
+            "children at 0% allowed explicitly",
+            with(AB, &[("root.a.queues", "x"), ("root.a.x.capacity", "0"), ("root.a.allow-zero-capacity-sum", "true")]),
+        ),
+        (
+            "zero-percent sibling next to weights",
+            vec![("root.queues", "a,b"), ("root.a.capacity", "0"), ("root.b.capacity", "2w")],
+        ),
         ("trimmed child list", vec![("root.queues", " a , b "), ("root.a.capacity", "50"), ("root.b.capacity", "50")]),
-        ("maximum-am-resource-percent out of range is only a warning", with(AB, &[("maximum-am-resource-percent", "100")])),
+        (
+            "maximum-am-resource-percent out of range is only a warning",
+            with(AB, &[("maximum-am-resource-percent", "100")]),
+        ),
         // Apache 3.4 accepts a guarantee above the maximum; the maximum still caps the queue.
         ("capacity above maximum-capacity", with(AB, &[("root.a.maximum-capacity", "40")])),
     ];
@@ -372,7 +391,8 @@ fn valid_edge_cases_are_accepted() {
 
 #[test]
 fn reservable_and_auto_create_queues_are_shaped_like_apache() {
-    let c = load(&with(AB, &[("root.a.reservable", "true"), ("root.b.auto-create-child-queue.enabled", "true")])).unwrap();
+    let c =
+        load(&with(AB, &[("root.a.reservable", "true"), ("root.b.auto-create-child-queue.enabled", "true")])).unwrap();
     let a = queue(&c, "root.a");
     assert!(a.reservable && !a.is_leaf());
     let default = queue(&c, "root.a.a-default");

@@ -47,7 +47,12 @@ fn refresh_rules() {
             old: AB.to_vec(),
             apps_in: &[],
             first: None,
-            new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "40"), ("root.b.capacity", "40"), ("root.c.capacity", "20")],
+            new: vec![
+                ("root.queues", "a,b,c"),
+                ("root.a.capacity", "40"),
+                ("root.b.capacity", "40"),
+                ("root.c.capacity", "20"),
+            ],
             refused: None,
         },
         Case {
@@ -94,7 +99,12 @@ fn refresh_rules() {
             old: AB.to_vec(),
             apps_in: &[],
             first: None,
-            new: vec![("root.queues", "a"), ("root.a.capacity", "100"), ("root.a.queues", "b"), ("root.a.b.capacity", "100")],
+            new: vec![
+                ("root.queues", "a"),
+                ("root.a.capacity", "100"),
+                ("root.a.queues", "b"),
+                ("root.a.b.capacity", "100"),
+            ],
             refused: Some("queue root.b: cannot move to root.a.b"),
         },
         Case {
@@ -118,7 +128,12 @@ fn refresh_rules() {
             old: AB.to_vec(),
             apps_in: &[],
             first: None,
-            new: vec![("root.queues", "a,b,c"), ("root.a.capacity", "50"), ("root.b.capacity", "50"), ("root.c.capacity", "10")],
+            new: vec![
+                ("root.queues", "a,b,c"),
+                ("root.a.capacity", "50"),
+                ("root.b.capacity", "50"),
+                ("root.c.capacity", "10"),
+            ],
             refused: Some("sum to 110%"),
         },
     ];
@@ -131,7 +146,9 @@ fn refresh_rules() {
             s.refresh(load(first).unwrap()).unwrap_or_else(|e| panic!("{}: first refresh: {e}", case.why));
         }
         let before: Vec<String> = s.state().queues.queues.iter().map(|q| format!("{:?}", q.config)).collect();
-        let result = load(&case.new).map_err(|e| e.to_string()).and_then(|c| s.refresh(c).map(|_| ()).map_err(|e| e.to_string()));
+        let result = load(&case.new)
+            .map_err(|e| e.to_string())
+            .and_then(|c| s.refresh(c).map(|_| ()).map_err(|e| e.to_string()));
         match (case.refused, result) {
             (None, Ok(())) => {}
             (None, Err(e)) => panic!("{}: refused: {e}", case.why),
@@ -151,14 +168,25 @@ fn applications_and_usage_survive_a_refresh() {
     let app = submit(&mut s, 1, "a");
     s.add_attempt(app, 1);
     let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
-    s.update_requests(app, &[Ask { key, resource_name: "*".into(), capability: Resource::new(1024, 1), count: 2, relax_locality: true }]);
+    s.update_requests(
+        app,
+        &[Ask { key, resource_name: "*".into(), capability: Resource::new(1024, 1), count: 2, relax_locality: true }],
+    );
     // One off-switch container per heartbeat (per-node-heartbeat.maximum-offswitch-assignments).
     let mut allocated = s.node_heartbeat(0, &[]);
     allocated.extend(s.node_heartbeat(0, &[]));
     assert_eq!(allocated.len(), 2);
 
-    s.refresh(load(&[("root.queues", "a,b,c"), ("root.a.capacity", "30"), ("root.b.capacity", "30"), ("root.c.capacity", "40")]).unwrap())
-        .unwrap();
+    s.refresh(
+        load(&[
+            ("root.queues", "a,b,c"),
+            ("root.a.capacity", "30"),
+            ("root.b.capacity", "30"),
+            ("root.c.capacity", "40"),
+        ])
+        .unwrap(),
+    )
+    .unwrap();
     let a = s.state().queues.resolve("a").unwrap();
     assert_eq!(s.state().queues.get(a).used, Resource::new(2048, 2));
     assert_eq!(s.state().queues.get(a).apps, vec![app]);
@@ -174,12 +202,15 @@ fn applications_and_usage_survive_a_refresh() {
 fn the_resource_calculator_changes_only_at_a_restart() {
     let mut s = scheduler(AB);
     let notices = s
-        .refresh(load(&[
-            ("root.queues", "a,b"),
-            ("root.a.capacity", "50"),
-            ("root.b.capacity", "50"),
-            ("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
-        ]).unwrap())
+        .refresh(
+            load(&[
+                ("root.queues", "a,b"),
+                ("root.a.capacity", "50"),
+                ("root.b.capacity", "50"),
+                ("resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator"),
+            ])
+            .unwrap(),
+        )
         .unwrap();
     assert_eq!(s.state().calculator(), capsched::ResourceCalculator::Memory);
     assert_eq!(notices.len(), 1);

@@ -47,9 +47,7 @@ impl AccessControlList {
 
     /// True when `user` (a member of `groups`) is admitted.
     pub fn allows(&self, user: &str, groups: &[String]) -> bool {
-        self.all
-            || self.users.iter().any(|u| u == user)
-            || self.groups.iter().any(|g| groups.contains(g))
+        self.all || self.users.iter().any(|u| u == user) || self.groups.iter().any(|g| groups.contains(g))
     }
 
     /// The ACL written back in Hadoop's syntax.

@@ -62,9 +62,8 @@ pub fn parse_capacity(value: &str) -> Result<CapacitySpec, String> {
         return parse_absolute(v).map(CapacitySpec::Absolute);
     }
     if let Some(w) = v.strip_suffix('w') {
-        let weight = parse_java_float(w).ok_or_else(|| {
-            format!("'{value}' is not a weight: expected a number followed by 'w', such as 2w")
-        })?;
+        let weight = parse_java_float(w)
+            .ok_or_else(|| format!("'{value}' is not a weight: expected a number followed by 'w', such as 2w"))?;
         if weight < 0.0 {
             return Err(format!("weight '{value}' is negative"));
         }
@@ -97,23 +96,19 @@ fn parse_absolute(v: &str) -> Result<Resource, String> {
         .ok_or_else(|| format!("'{v}' is missing its closing ']'"))?;
     let mut r = Resource::ZERO;
     for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (key, amount) = part
-            .split_once('=')
-            .ok_or_else(|| format!("'{part}' in '{v}' is not key=value"))?;
+        let (key, amount) = part.split_once('=').ok_or_else(|| format!("'{part}' in '{v}' is not key=value"))?;
         let amount = amount.trim();
         match key.trim() {
-            "memory" | "memory-mb" => r.memory_mb = parse_memory(amount).ok_or_else(|| {
-                format!("memory '{amount}' in '{v}' is not a whole number of MiB (units Mi, Gi, Ti allowed)")
-            })?,
+            "memory" | "memory-mb" => {
+                r.memory_mb = parse_memory(amount).ok_or_else(|| {
+                    format!("memory '{amount}' in '{v}' is not a whole number of MiB (units Mi, Gi, Ti allowed)")
+                })?
+            }
             "vcores" => {
-                r.vcores = amount
-                    .parse()
-                    .map_err(|_| format!("vcores '{amount}' in '{v}' is not a whole number"))?
+                r.vcores = amount.parse().map_err(|_| format!("vcores '{amount}' in '{v}' is not a whole number"))?
             }
             other => {
-                return Err(format!(
-                    "unknown resource '{other}' in '{v}': this scheduler knows memory and vcores"
-                ))
+                return Err(format!("unknown resource '{other}' in '{v}': this scheduler knows memory and vcores"))
             }
         }
     }

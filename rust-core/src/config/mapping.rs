@@ -46,9 +46,7 @@ pub fn parse_mappings(value: &str) -> Result<Vec<QueueMapping>, String> {
         .map(|rule| {
             let parts: Vec<&str> = rule.split(':').map(str::trim).filter(|p| !p.is_empty()).collect();
             let [kind, source, queue] = parts[..] else {
-                return Err(format!(
-                    "'{rule}' is not a queue mapping: expected u:<user>:<queue> or g:<group>:<queue>"
-                ));
+                return Err(format!("'{rule}' is not a queue mapping: expected u:<user>:<queue> or g:<group>:<queue>"));
             };
             let kind = match kind {
                 "u" => MappingKind::User,
@@ -80,7 +78,11 @@ mod tests {
 
     #[test]
     fn rejects_malformed_rules_naming_them() {
-        for (rule, why) in [("u:alice", "is not a queue mapping"), ("x:alice:a", "unknown mapping prefix 'x'"), ("u::a", "is not a queue mapping")] {
+        for (rule, why) in [
+            ("u:alice", "is not a queue mapping"),
+            ("x:alice:a", "unknown mapping prefix 'x'"),
+            ("u::a", "is not a queue mapping"),
+        ] {
             let err = parse_mappings(rule).unwrap_err();
             assert!(err.contains(rule) && err.contains(why), "{rule}: {err}");
         }

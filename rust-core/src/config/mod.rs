@@ -242,9 +242,10 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
     let maximum_am_resource_percent = r.float(None, &am_key, d.maximum_am_resource_percent);
     if !(0.0..=1.0).contains(&maximum_am_resource_percent) {
         // Apache accepts any value here; say what it means.
-        r.warnings.push(ConfigError::at_key(&am_key, format!(
-            "{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"
-        )));
+        r.warnings.push(ConfigError::at_key(
+            &am_key,
+            format!("{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"),
+        ));
     }
     let max_apps_key = key("maximum-applications");
     let maximum_applications = r.int(None, &max_apps_key, d.maximum_applications);

@@ -248,13 +248,10 @@ fn read_queue(
     };
     // ACL values keep their leading space, which matters (" admins" is a group list), so
     // they are read raw rather than trimmed.
-    let raw_acl = |suffix: &str| {
-        r.props.get_raw(&key(suffix)).map(|v| AccessControlList::parse(&r.props.expand(v)))
-    };
-    let acl_submit_applications = raw_acl("acl_submit_applications")
-        .unwrap_or_else(|| acl(r, "acl_submit_applications"));
-    let acl_administer_queue =
-        raw_acl("acl_administer_queue").unwrap_or_else(|| acl(r, "acl_administer_queue"));
+    let raw_acl = |suffix: &str| r.props.get_raw(&key(suffix)).map(|v| AccessControlList::parse(&r.props.expand(v)));
+    let acl_submit_applications =
+        raw_acl("acl_submit_applications").unwrap_or_else(|| acl(r, "acl_submit_applications"));
+    let acl_administer_queue = raw_acl("acl_administer_queue").unwrap_or_else(|| acl(r, "acl_administer_queue"));
 
     let (ordering_policy, queue_ordering) = read_ordering(r, path, is_leaf, inherited_ordering);
     let node_labels = read_node_labels(r, path, is_root);
@@ -263,17 +260,17 @@ fn read_queue(
     let mulp_default = r.float(None, &super::global_key("minimum-user-limit-percent"), 100.0);
     let minimum_user_limit_percent = r.float(q, &key("minimum-user-limit-percent"), mulp_default);
     if !(minimum_user_limit_percent > 0.0 && minimum_user_limit_percent <= 100.0) {
-        r.error(q, &key("minimum-user-limit-percent"), format!(
-            "{minimum_user_limit_percent} is outside (0, 100]"
-        ));
+        r.error(q, &key("minimum-user-limit-percent"), format!("{minimum_user_limit_percent} is outside (0, 100]"));
     }
     let maximum_am_resource_percent =
         r.float(q, &key("maximum-am-resource-percent"), global.maximum_am_resource_percent);
     if !(0.0..=1.0).contains(&maximum_am_resource_percent) {
         // Apache accepts any value here; say what it means.
-        r.warnings.push(ConfigError::at_queue(path, key("maximum-am-resource-percent"), format!(
-            "{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"
-        )));
+        r.warnings.push(ConfigError::at_queue(
+            path,
+            key("maximum-am-resource-percent"),
+            format!("{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"),
+        ));
     }
     let maximum_applications = r.opt_int(q, &key("maximum-applications")).filter(|&n| n >= 0);
     let max_parallel_apps = r.opt_int(q, &key("max-parallel-apps")).or(global.max_parallel_apps);
@@ -283,12 +280,8 @@ fn read_queue(
 
     let mut user_weights = BTreeMap::new();
     let prefix = queue_key(path, "user-settings.");
-    let weight_keys: Vec<String> = r
-        .props
-        .names_with_prefix(&prefix)
-        .filter(|k| k.ends_with(".weight"))
-        .map(str::to_string)
-        .collect();
+    let weight_keys: Vec<String> =
+        r.props.names_with_prefix(&prefix).filter(|k| k.ends_with(".weight")).map(str::to_string).collect();
     for k in weight_keys {
         let user = &k[prefix.len()..k.len() - ".weight".len()];
         if user.is_empty() || user.contains('.') {

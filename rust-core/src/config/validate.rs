@@ -45,33 +45,39 @@ fn check_cluster_allocation(cluster: &ClusterSettings, errors: &mut Vec<ConfigEr
 fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, errors: &mut Vec<ConfigError>) {
     if let CapacitySpec::Percent(p) = q.capacity {
         if !(0.0..=100.0).contains(&p) {
-            errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!(
-                "{p} is outside [0, 100]"
-            )));
+            errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!("{p} is outside [0, 100]")));
         }
     }
     if let MaxCapacitySpec::Percent(m) = q.maximum_capacity {
         if !(0.0..=100.0).contains(&m) {
-            errors.push(ConfigError::at_queue(&q.path, q.key("maximum-capacity"), format!(
-                "{m} is outside [0, 100] (use -1 or 100 for no limit)"
-            )));
+            errors.push(ConfigError::at_queue(
+                &q.path,
+                q.key("maximum-capacity"),
+                format!("{m} is outside [0, 100] (use -1 or 100 for no limit)"),
+            ));
         }
     }
     match (q.capacity, q.maximum_capacity) {
         (CapacitySpec::Absolute(min), MaxCapacitySpec::Absolute(max)) if !max.is_none() && !min.fits_in(max) => {
-            errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!(
-                "minimum resource {} is greater than maximum-capacity {}", q.capacity, q.maximum_capacity
-            )));
+            errors.push(ConfigError::at_queue(
+                &q.path,
+                q.key("capacity"),
+                format!("minimum resource {} is greater than maximum-capacity {}", q.capacity, q.maximum_capacity),
+            ));
         }
         _ => {}
     }
     if let (Some(p), MaxCapacitySpec::Absolute(max)) = (q.parent, q.maximum_capacity) {
         if let MaxCapacitySpec::Absolute(parent_max) = all[p].maximum_capacity {
             if !max.fits_in(parent_max) {
-                errors.push(ConfigError::at_queue(&q.path, q.key("maximum-capacity"), format!(
-                    "{} is greater than the parent {}'s maximum-capacity {}",
-                    q.maximum_capacity, all[p].path, all[p].maximum_capacity
-                )));
+                errors.push(ConfigError::at_queue(
+                    &q.path,
+                    q.key("maximum-capacity"),
+                    format!(
+                        "{} is greater than the parent {}'s maximum-capacity {}",
+                        q.maximum_capacity, all[p].path, all[p].maximum_capacity
+                    ),
+                ));
             }
         }
     }
@@ -85,14 +91,18 @@ fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, 
         None => "cluster's (yarn.scheduler.maximum-allocation-*)".to_string(),
     };
     if max_alloc.memory_mb <= 0 || max_alloc.memory_mb > ceiling.memory_mb {
-        errors.push(ConfigError::at_queue(&q.path, q.key("maximum-allocation-mb"), format!(
-            "{} must be > 0 and no larger than the {ceiling_name} {}", max_alloc.memory_mb, ceiling.memory_mb
-        )));
+        errors.push(ConfigError::at_queue(
+            &q.path,
+            q.key("maximum-allocation-mb"),
+            format!("{} must be > 0 and no larger than the {ceiling_name} {}", max_alloc.memory_mb, ceiling.memory_mb),
+        ));
     }
     if max_alloc.vcores <= 0 || max_alloc.vcores > ceiling.vcores {
-        errors.push(ConfigError::at_queue(&q.path, q.key("maximum-allocation-vcores"), format!(
-            "{} must be > 0 and no larger than the {ceiling_name} {}", max_alloc.vcores, ceiling.vcores
-        )));
+        errors.push(ConfigError::at_queue(
+            &q.path,
+            q.key("maximum-allocation-vcores"),
+            format!("{} must be > 0 and no larger than the {ceiling_name} {}", max_alloc.vcores, ceiling.vcores),
+        ));
     }
 }
 
@@ -156,10 +166,14 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<Co
             _ => acc,
         });
         if !parent_min.is_none() && !sum.fits_in(parent_min) {
-            errors.push(ConfigError::queue(&parent.path, format!(
-                "capacity {} is less than the sum of its children's {} ({listing})", parent.capacity,
-                CapacitySpec::Absolute(sum)
-            )));
+            errors.push(ConfigError::queue(
+                &parent.path,
+                format!(
+                    "capacity {} is less than the sum of its children's {} ({listing})",
+                    parent.capacity,
+                    CapacitySpec::Absolute(sum)
+                ),
+            ));
         }
     }
     if children_mode != Mode::Percent {
@@ -171,12 +185,18 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<Co
         _ => 0.0,
     };
     let parent_default = if is_root { 100.0 } else { percent(parent) };
-    check_percent_sum(parent, None, parent_default, children.iter().map(|c| (c.name.as_str(), percent(c))), parent_mode, errors);
+    check_percent_sum(
+        parent,
+        None,
+        parent_default,
+        children.iter().map(|c| (c.name.as_str(), percent(c))),
+        parent_mode,
+        errors,
+    );
     for (label, parent_label) in &parent.node_labels {
         let parent_pct = if is_root { 100.0 } else { parent_label.capacity };
-        let child_pcts = children
-            .iter()
-            .map(|c| (c.name.as_str(), c.node_labels.get(label).map_or(0.0, |l| l.capacity)));
+        let child_pcts =
+            children.iter().map(|c| (c.name.as_str(), c.node_labels.get(label).map_or(0.0, |l| l.capacity)));
         check_percent_sum(parent, Some(label), parent_pct, child_pcts, parent_mode, errors);
     }
 }
@@ -201,9 +221,10 @@ fn check_percent_sum<'a>(
     let parent_fraction = parent_pct / 100.0;
     if (1.0 - sum).abs() > PRECISION {
         if sum.abs() > PRECISION {
-            errors.push(ConfigError::queue(&parent.path, format!(
-                "children's capacities{partition} sum to {}%, not 100% ({listing})", round(sum * 100.0)
-            )));
+            errors.push(ConfigError::queue(
+                &parent.path,
+                format!("children's capacities{partition} sum to {}%, not 100% ({listing})", round(sum * 100.0)),
+            ));
         } else if parent_mode == Mode::Percent && parent_fraction.abs() > PRECISION && !parent.allow_zero_capacity_sum {
             errors.push(ConfigError::queue(&parent.path, format!(
                 "children's capacities{partition} sum to 0% but the queue's own capacity is {}%; set {} to true to allow this ({listing})",
@@ -211,9 +232,10 @@ fn check_percent_sum<'a>(
             )));
         }
     } else if parent_mode == Mode::Percent && parent_fraction.abs() <= 0.0 && !parent.allow_zero_capacity_sum {
-        errors.push(ConfigError::queue(&parent.path, format!(
-            "has zero capacity{partition} but its children's capacities sum to 100% ({listing})"
-        )));
+        errors.push(ConfigError::queue(
+            &parent.path,
+            format!("has zero capacity{partition} but its children's capacities sum to 100% ({listing})"),
+        ));
     }
 }
 

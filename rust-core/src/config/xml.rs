@@ -124,10 +124,7 @@ impl Properties {
 
     /// All property names that start with `prefix`.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries
-            .iter()
-            .filter(move |(k, e)| k.starts_with(prefix) && e.value.is_some())
-            .map(|(k, _)| k.as_str())
+        self.entries.iter().filter(move |(k, e)| k.starts_with(prefix) && e.value.is_some()).map(|(k, _)| k.as_str())
     }
 
     /// Number of properties defined.
@@ -184,9 +181,7 @@ impl Properties {
             Some(v) if v.is_empty() && !var.contains('-') => None,
             other => other,
         };
-        from_env
-            .or_else(|| self.system.get(var).cloned())
-            .or_else(|| self.get_raw(var).map(str::to_string))
+        from_env.or_else(|| self.system.get(var).cloned()).or_else(|| self.get_raw(var).map(str::to_string))
     }
 }
 
@@ -260,9 +255,9 @@ fn parse_document(xml: &[u8], source: &str) -> Result<Vec<ParsedProperty>, XmlEr
 
     loop {
         let offset = reader.buffer_position() as usize;
-        let event = reader.read_event_into(&mut buf).map_err(|e| {
-            error_at(reader.error_position() as usize, format!("malformed XML: {e}"))
-        })?;
+        let event = reader
+            .read_event_into(&mut buf)
+            .map_err(|e| error_at(reader.error_position() as usize, format!("malformed XML: {e}")))?;
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 if depth == 0 {

@@ -52,9 +52,7 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
         let message = jni::strings::JNIString::from(err.to_string());
         let _ = match err {
             NativeError::Config(_) => env.throw_new(CONFIG_EXCEPTION, &message),
-            NativeError::InvalidArgument(_) => {
-                env.throw_new(jni_str!("java/lang/IllegalArgumentException"), &message)
-            }
+            NativeError::InvalidArgument(_) => env.throw_new(jni_str!("java/lang/IllegalArgumentException"), &message),
             NativeError::Closed => env.throw_new(jni_str!("java/lang/IllegalStateException"), &message),
             NativeError::Jni(_) => env.throw_new(jni_str!("java/lang/RuntimeException"), &message),
         };

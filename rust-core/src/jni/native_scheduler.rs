@@ -12,10 +12,10 @@
 //! - a queue report is [`QUEUE_REPORT_STRIDE`] doubles per queue, in tree order.
 
 use super::{new_longs, read_ints, read_longs, read_string, read_strings, NativeError, NativeResult, ThrowJava};
+use crate::admission;
 use crate::application::{Ask, ContainerRef, SchedulerKey};
 use crate::config::{CapacitySpec, ClusterSettings, MaxCapacitySpec, Properties, QueueState, SchedulerConfig};
 use crate::resource::Resource;
-use crate::admission;
 use crate::scheduler::{QueueAcl, Scheduler, Submission};
 use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -723,9 +723,9 @@ fn container_report(s: &Scheduler) -> Vec<[i64; CONTAINER_REPORT_STRIDE]> {
         [app as i64, number as i64, c.node as i64, c.resource.memory_mb, c.resource.vcores, 0]
     });
     let reserved = st.nodes.iter().filter_map(|(&node, n)| {
-        n.reservation.as_ref().map(|r| {
-            [r.app as i64, r.number as i64, node as i64, r.resource.memory_mb, r.resource.vcores, 1]
-        })
+        n.reservation
+            .as_ref()
+            .map(|r| [r.app as i64, r.number as i64, node as i64, r.resource.memory_mb, r.resource.vcores, 1])
     });
     let mut rows: Vec<_> = live.chain(reserved).collect();
     rows.sort_unstable();

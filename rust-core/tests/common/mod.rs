@@ -23,6 +23,9 @@ pub fn load(props: &[(&str, &str)]) -> Result<SchedulerConfig, ConfigErrors> {
 pub const AB: &[(&str, &str)] = &[("root.queues", "a,b"), ("root.a.capacity", "50"), ("root.b.capacity", "50")];
 
 /// `base` with `extra` appended (later definitions win).
-pub fn with(base: &[(&'static str, &'static str)], extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+pub fn with(
+    base: &[(&'static str, &'static str)],
+    extra: &[(&'static str, &'static str)],
+) -> Vec<(&'static str, &'static str)> {
     base.iter().chain(extra.iter()).copied().collect()
 }
