@@ -68,6 +68,14 @@ pub struct Allocation {
     pub locality: Locality,
 }
 
+impl Allocation {
+    /// Container `number` on `node`, of the application, size, request and locality `a`
+    /// decided.
+    fn decided(kind: AllocationKind, node: NodeKey, number: u64, a: &Assignment) -> Allocation {
+        Allocation { kind, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+    }
+}
+
 /// Everything the scheduler knows. Public so the pure decision functions can read it.
 #[derive(Debug, Clone)]
 pub struct State {
@@ -327,15 +335,7 @@ impl Scheduler {
         if !still_asking {
             self.count_user_active(a.app, false);
         }
-        Allocation {
-            kind: AllocationKind::Allocate,
-            app: a.app,
-            number,
-            node,
-            resource: a.resource,
-            key: a.key,
-            locality: a.locality,
-        }
+        Allocation::decided(AllocationKind::Allocate, node, number, &a)
     }
 
     /// Holds `node` for `a`, which does not fit yet. The reserved resources count as used
@@ -353,15 +353,7 @@ impl Scheduler {
             n.reservation = Some(Reservation { app: a.app, number, key: a.key, resource: a.resource });
         }
         log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
-        Allocation {
-            kind: AllocationKind::Reserve,
-            app: a.app,
-            number,
-            node,
-            resource: a.resource,
-            key: a.key,
-            locality: a.locality,
-        }
+        Allocation::decided(AllocationKind::Reserve, node, number, &a)
     }
 
     /// Drops `node`'s reservation, returning its resources. Returns it, if there was one.
