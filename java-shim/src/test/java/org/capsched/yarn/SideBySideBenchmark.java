@@ -1,5 +1,6 @@
 package org.capsched.yarn;
 
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
 import java.net.URL;
@@ -395,21 +396,33 @@ public final class SideBySideBenchmark {
       URL file = c.conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
       Path path = Paths.get(file.toURI());
       long[] times = new long[refreshes];
+      long gcDuring = 0;
       for (int r = 0; r < refreshes; r++) {
         Files.write(path, config(s, calc, 50, r + 1).getBytes(StandardCharsets.UTF_8));
+        long gc0 = gcMillis();
         refreshing.set(true);
         long t0 = System.nanoTime();
         c.scheduler.reinitialize(new YarnConfiguration(c.conf), c.rm.getRMContext());
         times[r] = System.nanoTime() - t0;
         refreshing.set(false);
+        gcDuring += gcMillis() - gc0;
         Thread.sleep(100);
       }
       stop.set(true);
       heartbeats.join();
       Arrays.sort(times);
-      return new double[] {times[refreshes / 2] / 1e6, longestDuring.get() / 1e6,
-          longestBefore.get() / 1e6};
+      return new double[] {times[refreshes / 2] / 1e6, times[refreshes - 1] / 1e6,
+          longestDuring.get() / 1e6, gcDuring, longestBefore.get() / 1e6};
     }
+  }
+
+  /** Time the JVM's collectors have spent so far, in milliseconds. */
+  private static long gcMillis() {
+    long total = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      total += Math.max(0, gc.getCollectionTime());
+    }
+    return total;
   }
 
   private static long usedHeapAfterGc() throws InterruptedException {
@@ -552,13 +565,14 @@ public final class SideBySideBenchmark {
     }
 
     if (parts.contains("e")) {
-      report.section("(e) refresh with " + largest.queues() + " queues (median of 5), milliseconds",
-          "| | refresh | longest heartbeat during refreshes | longest heartbeat otherwise |",
-          "|---|---|---|---|");
+      report.section("(e) refresh with " + largest.queues() + " queues (5 refreshes), milliseconds",
+          "| | refresh (median) | longest refresh | longest heartbeat during refreshes"
+              + " | JVM garbage collection during refreshes | longest heartbeat otherwise |",
+          "|---|---|---|---|---|---|");
       for (int k = 0; k < 2; k++) {
         double[] r = refresh(BOTH.get(k), largest, MEMORY, 5);
-        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f |",
-            k == 0 ? "Apache" : "ours", r[0], r[1], r[2]));
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f |",
+            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4]));
       }
     }
     System.out.println();
