@@ -48,8 +48,8 @@ pub struct Decision {
     /// publishes for its ApplicationMaster limit and its applications' headroom (Apache's
     /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`).
     pub published: Vec<(QueueIndex, Resource)>,
-    /// Applications this pass worked a headroom out for the first time (see
-    /// `App::headroom_tracked`).
+    /// Applications this pass worked a headroom out for in their leaf for the first time (see
+    /// `App::headroom_queue`).
     pub headroom_tracked: Vec<AppKey>,
 }
 
@@ -357,7 +357,7 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, d
             }
             check_queue_limit = continue_looking && !app_reserved.is_none();
         }
-        if !app.headroom_tracked {
+        if app.headroom_queue != Some(queue) {
             decision.headroom_tracked.push(key);
         }
         if !app.is_asking() {

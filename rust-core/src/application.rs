@@ -225,10 +225,11 @@ pub struct App {
     asking: bool,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
-    /// Apache has set this attempt's headroom provider (an allocation pass reached it in
-    /// its leaf, or the cluster changed while it was active): from then on each
-    /// `allocate()` looks its user limit up.
-    pub headroom_tracked: bool,
+    /// The leaf Apache's headroom provider for this attempt was set in (an allocation pass
+    /// reached it there, or the cluster changed while it was active): `allocate()` tells
+    /// the AM the headroom worked out in that leaf — still the old one after a move,
+    /// until a pass reaches it in the new one — and zero before any provider is set.
+    pub headroom_queue: Option<crate::queue::QueueIndex>,
 }
 
 impl App {
@@ -253,7 +254,7 @@ impl App {
             re_reservations: HashMap::default(),
             asking: false,
             counts_user_active: false,
-            headroom_tracked: false,
+            headroom_queue: None,
         }
     }
 

@@ -198,12 +198,12 @@ impl Scheduler {
         // Then each leaf invalidates its cached user limits and works out every active
         // application's headroom, which looks them up again.
         let s = &mut self.state;
-        for q in s.queues.queues.iter_mut().filter(|q| q.is_leaf()) {
+        for (index, q) in s.queues.queues.iter_mut().enumerate().filter(|(_, q)| q.is_leaf()) {
             q.users_changed();
             let mut any_active = false;
             for k in &q.apps {
                 if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
-                    a.headroom_tracked = true;
+                    a.headroom_queue = Some(index);
                     any_active = true;
                 }
             }
@@ -245,7 +245,7 @@ impl Scheduler {
             self.state.queues.publish(published);
             for app in headroom_tracked {
                 if let Some(a) = self.state.apps.get_mut(&app) {
-                    a.headroom_tracked = true;
+                    a.headroom_queue = Some(a.queue);
                 }
             }
             for (app, key) in missed {
@@ -647,7 +647,7 @@ impl Scheduler {
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.attempt = Some(attempt_id);
-            a.headroom_tracked = false;
+            a.headroom_queue = None;
             a.clear_requests();
         }
         // Apache's addApplicationAttempt activates in the application's own leaf only.
@@ -888,9 +888,9 @@ impl Scheduler {
         }
         self.review_user_active(app, newly_asking);
         // Apache answers with the headroom its provider works out, which looks the user
-        // limit up — once the application has one (see `App::headroom_tracked`).
-        if let Some(a) = self.state.apps.get(&app).filter(|a| a.headroom_tracked) {
-            self.state.queues.queues[a.queue].user_limit_looked_up();
+        // limit up in its leaf — once the application has one (see `App::headroom_queue`).
+        if let Some(leaf) = self.state.apps.get(&app).and_then(|a| a.headroom_queue) {
+            self.state.queues.queues[leaf].user_limit_looked_up();
         }
         self.headroom(app)
     }
@@ -909,10 +909,11 @@ impl Scheduler {
     pub fn headroom(&self, app: AppKey) -> Resource {
         let s = &self.state;
         let Some(a) = s.apps.get(&app) else { return Resource::ZERO };
+        let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
         let calc = s.calculator();
-        let q = s.queues.get(a.queue);
+        let q = s.queues.get(leaf);
         let user_used = q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used);
-        let user_room = limit_for_user(s, a.queue, &a.user).minus(user_used);
+        let user_room = limit_for_user(s, leaf, &a.user).minus(user_used);
         let queue_room = q.published_limit.minus(q.used);
         let headroom = calc.round_down_to(user_room.component_min(queue_room), s.config.cluster.minimum_allocation);
         calc.min(s.cluster, s.cluster_available(), headroom)
@@ -953,6 +954,7 @@ impl Scheduler {
         for app in self.state.apps.values_mut() {
             let path = self.state.queues.get(app.queue).path();
             app.queue = tree.index_of_path(path).expect("refresh rules keep every queue that has applications");
+            app.headroom_queue = app.headroom_queue.and_then(|q| tree.index_of_path(self.state.queues.get(q).path()));
         }
         self.state.config = Arc::new(new);
         self.state.queues = tree;
