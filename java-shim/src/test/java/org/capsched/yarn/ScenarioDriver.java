@@ -16,6 +16,7 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
 
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -52,7 +53,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * register and call {@code allocate()}, containers are released by the AMs and
  * applications are killed. After every step it takes a snapshot of what the RM's own
  * objects say — queue and user metrics, live and reserved containers per application,
- * node reservations, application states — so two schedulers can be compared step by step.
+ * node reservations, application states, the headroom each AM was last told — so two
+ * schedulers can be compared step by step.
  *
  * <p>Differences from the Rust driver, the same for both schedulers: an AM's asks reach the
  * scheduler once the AM has been allocated and registered; {@code finish} is a release by
@@ -72,6 +74,8 @@ final class ScenarioDriver implements AutoCloseable {
   private final Map<String, List<ResourceRequest>> waitingAsks = new HashMap<>();
   /** Task containers per application, oldest first, with their node. */
   private final Map<String, List<Container>> containers = new HashMap<>();
+  /** The headroom each AM was told by its latest allocate() call. */
+  private final Map<String, Resource> headrooms = new HashMap<>();
 
   /** The scheduler under test, for debugging aids. */
   ResourceScheduler rmScheduler() {
@@ -242,7 +246,7 @@ final class ScenarioDriver implements AutoCloseable {
     ams.put(name, am);
     List<ResourceRequest> asks = waitingAsks.remove(name);
     if (asks != null) {
-      pull(name, am.allocate(asks, Collections.<ContainerId>emptyList()).getAllocatedContainers());
+      pull(name, am.allocate(asks, Collections.<ContainerId>emptyList()));
     }
   }
 
@@ -261,8 +265,7 @@ final class ScenarioDriver implements AutoCloseable {
       waitingAsks.computeIfAbsent(name, k -> new ArrayList<>()).add(r);
       return;
     }
-    pull(name, am.allocate(Collections.singletonList(r), Collections.<ContainerId>emptyList())
-        .getAllocatedContainers());
+    pull(name, am.allocate(Collections.singletonList(r), Collections.<ContainerId>emptyList()));
   }
 
   private void heartbeat(String target, int rounds) throws Exception {
@@ -281,7 +284,7 @@ final class ScenarioDriver implements AutoCloseable {
     }
     for (Map.Entry<String, MockAM> e : ams.entrySet()) {
       pull(e.getKey(), e.getValue().allocate(Collections.<ResourceRequest>emptyList(),
-          Collections.<ContainerId>emptyList()).getAllocatedContainers());
+          Collections.<ContainerId>emptyList()));
     }
   }
 
@@ -296,8 +299,10 @@ final class ScenarioDriver implements AutoCloseable {
     }
   }
 
-  private void pull(String app, List<Container> allocated) {
-    containers.computeIfAbsent(app, k -> new ArrayList<>()).addAll(allocated);
+  /** Takes what an allocate() call handed the AM: its new containers and its headroom. */
+  private void pull(String app, AllocateResponse response) {
+    containers.computeIfAbsent(app, k -> new ArrayList<>()).addAll(response.getAllocatedContainers());
+    headrooms.put(app, response.getAvailableResources());
   }
 
   private void finish(String app, String count, String node) throws Exception {
@@ -318,8 +323,7 @@ final class ScenarioDriver implements AutoCloseable {
         list.remove(c);
       }
     }
-    pull(app, am.allocate(Collections.<ResourceRequest>emptyList(), release)
-        .getAllocatedContainers());
+    pull(app, am.allocate(Collections.<ResourceRequest>emptyList(), release));
     rm.drainEvents();
   }
 
@@ -371,6 +375,10 @@ final class ScenarioDriver implements AutoCloseable {
               + " reserved=" + a.getReservedContainers().size()
               + " used=" + a.getCurrentConsumption().getMemorySize() + "MB";
         }
+      }
+      Resource headroom = headrooms.get(e.getKey());
+      if (headroom != null) {
+        fact += " headroom=" + headroom.getMemorySize() + "MB";
       }
       facts.put("app " + e.getKey(), fact);
     }
