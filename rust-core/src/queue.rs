@@ -75,31 +75,19 @@ impl Queue {
         }
     }
 
-    /// Sums the users' usage ratios afresh against `cluster` (Apache's
-    /// `updateUsageRatio`, in the order its users map iterates).
+    /// Sums the users' usage ratios afresh against `cluster` (Apache's `updateUsageRatio`,
+    /// in the order its users map iterates).
     fn recompute_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) {
-        let mut names: Vec<&str> = self.users.keys().map(String::as_str).collect();
+        let mut names: Vec<String> = self.users.keys().cloned().collect();
         names.sort_unstable();
-        let order = crate::java_order::hash_map_order(&names, names.len());
-        let names: Vec<String> = order.into_iter().map(|i| names[i].to_string()).collect();
+        let keys: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut sum = 0.0f32;
-        for name in names {
-            let u = self.users.get_mut(&name).expect("listed above");
-            u.usage_ratio = calc.ratio_f32(u.used, cluster);
-            sum += u.usage_ratio;
+        for i in crate::java_order::hash_map_order(&keys, keys.len()) {
+            let u = self.users.get_mut(&names[i]).expect("listed above");
+            u.usage_ratio = 0.0;
+            sum += u.update_usage_ratio(calc, cluster);
         }
         self.users_usage_ratio = sum;
-    }
-
-    /// `user`'s usage changed: its ratio is worked out again and the difference added to
-    /// the leaf's sum (Apache's `incQueueUsageRatio`).
-    fn update_usage_ratio(&mut self, user: &str, calc: ResourceCalculator, cluster: Resource) {
-        if let Some(u) = self.users.get_mut(user) {
-            let ratio = calc.ratio_f32(u.used, cluster);
-            let delta = ratio - u.usage_ratio;
-            u.usage_ratio = ratio;
-            self.users_usage_ratio += delta;
-        }
     }
 
     /// Something Apache's user-limit cache depends on changed (see `PendingUsersCount`).
@@ -283,7 +271,7 @@ impl QueueTree {
         let q = &mut self.queues[leaf];
         let u = q.users.entry(user.to_string()).or_default();
         u.used = u.used.plus(r);
-        q.update_usage_ratio(user, self.calculator, self.cluster);
+        q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         q.users_changed();
         q.user_limit_looked_up();
     }
@@ -294,8 +282,8 @@ impl QueueTree {
         let q = &mut self.queues[leaf];
         if let Some(u) = q.users.get_mut(user) {
             u.used = u.used.minus(r);
+            q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         }
-        q.update_usage_ratio(user, self.calculator, self.cluster);
         q.users_changed();
         q.user_limit_looked_up();
     }
@@ -319,8 +307,9 @@ impl QueueTree {
 
     /// Recomputes every queue's absolute capacities for a cluster of size `cluster`:
     /// percentages multiply down the tree, weights share their parent in proportion, and
-    /// absolute resources are converted to a share of the cluster. Every leaf's users' usage ratios are summed afresh against the new size, as
-    /// Apache's `updateClusterResource` does.
+    /// absolute resources are converted to a share of the cluster. Every leaf's users' usage
+    /// ratios are summed afresh against the new size, as Apache's `updateClusterResource`
+    /// does.
     pub fn update_effective_capacities(&mut self, cluster: Resource, calc: ResourceCalculator) {
         if self.queues.is_empty() {
             return;

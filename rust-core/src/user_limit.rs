@@ -35,6 +35,15 @@ impl UserState {
     pub fn is_idle(&self) -> bool {
         self.active_apps == 0 && self.pending_apps == 0 && self.used.is_none() && self.apps_counted_active == 0
     }
+
+    /// Works the usage ratio out again for `used` against `cluster`, returning how much it
+    /// moved (Apache's `User.updateUsageRatio`), for the leaf to add to its sum.
+    pub fn update_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) -> f32 {
+        let ratio = calc.ratio_f32(self.used, cluster);
+        let delta = ratio - self.usage_ratio;
+        self.usage_ratio = ratio;
+        delta
+    }
 }
 
 /// How many of a leaf's users have applications that all still wait for activation, as
