@@ -526,10 +526,8 @@ public class RustCapacityScheduler
       LOG.warn("Unknown application attempt {} has completed", attemptId);
       return;
     }
-    for (RMContainer reserved : attempt.getReservedContainers()) {
-      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
-          reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
-    }
+    // Live containers first, then reservations, each in the attempt's map order, as Apache
+    // kills them: the users' usage ratios are charged back in that order.
     for (RMContainer container : attempt.getLiveContainers()) {
       if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
         continue;
@@ -537,6 +535,10 @@ public class RustCapacityScheduler
       completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
           container.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION),
           RMContainerEventType.KILL);
+    }
+    for (RMContainer reserved : attempt.getReservedContainers()) {
+      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
+          reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
     }
     flushReleased();
     core.removeAttempt(app.key());
