@@ -23,62 +23,20 @@ import org.junit.runners.Parameterized.Parameters;
  * CapacityScheduler after every step (or part from it only as divergences.txt explains),
  * except the seeds that file lists as still open — divergences not yet understood and
  * fixed, which {@code gradle :java-shim:randomConformance} works through.
- *
- * <p>The seeds run in {@value #PARTS} parts, each its own test class and so (with the
- * build's {@code forkEvery = 1}) its own JVM: every MockRM leaves a Hadoop timer thread and
- * what it holds behind, and a thousand scenarios in one JVM would exhaust its heap.
  */
 @RunWith(Parameterized.class)
-public abstract class RandomSeedsConformanceTest {
-  /** How many parts (JVMs) the seed range is split into. */
-  static final int PARTS = 4;
-
-  /** Seeds 1/4 of the way through the range. */
-  public static class Part1 extends RandomSeedsConformanceTest {
-    public Part1(long seed) {
-      super(seed);
+public class RandomSeedsConformanceTest {
+  /** The replayed seeds: the range, less the open seeds. */
+  @Parameters(name = "seed {0}")
+  public static Collection<Object[]> seeds() throws IOException {
+    SeedList list = SeedList.load();
+    List<Object[]> out = new ArrayList<>();
+    for (long seed = list.first; seed <= list.last; seed++) {
+      if (!list.open.contains(seed)) {
+        out.add(new Object[] {seed});
+      }
     }
-
-    @Parameters(name = "seed {0}")
-    public static Collection<Object[]> seeds() throws IOException {
-      return part(0);
-    }
-  }
-
-  /** The second quarter of the range. */
-  public static class Part2 extends RandomSeedsConformanceTest {
-    public Part2(long seed) {
-      super(seed);
-    }
-
-    @Parameters(name = "seed {0}")
-    public static Collection<Object[]> seeds() throws IOException {
-      return part(1);
-    }
-  }
-
-  /** The third quarter of the range. */
-  public static class Part3 extends RandomSeedsConformanceTest {
-    public Part3(long seed) {
-      super(seed);
-    }
-
-    @Parameters(name = "seed {0}")
-    public static Collection<Object[]> seeds() throws IOException {
-      return part(2);
-    }
-  }
-
-  /** The last quarter of the range. */
-  public static class Part4 extends RandomSeedsConformanceTest {
-    public Part4(long seed) {
-      super(seed);
-    }
-
-    @Parameters(name = "seed {0}")
-    public static Collection<Object[]> seeds() throws IOException {
-      return part(3);
-    }
+    return out;
   }
 
   /** The seeds CI replays, as random-seeds.txt gives them. */
@@ -128,24 +86,9 @@ public abstract class RandomSeedsConformanceTest {
     }
   }
 
-  /** Part {@code index} (0-based) of the replayed seeds: the range, less the open seeds. */
-  static Collection<Object[]> part(int index) throws IOException {
-    SeedList list = SeedList.load();
-    long span = list.last - list.first + 1;
-    long from = list.first + span * index / PARTS;
-    long to = list.first + span * (index + 1) / PARTS - 1;
-    List<Object[]> out = new ArrayList<>();
-    for (long seed = from; seed <= to; seed++) {
-      if (!list.open.contains(seed)) {
-        out.add(new Object[] {seed});
-      }
-    }
-    return out;
-  }
-
   private final long seed;
 
-  RandomSeedsConformanceTest(long seed) {
+  public RandomSeedsConformanceTest(long seed) {
     this.seed = seed;
   }
 
