@@ -105,6 +105,10 @@ final class RmHarness {
       }
     }
 
+    static void pinClusterTimestamp(long timestamp) {
+      setClusterTimeStamp(timestamp);
+    }
+
     private static void stopDecommissioningWatcher(ResourceTrackerService tracker)
         throws ReflectiveOperationException {
       if (tracker == null) {
@@ -118,6 +122,14 @@ final class RmHarness {
         watcher.stop();
       }
     }
+  }
+
+  /**
+   * Sets the cluster timestamp the running RM puts in new application (and so attempt and
+   * container) ids; starting an RM sets it to the time of day.
+   */
+  static void pinClusterTimestamp(long timestamp) {
+    HarnessRM.pinClusterTimestamp(timestamp);
   }
 
   /** capacity-scheduler.xml from name/value pairs (names without "yarn.scheduler.capacity."). */

@@ -33,7 +33,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
-import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
@@ -64,6 +63,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  */
 final class ScenarioDriver implements AutoCloseable {
   private static final int PORT = 1234;
+  /** The cluster timestamp of every run: 2023-11-14, 22:13:20 UTC. */
+  private static final long CLUSTER_TIMESTAMP = 1_700_000_000_000L;
 
   private final MockRM rm;
   private final YarnConfiguration conf;
@@ -113,30 +114,15 @@ final class ScenarioDriver implements AutoCloseable {
           Integer.parseInt(cluster.get("max-priority")));
     }
     this.rm = RmHarness.start(conf);
-    RunClock.pin();
-  }
-
-  /**
-   * Every run numbers its applications and containers alike. An id carries the RM's start
-   * time (its "cluster timestamp"), and the RM's hash maps keyed by ids — an attempt's live
-   * containers, which both schedulers kill in that map's order when the attempt ends — then
-   * iterate in an order that changes from run to run. The order reaches decisions: Apache's
-   * user limit sums users' usage ratios in floats charged and refunded container by
-   * container, so a different kill order can move the limit across a rounding step (seed
-   * 253 told an AM 1 GB more or less headroom in about half its runs, either scheduler).
-   */
-  private static final class RunClock extends ResourceManager {
-    /** The cluster timestamp of every scenario run: 2023-11-14, 22:13:20 UTC. */
-    private static final long START = 1_700_000_000_000L;
-
-    private RunClock() {
-      throw new AssertionError("never made; it only reaches the RM's clock");
-    }
-
-    /** Called after the RM has started (which sets the timestamp to the time of day). */
-    static void pin() {
-      setClusterTimeStamp(START);
-    }
+    // Every run numbers its applications and containers alike. An id carries the RM's
+    // start time (its "cluster timestamp"), and the RM's hash maps keyed by ids — an
+    // attempt's live containers, which both schedulers kill in that map's order when the
+    // attempt ends — then iterate in an order that changes from run to run. The order
+    // reaches decisions: Apache's user limit sums users' usage ratios in floats charged and
+    // refunded container by container, so another kill order can move the limit across a
+    // rounding step (seed 253 told an AM 1 GB more or less headroom in about half its
+    // runs, with either scheduler).
+    RmHarness.pinClusterTimestamp(CLUSTER_TIMESTAMP);
   }
 
   /**
