@@ -65,14 +65,9 @@ impl Queue {
 
     /// What the user-limit formula takes this leaf's usage to be (Apache's `consumed` in
     /// `computeUserLimit`): the cluster times the users' summed usage ratio, rounded up
-    /// to `step`. Only the calculator's dimensions come from the ratio; under the Default
-    /// calculator vcores are what the queue holds.
+    /// to `step` (under the Default calculator, memory and Apache's one vcore).
     pub fn users_consumed(&self, calc: ResourceCalculator, cluster: Resource, step: Resource) -> Resource {
-        let consumed = calc.multiply_and_normalize_up(cluster, f64::from(self.users_usage_ratio), step);
-        match calc {
-            ResourceCalculator::Dominant => consumed,
-            ResourceCalculator::Memory => Resource::new(consumed.memory_mb, calc.round_up(self.used, step).vcores),
-        }
+        calc.multiply_and_normalize_up(cluster, f64::from(self.users_usage_ratio), step)
     }
 
     /// Sums the users' usage ratios afresh against `cluster` (Apache's `updateUsageRatio`,
@@ -427,12 +422,13 @@ mod tests {
             t.get(dev).users_consumed(ResourceCalculator::Dominant, cluster, step),
             Resource::new(13 * 1024, 12)
         );
-        // Under the Default calculator only memory comes from the shares.
+        // Under the Default calculator only memory comes from the shares, and the
+        // calculator's one vcore.
         t.update_effective_capacities(cluster, ResourceCalculator::Memory);
-        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(12 * 1024, 9));
+        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(12 * 1024, 1));
         // Released usage leaves the sum.
         t.refund_user(dev, "u3", Resource::new(4 * 1024, 2));
-        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(8 * 1024, 7));
+        assert_eq!(t.get(dev).users_consumed(ResourceCalculator::Memory, cluster, step), Resource::new(8 * 1024, 1));
     }
 
     #[test]

@@ -227,9 +227,7 @@ impl ResourceCalculator {
     /// `r * by`, rounded up to a multiple of `step` (`multiplyAndNormalizeUp`).
     pub fn multiply_and_normalize_up(self, r: Resource, by: f64, step: Resource) -> Resource {
         match self {
-            ResourceCalculator::Memory => {
-                Resource::new(round_up((r.memory_mb as f64 * by + 0.5) as i64, step.memory_mb), r.vcores)
-            }
+            ResourceCalculator::Memory => memory_only(round_up((r.memory_mb as f64 * by + 0.5) as i64, step.memory_mb)),
             // Apache narrows the product to a float before taking the ceiling, so a
             // float percentage's widening error (10 x 0.1f = 1.0000000149) does not
             // round up.
@@ -243,9 +241,7 @@ impl ResourceCalculator {
     /// `r * by`, rounded down to a multiple of `step` (`multiplyAndNormalizeDown`).
     pub fn multiply_and_normalize_down(self, r: Resource, by: f64, step: Resource) -> Resource {
         match self {
-            ResourceCalculator::Memory => {
-                Resource::new(round_down((r.memory_mb as f64 * by) as i64, step.memory_mb), r.vcores)
-            }
+            ResourceCalculator::Memory => memory_only(round_down((r.memory_mb as f64 * by) as i64, step.memory_mb)),
             ResourceCalculator::Dominant => Resource::new(
                 round_down((r.memory_mb as f64 * by) as i64, step.memory_mb),
                 round_down((r.vcores as f64 * by) as i64, step.vcores),
@@ -257,7 +253,7 @@ impl ResourceCalculator {
     pub fn divide_and_ceil(self, r: Resource, by: f64) -> Resource {
         let div = |v: i64| if by == 0.0 { 0 } else { (v as f64 / by).ceil() as i64 };
         match self {
-            ResourceCalculator::Memory => Resource::new(div(r.memory_mb), r.vcores),
+            ResourceCalculator::Memory => memory_only(div(r.memory_mb)),
             ResourceCalculator::Dominant => Resource::new(div(r.memory_mb), div(r.vcores)),
         }
     }
@@ -265,7 +261,7 @@ impl ResourceCalculator {
     /// `r` rounded down to a multiple of `step` (`roundDown`).
     pub fn round_down_to(self, r: Resource, step: Resource) -> Resource {
         match self {
-            ResourceCalculator::Memory => Resource::new(round_down(r.memory_mb, step.memory_mb), r.vcores),
+            ResourceCalculator::Memory => memory_only(round_down(r.memory_mb, step.memory_mb)),
             ResourceCalculator::Dominant => {
                 Resource::new(round_down(r.memory_mb, step.memory_mb), round_down(r.vcores, step.vcores))
             }
@@ -275,12 +271,20 @@ impl ResourceCalculator {
     /// `r` rounded up to a multiple of `step` (`roundUp`).
     pub fn round_up(self, r: Resource, step: Resource) -> Resource {
         match self {
-            ResourceCalculator::Memory => Resource::new(round_up(r.memory_mb, step.memory_mb), r.vcores),
+            ResourceCalculator::Memory => memory_only(round_up(r.memory_mb, step.memory_mb)),
             ResourceCalculator::Dominant => {
                 Resource::new(round_up(r.memory_mb, step.memory_mb), round_up(r.vcores, step.vcores))
             }
         }
     }
+}
+
+/// What the memory-only calculator makes of a memory figure (Apache's
+/// `Resources.createResource(memory)`): one vcore if there is any memory, else none. Its
+/// rounding, scaling and dividing all answer this way, whatever vcores went in; decisions
+/// never read them, but the headroom an AM is told carries them.
+fn memory_only(memory_mb: i64) -> Resource {
+    Resource::new(memory_mb, i64::from(memory_mb > 0))
 }
 
 /// `value` rounded up to a multiple of `step` (unchanged when `step` is 0).
