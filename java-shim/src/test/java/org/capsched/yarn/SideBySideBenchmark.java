@@ -380,22 +380,20 @@ public final class SideBySideBenchmark {
           c.heartbeat(node);
         }
       }
-      AtomicBoolean refreshing = new AtomicBoolean();
-      AtomicLong refreshesStarted = new AtomicLong();
+      // Counts refreshes' starts and ends: odd while one runs.
+      AtomicLong refreshEdges = new AtomicLong();
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong longestDuring = new AtomicLong();
-      AtomicLong longestBefore = new AtomicLong();
+      AtomicLong longestOtherwise = new AtomicLong();
       Thread heartbeats = new Thread(() -> {
         int i = 0;
         while (!stop.get()) {
-          boolean refreshingBefore = refreshing.get();
-          long startedBefore = refreshesStarted.get();
+          long edges = refreshEdges.get();
           long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
           // A heartbeat a refresh held up ends after it: it counts as during a refresh if
           // one ran at any moment of the heartbeat.
-          boolean overlapped = refreshingBefore || refreshing.get()
-              || refreshesStarted.get() != startedBefore;
-          (overlapped ? longestDuring : longestBefore).accumulateAndGet(dt, Math::max);
+          boolean overlapped = edges % 2 == 1 || refreshEdges.get() != edges;
+          (overlapped ? longestDuring : longestOtherwise).accumulateAndGet(dt, Math::max);
         }
       }, "heartbeats");
       heartbeats.start();
@@ -407,12 +405,11 @@ public final class SideBySideBenchmark {
       for (int r = 0; r < refreshes; r++) {
         Files.write(path, config(s, calc, 50, r + 1).getBytes(StandardCharsets.UTF_8));
         long gc0 = gcMillis();
-        refreshing.set(true);
-        refreshesStarted.incrementAndGet();
+        refreshEdges.incrementAndGet();
         long t0 = System.nanoTime();
         c.scheduler.reinitialize(new YarnConfiguration(c.conf), c.rm.getRMContext());
         times[r] = System.nanoTime() - t0;
-        refreshing.set(false);
+        refreshEdges.incrementAndGet();
         gcDuring += gcMillis() - gc0;
         Thread.sleep(100);
       }
@@ -420,7 +417,7 @@ public final class SideBySideBenchmark {
       heartbeats.join();
       Arrays.sort(times);
       return new double[] {times[refreshes / 2] / 1e6, times[refreshes - 1] / 1e6,
-          longestDuring.get() / 1e6, gcDuring, longestBefore.get() / 1e6};
+          longestDuring.get() / 1e6, gcDuring, longestOtherwise.get() / 1e6};
     }
   }
 
@@ -491,7 +488,8 @@ public final class SideBySideBenchmark {
     }
 
     // The JIT takes several runs of the first shape to settle (a run's rate rose from 24k
-    // to 55k containers/s over its first ten in ours): each scheduler runs it until then.
+    // to 55k containers/s over its first ten in ours): each scheduler runs it that often
+    // under both calculators before anything is measured.
     int warmRuns = Integer.getInteger("capsched.bench.warmup-runs", small ? 1 : 10);
     System.out.println("warming up both schedulers (" + warmRuns + " runs each)");
     Shape warm = new Shape(200, 4, 5, 200, 20);
