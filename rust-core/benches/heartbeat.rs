@@ -8,10 +8,10 @@
 //!
 //! Run: `cargo bench -p capsched --bench heartbeat`.
 
-use capsched::application::{Ask, SchedulerKey, ANY};
 use capsched::config::{ClusterSettings, SchedulerConfig};
 use capsched::resource::Resource;
-use capsched::scheduler::{Scheduler, Submission};
+use capsched::{Ask, SchedulerKey, ANY};
+use capsched::{Scheduler, Submission};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

@@ -6,25 +6,32 @@
 //! requests, nodes, containers — and makes every decision; Java only materialises the
 //! containers it returns.
 //!
-//! Layout: `config` reads and validates `capacity-scheduler.xml`; `queue`, `node` and
-//! `application` are the live domain objects; `allocation` is the pure placement decision;
-//! `scheduler` owns the state and applies decisions; `jni` is the boundary.
+//! Layout, each layer depending only on the ones before it:
+//! - `ids`, `resource`, `java_order`: the vocabulary (compact ids, resources and the two
+//!   calculators, Java's hashing and iteration orders where Apache's behaviour hangs on them);
+//! - `config`: reading and validating `capacity-scheduler.xml`, as a pure pass;
+//! - `model`: the live state — queues, users, applications, nodes, reservations — and the
+//!   ledger that books containers and reservations across them;
+//! - `policy`: pure decisions over the state (admission, limits, ordering, locality,
+//!   placement);
+//! - `scheduler`: the single owner, applying decisions, one file per family of events;
+//! - `jni`: the boundary with the Java shim; `report` and `scenario`: the CLI's views.
 
-pub mod admission;
-pub mod allocation;
-pub mod application;
 pub mod config;
 pub mod heap;
+pub mod ids;
 pub mod java_order;
 pub mod jni;
-pub mod node;
-pub mod queue;
+pub mod model;
+pub mod policy;
 pub mod report;
 pub mod resource;
 pub mod scenario;
 pub mod scheduler;
-pub mod user_limit;
 
 pub use config::SchedulerConfig;
+pub use ids::{AppKey, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey, ANY};
+pub use model::Ask;
+pub use policy::admission::{MoveRefusal, QueueAcl, Rejection, Submission};
 pub use resource::{Resource, ResourceCalculator};
-pub use scheduler::Scheduler;
+pub use scheduler::{Allocation, AllocationKind, Scheduler};

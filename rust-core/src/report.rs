@@ -1,7 +1,7 @@
 //! Human-readable views of a configuration, for the `capsched check` command.
 
 use crate::config::SchedulerConfig;
-use crate::queue::QueueTree;
+use crate::model::QueueTree;
 use crate::resource::Resource;
 use std::fmt::Write;
 

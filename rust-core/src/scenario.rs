@@ -3,11 +3,12 @@
 //! side-by-side harness that runs Apache's CapacityScheduler, so each step is an event
 //! the ResourceManager itself delivers. `docs/scenario-format.md` describes the format.
 
-use crate::application::{Ask, SchedulerKey, ANY};
 use crate::config::{ClusterSettings, Properties, SchedulerConfig};
-use crate::node::NodeKey;
+use crate::ids::{NodeKey, SchedulerKey, ANY};
+use crate::model::Ask;
+use crate::policy::admission::Submission;
 use crate::resource::Resource;
-use crate::scheduler::{Scheduler, Submission};
+use crate::scheduler::Scheduler;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -692,6 +693,13 @@ pub fn run(scenario: &Scenario, trace: bool) -> Result<String, ScenarioError> {
     let mut log = String::new();
     for (line, step) in &scenario.steps {
         let what = runner.step(*line, step)?;
+        let violations = runner.scheduler.state().invariant_violations();
+        if !violations.is_empty() {
+            return Err(ScenarioError {
+                line: *line,
+                message: format!("the books disagree: {}", violations.join("; ")),
+            });
+        }
         if trace {
             let _ = writeln!(log, "{line:>4}  {what:<60} | {}", runner.summary());
         }

@@ -3,9 +3,9 @@
 
 mod common;
 
-use capsched::application::{Ask, SchedulerKey};
 use capsched::resource::Resource;
-use capsched::scheduler::{Scheduler, Submission};
+use capsched::{Ask, SchedulerKey};
+use capsched::{Scheduler, Submission};
 use common::{load, with, AB};
 
 fn scheduler(props: &[(&'static str, &'static str)]) -> Scheduler {

@@ -4,6 +4,7 @@
 //! throws a specific Java exception — never aborting the ResourceManager's JVM.
 
 pub mod native_scheduler;
+pub mod wire;
 
 use crate::config::ConfigErrors;
 use jni::errors::ErrorPolicy;

@@ -2,29 +2,25 @@
 //!
 //! Wire formats (kept primitive on the hot paths):
 //! - a container is a pair `(application key, container number)` in a `long[]`;
-//! - an allocation is 8 longs: application, container number, memory MiB, vcores,
-//!   request priority, allocation-request id, locality (NodeType ordinal), and what to do
-//!   (0 allocate, 1 reserve the node, 2 drop the node's reservation, 3 allocate the
-//!   reserved container), and the node (the heartbeating one, except when a reservation
-//!   elsewhere is dropped);
+//! - an allocation is [`wire::allocation::STRIDE`] longs, laid out in [`wire`];
 //! - an ask is 3 ints (priority, count, relaxLocality 0/1) + 3 longs (allocation-request
 //!   id, memory MiB, vcores) + its resource name;
 //! - a queue report is [`QUEUE_REPORT_STRIDE`] doubles per queue, in tree order.
 
+use super::wire;
 use super::{new_longs, read_ints, read_longs, read_string, read_strings, NativeError, NativeResult, ThrowJava};
-use crate::admission;
-use crate::application::{Ask, ContainerRef, SchedulerKey};
 use crate::config::{CapacitySpec, ClusterSettings, MaxCapacitySpec, Properties, QueueState, SchedulerConfig};
+use crate::ids::{ContainerRef, SchedulerKey};
+use crate::model::{Ask, Queue, State};
+use crate::policy::admission::{self, MoveRefusal, Submission};
 use crate::resource::Resource;
-use crate::scheduler::{QueueAcl, Scheduler, Submission};
+use crate::scheduler::Scheduler;
 use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 
-/// Longs per allocation in `nodeUpdate`'s result.
-pub const ALLOCATION_STRIDE: usize = 9;
 /// Doubles per queue in `queueReport`'s result.
 pub const QUEUE_REPORT_STRIDE: usize = 17;
 
@@ -235,7 +231,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updateNodeResource
 /// `static native long[] nodeUpdate(long handle, int node, long[] finished)`
 ///
 /// One call per heartbeat: the containers that finished on the node (pairs) go in, every
-/// allocation made on the node comes out ([`ALLOCATION_STRIDE`] longs each).
+/// allocation made on the node comes out ([`wire::allocation::STRIDE`] longs each).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nodeUpdate<'l>(
     mut env: EnvUnowned<'l>,
@@ -247,21 +243,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nodeUpdate<'l>(
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let finished = container_pairs(&read_longs(env, &finished)?)?;
         let allocations = with_scheduler(handle, |s| s.node_heartbeat(node as u32, &finished))?;
-        let mut out = Vec::with_capacity(allocations.len() * ALLOCATION_STRIDE);
-        for a in allocations {
-            out.extend_from_slice(&[
-                a.app as i64,
-                a.number as i64,
-                a.resource.memory_mb,
-                a.resource.vcores,
-                a.key.priority as i64,
-                a.key.allocation_request_id,
-                a.locality.ordinal(),
-                a.kind.code(),
-                a.node as i64,
-            ]);
-        }
-        new_longs(env, &out)
+        new_longs(env, &wire::encode_allocations(&allocations))
     })
     .resolve::<ThrowJava>()
 }
@@ -517,7 +499,7 @@ fn queue_report(s: &Scheduler) -> Vec<f64> {
     out
 }
 
-fn count_apps(st: &crate::scheduler::State, q: &crate::queue::Queue) -> usize {
+fn count_apps(st: &State, q: &Queue) -> usize {
     if q.is_leaf() {
         q.apps.len()
     } else {
@@ -573,11 +555,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
         let queue = read_string(env, &queue, "queue")?;
         let user = read_string(env, &user, "user")?;
         let groups = read_strings(env, &groups, "group")?;
-        let acl = match acl {
-            0 => QueueAcl::SubmitApplications,
-            1 => QueueAcl::AdministerQueue,
-            other => return Err(NativeError::InvalidArgument(format!("unknown queue ACL ordinal {other}"))),
-        };
+        let acl = wire::acl_from_code(acl)
+            .ok_or_else(|| NativeError::InvalidArgument(format!("unknown queue ACL code {acl}")))?;
         with_scheduler(handle, |s| {
             let st = s.state();
             if enforced_only && !st.config.cluster.acl_enabled {
@@ -624,8 +603,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveApplication<'l
         })?;
         let (code, text) = match result {
             Ok(path) => (0, path),
-            Err(refusal @ admission::MoveRefusal::NoSuchLeaf(_)) => (1, refusal.reason().to_string()),
-            Err(refusal @ admission::MoveRefusal::NotAdmitted(_)) => (2, refusal.reason().to_string()),
+            Err(refusal @ MoveRefusal::NoSuchLeaf(_)) => (1, refusal.reason().to_string()),
+            Err(refusal @ MoveRefusal::NotAdmitted(_)) => (2, refusal.reason().to_string()),
         };
         set_out(env, &out, &text)?;
         Ok(code)

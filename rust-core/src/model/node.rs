@@ -1,10 +1,9 @@
 //! NodeManagers as the scheduler sees them: where they are, how big, how full.
 
+use crate::ids::ContainerRef;
+use crate::model::Reservation;
 use crate::resource::Resource;
 use rustc_hash::FxHashSet as HashSet;
-
-/// Compact id of a node, handed to Java when the node is added.
-pub type NodeKey = u32;
 
 /// One NodeManager.
 #[derive(Debug, Clone)]
@@ -20,22 +19,9 @@ pub struct Node {
     /// Resources held by containers on this node.
     pub allocated: Resource,
     /// Containers running here, as (application, container number).
-    pub containers: HashSet<crate::application::ContainerRef>,
+    pub containers: HashSet<ContainerRef>,
     /// The one reservation this node may hold: an application waiting for enough room here.
     pub reservation: Option<Reservation>,
-}
-
-/// A node held for one application's container that does not fit yet.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reservation {
-    /// The application it is held for.
-    pub app: crate::application::AppKey,
-    /// The container number reserved (kept when the container is finally allocated).
-    pub number: u64,
-    /// The request it is for.
-    pub key: crate::application::SchedulerKey,
-    /// The container's size.
-    pub resource: Resource,
 }
 
 impl Node {
@@ -55,5 +41,20 @@ impl Node {
     /// Resources not held by any container.
     pub fn available(&self) -> Resource {
         self.total.minus(self.allocated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn available_is_what_containers_leave_and_never_below_zero() {
+        let mut n = Node::new("h:1".into(), "h".into(), "/r".into(), Resource::new(4096, 4));
+        n.allocated = Resource::new(1024, 3);
+        assert_eq!(n.available(), Resource::new(3072, 1));
+        // A node whose resource was updated below what runs on it has nothing to offer.
+        n.total = Resource::new(512, 1);
+        assert_eq!(n.available(), Resource::ZERO);
     }
 }

@@ -2,11 +2,12 @@
 //! the current cluster size, and its usage. Parent usage is the sum of its descendants'.
 
 use crate::config::{CapacitySpec, MaxCapacitySpec, QueueConfig, QueueState, SchedulerConfig};
+use crate::ids::{AppKey, QueueIndex};
+use crate::java_order;
+use crate::model::users::{PendingUsersCount, UserState};
 use crate::resource::{Resource, ResourceCalculator};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-
-/// Index of a queue in the tree (root is 0).
-pub type QueueIndex = usize;
 
 /// One queue, live.
 #[derive(Debug, Clone)]
@@ -20,9 +21,9 @@ pub struct Queue {
     /// Resources held by containers in this queue and its descendants.
     pub used: Resource,
     /// Applications submitted to this queue (leaves only), in submission order.
-    pub apps: Vec<crate::application::AppKey>,
+    pub apps: Vec<AppKey>,
     /// Users with applications in this queue (leaves only).
-    pub users: rustc_hash::FxHashMap<String, crate::user_limit::UserState>,
+    pub users: FxHashMap<String, UserState>,
     /// Resources reserved for activated applications' ApplicationMasters (leaves only).
     pub am_used: Resource,
     /// Activated applications (leaves: this queue's; parents: all descendants'), for
@@ -37,7 +38,7 @@ pub struct Queue {
     /// are worked out from it.
     pub published_limit: Resource,
     /// Users whose applications all wait for activation, as last counted (leaves only).
-    pub pending_users: crate::user_limit::PendingUsersCount,
+    pub pending_users: PendingUsersCount,
     /// The sum of its users' usage ratios (leaves only): Apache's `UsersManager` keeps it
     /// in a float, adding each change to a user's ratio, and sums it afresh only when the
     /// cluster or the configuration changes — so it carries Java's rounding, which the
@@ -53,7 +54,7 @@ impl Queue {
             absolute_maximum_capacity: 0.0,
             used: Resource::ZERO,
             apps: Vec::new(),
-            users: rustc_hash::FxHashMap::default(),
+            users: FxHashMap::default(),
             am_used: Resource::ZERO,
             running_apps: 0,
             reserved: Resource::ZERO,
@@ -77,7 +78,7 @@ impl Queue {
         names.sort_unstable();
         let keys: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut sum = 0.0f32;
-        for i in crate::java_order::hash_map_order(&keys, keys.len()) {
+        for i in java_order::hash_map_order(&keys, keys.len()) {
             let u = self.users.get_mut(&names[i]).expect("listed above");
             u.usage_ratio = 0.0;
             sum += u.update_usage_ratio(calc, cluster);
@@ -194,12 +195,12 @@ impl QueueTree {
             let parsed = paths(self, p);
             let parsed_keys: Vec<&str> = parsed.iter().map(String::as_str).collect();
             let mut inserted: Vec<&str> = current.iter().map(String::as_str).collect();
-            for i in crate::java_order::hash_map_order(&parsed_keys, parsed_keys.len()) {
+            for i in java_order::hash_map_order(&parsed_keys, parsed_keys.len()) {
                 if !current.contains(&parsed[i]) {
                     inserted.push(&parsed[i]);
                 }
             }
-            let children: Vec<QueueIndex> = crate::java_order::hash_map_order(&inserted, inserted.len())
+            let children: Vec<QueueIndex> = java_order::hash_map_order(&inserted, inserted.len())
                 .into_iter()
                 .filter(|&i| parsed_keys.contains(&inserted[i]))
                 .filter_map(|i| self.index_of_path(inserted[i]))

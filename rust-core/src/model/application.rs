@@ -5,52 +5,11 @@
 //! resource name (`*`, a rack, a host); an update replaces the count for that name, and an
 //! allocation decrements the host, rack and `*` counts it satisfied.
 
-use crate::queue::QueueIndex;
+use crate::ids::{Locality, QueueIndex, SchedulerKey, ANY};
+use crate::model::Reservation;
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
-
-/// Compact id of an application, handed to Java when it is added.
-pub type AppKey = u32;
-
-/// A container, as (application, container number). The number is the `long` that
-/// YARN's `ContainerId.getContainerId()` returns (epoch in the high bits).
-pub type ContainerRef = (AppKey, u64);
-
-/// The resource name YARN uses for "anywhere".
-pub const ANY: &str = "*";
-
-/// How close to its data a container was placed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Locality {
-    /// On a host the application asked for.
-    NodeLocal,
-    /// On a rack the application asked for.
-    RackLocal,
-    /// Anywhere else.
-    OffSwitch,
-}
-
-impl Locality {
-    /// The ordinal of YARN's `NodeType` enum (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH).
-    pub fn ordinal(self) -> i64 {
-        match self {
-            Locality::NodeLocal => 0,
-            Locality::RackLocal => 1,
-            Locality::OffSwitch => 2,
-        }
-    }
-}
-
-/// Identifies one group of requests: YARN's `SchedulerRequestKey`. Lower priority numbers
-/// are served first, then lower allocation-request ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SchedulerKey {
-    /// Request priority (0 is the most important).
-    pub priority: i32,
-    /// `allocationRequestId` from the ask.
-    pub allocation_request_id: i64,
-}
 
 /// One `ResourceRequest` line as the AM sent it.
 #[derive(Debug, Clone, PartialEq)]
@@ -214,8 +173,8 @@ pub struct App {
     pub am_resource: Resource,
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
-    /// Nodes reserved for this application: container number -> (node, request, size).
-    pub reservations: HashMap<u64, (crate::node::NodeKey, SchedulerKey, Resource)>,
+    /// Nodes reserved for this application, by the reserved container's number.
+    pub reservations: HashMap<u64, Reservation>,
     /// Where it must get no containers.
     pub blacklist: Blacklist,
     /// Heartbeats its reserved nodes went through without room, per request group, since
@@ -229,7 +188,7 @@ pub struct App {
     /// reached it there, or the cluster changed while it was active): `allocate()` tells
     /// the AM the headroom worked out in that leaf — still the old one after a move,
     /// until a pass reaches it in the new one — and zero before any provider is set.
-    pub headroom_queue: Option<crate::queue::QueueIndex>,
+    pub headroom_queue: Option<QueueIndex>,
 }
 
 impl App {
@@ -337,12 +296,12 @@ impl App {
 
     /// Reservations held for one request group.
     pub fn reservations_for(&self, key: SchedulerKey) -> usize {
-        self.reservations.values().filter(|(_, k, _)| *k == key).count()
+        self.reservations.values().filter(|r| r.key == key).count()
     }
 
     /// Resources held by all of its reservations.
     pub fn reserved(&self) -> Resource {
-        self.reservations.values().fold(Resource::ZERO, |acc, (_, _, r)| acc.plus(*r))
+        self.reservations.values().fold(Resource::ZERO, |acc, r| acc.plus(r.resource))
     }
 
     /// Re-reservations of one request group (see `re_reservations`).

@@ -6,9 +6,9 @@
 //! exception the move command prints), worded as Apache's CapacityScheduler words them
 //! where it has a message, clearer where it has none.
 
-use crate::application::AppKey;
-use crate::queue::{QueueIndex, ResolveError};
-use crate::scheduler::State;
+use crate::ids::{application_name, AppKey, QueueIndex};
+use crate::model::{ResolveError, State};
+use crate::resource::Resource;
 
 /// An application submission, as APP_ADDED carries it.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub struct Submission {
     /// once already, so only the queue's existence is checked.
     pub recovering: bool,
     /// The ApplicationMaster's size; zero for an unmanaged AM.
-    pub am_resource: crate::resource::Resource,
+    pub am_resource: Resource,
 }
 
 /// The two queue ACLs (YARN's `QueueACL`).
@@ -61,11 +61,6 @@ impl MoveRefusal {
             MoveRefusal::NoSuchLeaf(r) | MoveRefusal::NotAdmitted(Rejection(r)) => r,
         }
     }
-}
-
-/// YARN's textual application id.
-pub fn application_name(app_id: (i64, i32)) -> String {
-    format!("application_{}_{:04}", app_id.0, app_id.1)
 }
 
 /// Whether `user` holds `acl` on `queue`: granted when the queue or any ancestor grants
@@ -249,7 +244,6 @@ pub fn application_priority(state: &State, requested: Option<i64>, queue: &str, 
 mod tests {
     use super::*;
     use crate::config::{ClusterSettings, Properties, SchedulerConfig};
-    use crate::resource::Resource;
     use crate::scheduler::Scheduler;
 
     fn scheduler(extra: &str) -> Scheduler {

@@ -1,0 +1,184 @@
+//! The ledger: the one place containers and reservations are booked and unbooked. Each
+//! entry changes every record that holds it at once — the node, the application, its user
+//! and its queues, and the container index — so the copies cannot drift apart. In debug
+//! builds every change checks its own preconditions, and [`State::invariant_violations`]
+//! checks the books as a whole.
+
+use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::model::{Container, Reservation, State};
+use crate::resource::Resource;
+use rustc_hash::FxHashMap as HashMap;
+
+impl State {
+    /// A container of `resource` for request `key` now runs on `node` for `app`: booked to
+    /// the node, the application, its user and its leaf and ancestors.
+    pub fn book_container(&mut self, app: AppKey, number: u64, node: NodeKey, resource: Resource, key: SchedulerKey) {
+        let a = self.apps.get_mut(&app).expect("a container is booked to a live application");
+        let n = self.nodes.get_mut(&node).expect("a container is booked on a live node");
+        let new = a.containers.insert(number) & n.containers.insert((app, number));
+        debug_assert!(new, "container {number} of application {app} booked twice");
+        a.used = a.used.plus(resource);
+        n.allocated = n.allocated.plus(resource);
+        let (queue, user) = (a.queue, a.user.clone());
+        self.queues.charge_user(queue, &user, resource);
+        self.containers.insert((app, number), Container { node, resource, key });
+    }
+
+    /// The container ended (completed, released, expired, killed, or lost with its node):
+    /// its resources return to the node, the application, its user and its queues. Returns
+    /// it, or `None` for a container the books do not hold (the RM may report one twice).
+    pub fn unbook_container(&mut self, c: ContainerRef) -> Option<Container> {
+        let container = self.containers.remove(&c)?;
+        if let Some(n) = self.nodes.get_mut(&container.node) {
+            n.allocated = n.allocated.minus(container.resource);
+            n.containers.remove(&c);
+        }
+        if let Some(app) = self.apps.get_mut(&c.0) {
+            app.used = app.used.minus(container.resource);
+            app.containers.remove(&c.1);
+            let (queue, user) = (app.queue, app.user.clone());
+            self.queues.refund_user(queue, &user, container.resource);
+        }
+        Some(container)
+    }
+
+    /// Holds `r.node` for `r.app`. The reserved resources count as used by the queue and
+    /// the user, as in Apache, so the guarantee accounting sees them; the request's
+    /// re-reservation count starts over.
+    pub fn book_reservation(&mut self, r: Reservation) {
+        let a = self.apps.get_mut(&r.app).expect("a reservation is booked for a live application");
+        a.reservations.insert(r.number, r);
+        a.re_reservations.remove(&r.key);
+        let (queue, user) = (a.queue, a.user.clone());
+        self.queues.charge_user(queue, &user, r.resource);
+        self.queues.track_reserved(queue, r.resource, false);
+        if let Some(n) = self.nodes.get_mut(&r.node) {
+            debug_assert!(n.reservation.is_none(), "node {} reserved twice", r.node);
+            n.reservation = Some(r);
+        }
+    }
+
+    /// Drops `node`'s reservation, returning its resources to the user and the queues.
+    /// Returns it, if there was one.
+    pub fn unbook_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
+        let r = self.nodes.get_mut(&node)?.reservation.take()?;
+        if let Some(a) = self.apps.get_mut(&r.app) {
+            a.reservations.remove(&r.number);
+            a.re_reservations.remove(&r.key);
+            let (queue, user) = (a.queue, a.user.clone());
+            self.queues.refund_user(queue, &user, r.resource);
+            self.queues.track_reserved(queue, r.resource, true);
+        }
+        Some(r)
+    }
+
+    /// `node`'s reservation becomes the container it was held for, with the same number.
+    /// The user and the queues held its resources already, so (as in Apache) their usage
+    /// does not change: it only stops counting as reserved. Returns the reservation.
+    pub fn fulfil_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
+        let n = self.nodes.get_mut(&node)?;
+        let r = n.reservation.take()?;
+        let new = n.containers.insert((r.app, r.number));
+        n.allocated = n.allocated.plus(r.resource);
+        let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
+        a.reservations.remove(&r.number);
+        a.re_reservations.remove(&r.key);
+        debug_assert!(new & a.containers.insert(r.number), "reserved container {} booked twice", r.number);
+        a.used = a.used.plus(r.resource);
+        let queue = a.queue;
+        self.queues.track_reserved(queue, r.resource, true);
+        self.containers.insert((r.app, r.number), Container { node, resource: r.resource, key: r.key });
+        Some(r)
+    }
+
+    /// Everything the books disagree on, worded for a failing test: each container held by
+    /// its node and its application, each reservation by its node and its application,
+    /// every node's and application's totals, and every queue's and user's usage (a leaf's
+    /// containers and reservations, a parent's children). Empty when consistent.
+    pub fn invariant_violations(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut node_sum: HashMap<NodeKey, Resource> = HashMap::default();
+        for (&(app, number), c) in &self.containers {
+            let on_node = node_sum.entry(c.node).or_default();
+            *on_node = on_node.plus(c.resource);
+            if !self.apps.get(&app).is_some_and(|a| a.containers.contains(&number)) {
+                out.push(format!("container {number} of application {app} is not held by its application"));
+            }
+            if !self.nodes.get(&c.node).is_some_and(|n| n.containers.contains(&(app, number))) {
+                out.push(format!("container {number} of application {app} is not held by node {}", c.node));
+            }
+        }
+        for (&key, n) in &self.nodes {
+            let held = node_sum.get(&key).copied().unwrap_or_default();
+            if n.allocated != held || n.containers.len() != self.containers.values().filter(|c| c.node == key).count() {
+                out.push(format!(
+                    "node {key} books {} allocated in {} containers; its containers hold {held}",
+                    n.allocated,
+                    n.containers.len()
+                ));
+            }
+            if let Some(r) = n.reservation {
+                if r.node != key || self.apps.get(&r.app).and_then(|a| a.reservations.get(&r.number)) != Some(&r) {
+                    out.push(format!("node {key}'s reservation {r:?} is not its application's"));
+                }
+            }
+        }
+        let mut leaf_held: HashMap<usize, Resource> = HashMap::default();
+        let mut user_held: HashMap<(usize, &str), Resource> = HashMap::default();
+        for (&key, a) in &self.apps {
+            let used = a
+                .containers
+                .iter()
+                .filter_map(|&n| self.containers.get(&(key, n)))
+                .fold(Resource::ZERO, |s, c| s.plus(c.resource));
+            if a.used != used
+                || a.containers.len()
+                    != a.containers.iter().filter(|&&n| self.containers.contains_key(&(key, n))).count()
+            {
+                out.push(format!("application {key} books {} used; its containers hold {used}", a.used));
+            }
+            for (number, r) in &a.reservations {
+                if r.number != *number
+                    || r.app != key
+                    || self.nodes.get(&r.node).and_then(|n| n.reservation) != Some(*r)
+                {
+                    out.push(format!("application {key}'s reservation {r:?} is not its node's"));
+                }
+            }
+            let held = a.used.plus(a.reserved());
+            let leaf = leaf_held.entry(a.queue).or_default();
+            *leaf = leaf.plus(held);
+            let user = user_held.entry((a.queue, a.user.as_str())).or_default();
+            *user = user.plus(held);
+        }
+        for (index, q) in self.queues.queues.iter().enumerate() {
+            let expected = if q.is_leaf() {
+                leaf_held.get(&index).copied().unwrap_or_default()
+            } else {
+                q.config.children.iter().fold(Resource::ZERO, |s, &c| s.plus(self.queues.get(c).used))
+            };
+            if q.used != expected {
+                out.push(format!("queue {} books {} used; what it holds comes to {expected}", q.path(), q.used));
+            }
+            for (name, u) in &q.users {
+                let held = user_held.get(&(index, name.as_str())).copied().unwrap_or_default();
+                if u.used != held {
+                    out.push(format!(
+                        "user {name} in {} books {} used; its applications hold {held}",
+                        q.path(),
+                        u.used
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Panics with every violation in debug builds (tests and scenario runs); free in release.
+    pub fn debug_assert_consistent(&self) {
+        if cfg!(debug_assertions) {
+            let violations = self.invariant_violations();
+            assert!(violations.is_empty(), "the scheduler's books disagree:\n{}", violations.join("\n"));
+        }
+    }
+}

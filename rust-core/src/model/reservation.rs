@@ -1,0 +1,21 @@
+//! A node held for one application's container that does not fit yet. The one record is
+//! kept twice, by the node (`Node::reservation`) and by the application
+//! (`App::reservations`, by container number); the ledger books and unbooks both at once.
+
+use crate::ids::{AppKey, NodeKey, SchedulerKey};
+use crate::resource::Resource;
+
+/// One reservation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reservation {
+    /// The application it is held for.
+    pub app: AppKey,
+    /// The container number reserved (kept when the container is finally allocated).
+    pub number: u64,
+    /// The node held.
+    pub node: NodeKey,
+    /// The request it is for.
+    pub key: SchedulerKey,
+    /// The container's size.
+    pub resource: Resource,
+}

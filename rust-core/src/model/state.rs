@@ -1,0 +1,86 @@
+//! Everything the scheduler knows, in one value: the configuration in force, the queue
+//! tree with its usage, nodes, applications and containers. The policy reads it (`&State`);
+//! only the scheduler changes it, and only through the ledger when containers and
+//! reservations come and go.
+
+use crate::config::SchedulerConfig;
+use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::model::{App, Node, QueueTree};
+use crate::resource::{Resource, ResourceCalculator};
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+/// A container as the scheduler tracks it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Container {
+    /// The node it runs on.
+    pub node: NodeKey,
+    /// Its size.
+    pub resource: Resource,
+    /// The request it satisfied.
+    pub key: SchedulerKey,
+}
+
+/// Everything the scheduler knows. Public so the pure decision functions can read it.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// The configuration in force.
+    pub config: Arc<SchedulerConfig>,
+    /// The queue tree with usage.
+    pub queues: QueueTree,
+    /// Live nodes.
+    pub nodes: HashMap<NodeKey, Node>,
+    /// Live applications.
+    pub apps: HashMap<AppKey, App>,
+    /// Live containers.
+    pub containers: HashMap<ContainerRef, Container>,
+    /// Total resources of all live nodes.
+    pub cluster: Resource,
+    /// The RM's epoch (bumped at each restart), carried in container numbers.
+    pub epoch: u64,
+    /// The key the next node added gets.
+    pub(crate) next_node: NodeKey,
+    /// The key the next application admitted gets.
+    pub(crate) next_app: AppKey,
+}
+
+impl State {
+    /// A state with no nodes and no applications, for `config`.
+    pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
+        let queues = QueueTree::build(&config);
+        State {
+            config: Arc::new(config),
+            queues,
+            nodes: HashMap::default(),
+            apps: HashMap::default(),
+            containers: HashMap::default(),
+            cluster: Resource::ZERO,
+            epoch,
+            next_node: 0,
+            next_app: 0,
+        }
+    }
+
+    /// The configured resource calculator.
+    pub fn calculator(&self) -> ResourceCalculator {
+        self.config.global.resource_calculator
+    }
+
+    /// `yarn.scheduler.minimum-allocation-*`: the step containers and limits are rounded to.
+    pub fn minimum_allocation(&self) -> Resource {
+        self.config.cluster.minimum_allocation
+    }
+
+    /// Missed opportunities a request waits for a node-local container before it takes a
+    /// rack-local one: `node-locality-delay`, capped by the number of nodes (Apache's
+    /// `getActualNodeLocalityDelay`).
+    pub fn node_locality_delay(&self) -> u64 {
+        (self.nodes.len() as u64).min(self.config.global.node_locality_delay.max(0) as u64)
+    }
+
+    /// Resources not held by any container, cluster-wide.
+    pub fn cluster_available(&self) -> Resource {
+        let used = self.queues.get(0).used;
+        self.cluster.minus(used)
+    }
+}

@@ -1,0 +1,121 @@
+//! Users inside a leaf queue, as Apache's `UsersManager` keeps them: what each holds, its
+//! usage ratio, its applications, whether it counts as active, and the cached count of
+//! users whose applications all wait for activation. The limit each user may hold is
+//! policy (`policy::limits`).
+
+use crate::resource::{Resource, ResourceCalculator};
+
+/// One user's standing in one leaf queue.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserState {
+    /// Resources the user's containers hold in this queue.
+    pub used: Resource,
+    /// `used` as a share of the cluster (the dominant share under DRF), as last worked out
+    /// (Apache's per-user usage ratio, a Java float).
+    pub usage_ratio: f32,
+    /// Resources held by the user's ApplicationMasters in this queue.
+    pub am_used: Resource,
+    /// The user's applications that are activated (may get containers).
+    pub active_apps: usize,
+    /// The user's applications waiting for activation (AM or parallel-app limits).
+    pub pending_apps: usize,
+    /// The user's applications that make it "active" (see `Scheduler::count_user_active`:
+    /// Apache's rule, not simply those asking); the user is active when > 0.
+    pub apps_counted_active: usize,
+}
+
+impl UserState {
+    /// True when the user counts towards sharing the queue.
+    pub fn is_active(&self) -> bool {
+        self.apps_counted_active > 0
+    }
+
+    /// True when the user has no applications left in the queue (none still counting it
+    /// as active either).
+    pub fn is_idle(&self) -> bool {
+        self.active_apps == 0 && self.pending_apps == 0 && self.used.is_none() && self.apps_counted_active == 0
+    }
+
+    /// Works the usage ratio out again for `used` against `cluster`, returning how much it
+    /// moved (Apache's `User.updateUsageRatio`), for the leaf to add to its sum.
+    pub fn update_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) -> f32 {
+        let ratio = calc.ratio_f32(self.used, cluster);
+        let delta = ratio - self.usage_ratio;
+        self.usage_ratio = ratio;
+        delta
+    }
+}
+
+/// How many of a leaf's users have applications that all still wait for activation, as
+/// Apache's `UsersManager` knows it. It counts them only when it recomputes its cached user
+/// limits, and it recomputes only at a limit lookup after something invalidated the cache
+/// (`userLimitNeedsRecompute`: a user becoming active or inactive, a container charged or
+/// released, the cluster or the configuration changing). Submissions and activations do
+/// not invalidate it, so the count the per-user ApplicationMaster limit reads can lag.
+#[derive(Debug, Clone, Default)]
+pub struct PendingUsersCount {
+    /// Bumped by every invalidation.
+    version: u64,
+    /// The version the count was taken at; `None` before the first lookup.
+    counted_at: Option<u64>,
+    count: usize,
+}
+
+impl PendingUsersCount {
+    /// `userLimitNeedsRecompute`.
+    pub fn invalidate(&mut self) {
+        self.version += 1;
+    }
+
+    /// A user-limit lookup: counts the users again if the cache was invalidated since the
+    /// last count.
+    pub fn look_up<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
+        if self.counted_at != Some(self.version) {
+            self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
+            self.counted_at = Some(self.version);
+        }
+    }
+
+    /// The count as of the last lookup that took it.
+    pub fn get(&self) -> usize {
+        self.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_usage_ratio_moves_by_the_change_it_reports() {
+        let cluster = Resource::new(10 * 1024, 10);
+        let mut u = UserState { used: Resource::new(2 * 1024, 8), ..Default::default() };
+        let calc = ResourceCalculator::Dominant;
+        assert_eq!(u.update_usage_ratio(calc, cluster), 0.8);
+        u.used = Resource::new(2 * 1024, 1);
+        let delta = u.update_usage_ratio(calc, cluster);
+        assert!((delta + 0.6).abs() < 1e-6, "dominant share fell from 0.8 to 0.2: {delta}");
+        assert_eq!(u.usage_ratio, 0.2);
+    }
+
+    #[test]
+    fn the_pending_users_count_lags_until_a_lookup_after_an_invalidation() {
+        let waiting = UserState { pending_apps: 1, ..Default::default() };
+        let running = UserState { active_apps: 1, pending_apps: 1, ..Default::default() };
+        let mut count = PendingUsersCount::default();
+        count.look_up([&waiting, &running].into_iter());
+        assert_eq!(count.get(), 1, "a user with an active application is not pending");
+        count.look_up([&waiting, &waiting.clone()].into_iter());
+        assert_eq!(count.get(), 1, "no invalidation since the last count: the cache answers");
+        count.invalidate();
+        count.look_up([&waiting, &waiting.clone()].into_iter());
+        assert_eq!(count.get(), 2);
+    }
+
+    #[test]
+    fn a_user_is_idle_only_with_nothing_left() {
+        assert!(UserState::default().is_idle());
+        assert!(!UserState { apps_counted_active: 1, ..Default::default() }.is_idle());
+        assert!(!UserState { used: Resource::new(1024, 1), ..Default::default() }.is_idle());
+    }
+}

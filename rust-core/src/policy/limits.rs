@@ -1,0 +1,266 @@
+//! Limits, as pure functions of the state: what a parent passes each child, what a leaf
+//! publishes for its ApplicationMaster limit and headroom, the user limit (Apache's
+//! `UsersManager` formula: the queue shared among *active* users by weight, with
+//! `minimum-user-limit-percent` as the floor and `user-limit-factor` times the guarantee
+//! as the ceiling), the ApplicationMaster limits and an application's headroom.
+
+use crate::ids::{AppKey, QueueIndex};
+use crate::model::State;
+use crate::resource::{Resource, ResourceCalculator};
+
+/// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
+/// parent may still use under its own `limit` (less what blocked siblings leave unusable),
+/// plus what the child already holds, rounded down to the minimum allocation. The child
+/// applies its own maximum.
+pub fn child_limit(
+    state: &State,
+    limit: Resource,
+    blocked: Resource,
+    parent: QueueIndex,
+    child: QueueIndex,
+) -> Resource {
+    let p = state.queues.get(parent);
+    let c = state.queues.get(child);
+    // The child's usage is added first: a parent may hold more than its limit (a refresh
+    // shrank it), where Apache's difference goes negative and `minus` would stop at zero.
+    let room = limit.plus(c.used).minus(blocked).minus(p.used);
+    state.calculator().round_down_to(room, state.minimum_allocation())
+}
+
+/// The limit a queue works to when its parent passes it `passed` (Apache's
+/// `getCurrentLimitResource`): the smaller of that and the queue's maximum.
+pub fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Resource {
+    state.calculator().min(state.cluster, state.queues.get(queue).maximum(state.cluster), passed)
+}
+
+/// The limit a leaf publishes when its parent passes it `passed` (Apache's
+/// `cachedResourceLimitsForHeadroom`): the leaf's maximum, rounded down to the minimum
+/// allocation, or `passed` if smaller.
+pub fn published_limit(state: &State, leaf: QueueIndex, passed: Resource) -> Resource {
+    let calc = state.calculator();
+    let maximum = calc.round_down_to(state.queues.get(leaf).maximum(state.cluster), state.minimum_allocation());
+    calc.min(state.cluster, maximum, passed)
+}
+
+/// What every leaf publishes after the cluster or the configuration changes (Apache's
+/// `updateClusterResource`): the root passes the whole cluster down, and every parent
+/// passes each child its share as it stands.
+pub fn published_limits(state: &State) -> Vec<(QueueIndex, Resource)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(0, state.cluster)];
+    while let Some((queue, passed)) = stack.pop() {
+        let q = state.queues.get(queue);
+        if q.is_leaf() {
+            out.push((queue, published_limit(state, queue, passed)));
+            continue;
+        }
+        let limit = effective_limit(state, queue, passed);
+        for &child in &q.config.children {
+            stack.push((child, child_limit(state, limit, Resource::ZERO, queue, child)));
+        }
+    }
+    out
+}
+
+/// True when `used` is under `limit`, or would be without `could_unreserve`.
+pub fn within_limit(state: &State, used: Resource, limit: Resource, could_unreserve: Resource) -> bool {
+    let calc = state.calculator();
+    calc.compare(state.cluster, used, limit).is_lt()
+        || (!could_unreserve.is_none() && calc.compare(state.cluster, used.minus(could_unreserve), limit).is_lt())
+}
+
+/// The user-limit inputs of a leaf queue as they stand.
+pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit {
+    let q = state.queues.get(queue);
+    let (active_used, active_weight) =
+        q.users.iter().filter(|(_, u)| u.is_active()).fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
+            (used.plus(u.used), w + q.config.user_weights.get(name).copied().unwrap_or(1.0))
+        });
+    QueueForUserLimit {
+        cluster: state.cluster,
+        guaranteed: q.guaranteed(state.cluster),
+        maximum: q.maximum(state.cluster),
+        minimum_allocation: state.minimum_allocation(),
+        consumed: q.users_consumed(state.calculator(), state.cluster, state.minimum_allocation()),
+        active_users_used: active_used,
+        active_users_weight: active_weight,
+        minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+        user_limit_factor: q.config.user_limit_factor,
+    }
+}
+
+/// The limit for `user` in `queue` now, weight applied.
+pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource {
+    weighted_limit(state, queue, user_limit(state.calculator(), &user_limit_inputs(state, queue)), user)
+}
+
+pub fn weighted_limit(state: &State, queue: QueueIndex, limit: Resource, user: &str) -> Resource {
+    let weights = &state.queues.get(queue).config.user_weights;
+    if weights.is_empty() {
+        return limit;
+    }
+    let weight = weights.get(user).copied().unwrap_or(1.0);
+    if weight == 1.0 {
+        return limit;
+    }
+    weighted_user_limit(state.calculator(), limit, weight, state.minimum_allocation())
+}
+
+/// Everything the user-limit formula reads about one leaf queue.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueForUserLimit {
+    /// The cluster (partition) resource.
+    pub cluster: Resource,
+    /// The queue's guaranteed resource.
+    pub guaranteed: Resource,
+    /// The queue's maximum resource (used when `user-limit-factor` is -1).
+    pub maximum: Resource,
+    /// `yarn.scheduler.minimum-allocation-*`.
+    pub minimum_allocation: Resource,
+    /// What the queue holds, as the formula sees it (`Queue::users_consumed`).
+    pub consumed: Resource,
+    /// Resources held by the queue's active users.
+    pub active_users_used: Resource,
+    /// Sum of the active users' weights.
+    pub active_users_weight: f64,
+    /// `minimum-user-limit-percent`.
+    pub minimum_user_limit_percent: f64,
+    /// `user-limit-factor`.
+    pub user_limit_factor: f64,
+}
+
+/// The limit for one unit of user weight (Apache's `computeUserLimit` for active users):
+///
+/// - the queue's capacity is its guarantee, or what it uses plus one minimum allocation once
+///   it has grown past the guarantee (so users can keep growing into idle capacity);
+/// - each active user gets `max(ceil(active users' usage / their weights),
+///   capacity × minimum-user-limit-percent)`;
+/// - capped at `guarantee × user-limit-factor` (or the queue's maximum when the factor is
+///   -1), rounded up to the minimum allocation.
+pub fn user_limit(calc: ResourceCalculator, q: &QueueForUserLimit) -> Resource {
+    let required = q.minimum_allocation;
+    let queue_capacity = calc.max(q.cluster, q.guaranteed, required);
+    let consumed = q.consumed;
+    let current_capacity = if calc.compare(q.cluster, consumed, queue_capacity).is_lt() {
+        queue_capacity
+    } else {
+        consumed.plus(required)
+    };
+    let resource_used = q.active_users_used.plus(required);
+    let share = calc.divide_and_ceil(resource_used, q.active_users_weight);
+    let floor = calc.divide_and_ceil(current_capacity.scaled(q.minimum_user_limit_percent), 100.0);
+    let limit = calc.max(q.cluster, share, floor);
+    let ceiling = if q.user_limit_factor == -1.0 || q.guaranteed.is_none() {
+        calc.round_down_to(q.maximum, q.minimum_allocation)
+    } else {
+        queue_capacity.scaled(q.user_limit_factor)
+    };
+    calc.round_up(calc.min(q.cluster, limit, ceiling), q.minimum_allocation)
+}
+
+/// The limit for a user of `weight` (Apache multiplies and rounds down).
+pub fn weighted_user_limit(calc: ResourceCalculator, limit: Resource, weight: f64, step: Resource) -> Resource {
+    calc.multiply_and_normalize_down(limit, weight, step)
+}
+
+/// Apache's `calculateAndGetAMResourceLimitPerPartition`: `maximum-am-resource-percent`
+/// of the queue's published limit (see `Queue::published_limit`), or of its guarantee
+/// when that does not fit in the limit, rounded up to the minimum allocation.
+pub fn queue_am_limit(state: &State, queue: QueueIndex) -> Resource {
+    let calc = state.calculator();
+    let q = state.queues.get(queue);
+    let guaranteed = q.guaranteed(state.cluster);
+    let limit = q.published_limit;
+    let usable = if calc.fits(guaranteed, limit) { limit } else { guaranteed };
+    // Apache holds the percentage as a Java float; widened, 0.2 is a little over 0.2,
+    // which the Dominant calculator rounds up.
+    let percent = q.config.maximum_am_resource_percent as f32 as f64;
+    calc.multiply_and_normalize_up(usable, percent, state.minimum_allocation())
+}
+
+/// Apache's `getUserAMResourceLimitPerPartition`: the queue's guarantee times
+/// `maximum-am-resource-percent`, the user's share (at least
+/// `minimum-user-limit-percent`, weighted) and `user-limit-factor` (ignored when it is
+/// -1), within the queue's AM limit. The share counts active users and users whose
+/// only applications still wait for activation, as last counted (`PendingUsersCount`).
+pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limit: Resource) -> Resource {
+    let calc = state.calculator();
+    let q = state.queues.get(queue);
+    let users = q.users.values().filter(|u| u.is_active()).count() + q.pending_users.get();
+    let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
+    let share = ((q.config.minimum_user_limit_percent / 100.0) as f32).max(1.0 / users.max(1) as f32);
+    let share = (share * weight as f32).min(1.0);
+    let by = if q.config.user_limit_factor == -1.0 {
+        q.config.maximum_am_resource_percent as f32
+    } else {
+        q.config.maximum_am_resource_percent as f32 * share * q.config.user_limit_factor as f32
+    };
+    let limit = calc.multiply_and_normalize_up(q.guaranteed(state.cluster), by as f64, state.minimum_allocation());
+    calc.min(state.cluster, limit, queue_am_limit)
+}
+
+/// What the application could still get (Apache's headroom): the smaller of its
+/// user's room under the user limit and its queue's room under the queue's published
+/// limit, rounded down to the minimum allocation, and no more than the cluster has free.
+/// Zero until its headroom has a leaf to be worked out in (see `App::headroom_queue`).
+pub fn headroom(state: &State, app: AppKey) -> Resource {
+    let Some(a) = state.apps.get(&app) else { return Resource::ZERO };
+    let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
+    let calc = state.calculator();
+    let q = state.queues.get(leaf);
+    let user_used = q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used);
+    let user_room = limit_for_user(state, leaf, &a.user).minus(user_used);
+    let queue_room = q.published_limit.minus(q.used);
+    let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
+    calc.min(state.cluster, state.cluster_available(), headroom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GB: i64 = 1024;
+
+    fn queue(users_used: i64, active_weight: f64, mulp: f64, ulf: f64) -> QueueForUserLimit {
+        QueueForUserLimit {
+            cluster: Resource::new(1000 * GB, 1000),
+            guaranteed: Resource::new(100 * GB, 100),
+            maximum: Resource::new(1000 * GB, 1000),
+            minimum_allocation: Resource::new(GB, 1),
+            consumed: Resource::new(users_used, 1),
+            active_users_used: Resource::new(users_used, 1),
+            active_users_weight: active_weight,
+            minimum_user_limit_percent: mulp,
+            user_limit_factor: ulf,
+        }
+    }
+
+    #[test]
+    fn one_user_gets_the_whole_guarantee_times_the_factor() {
+        let c = ResourceCalculator::Memory;
+        // An idle queue: the single user may take the guarantee (factor 1)...
+        assert_eq!(user_limit(c, &queue(0, 1.0, 100.0, 1.0)).memory_mb, 100 * GB);
+        // ... or twice it with user-limit-factor 2 once the queue has grown.
+        assert_eq!(user_limit(c, &queue(150 * GB, 1.0, 100.0, 2.0)).memory_mb, 151 * GB);
+        assert_eq!(user_limit(c, &queue(300 * GB, 1.0, 100.0, 2.0)).memory_mb, 200 * GB);
+    }
+
+    #[test]
+    fn minimum_user_limit_percent_is_the_floor_as_users_arrive() {
+        let c = ResourceCalculator::Memory;
+        // minimum-user-limit-percent 20: with 2 active users on a full queue each gets half...
+        assert_eq!(user_limit(c, &queue(100 * GB, 2.0, 20.0, 1.0)).memory_mb, 51 * GB);
+        // ... with 5, a fifth; with 6 or more the share stays at the 20% floor.
+        assert_eq!(user_limit(c, &queue(100 * GB, 5.0, 20.0, 1.0)).memory_mb, 21 * GB);
+        let six = user_limit(c, &queue(100 * GB, 6.0, 20.0, 1.0)).memory_mb;
+        assert_eq!(six, 21 * GB);
+        assert!(six * 5 > 100 * GB, "five users at the floor already fill the queue; a sixth waits");
+    }
+
+    #[test]
+    fn weights_scale_the_limit_down_to_the_minimum_allocation() {
+        let c = ResourceCalculator::Memory;
+        let l = user_limit(c, &queue(100 * GB, 2.0, 100.0, 1.0));
+        assert_eq!(weighted_user_limit(c, l, 0.5, Resource::new(GB, 1)).memory_mb, 50 * GB);
+    }
+}

@@ -1,0 +1,343 @@
+//! The allocation decision: given the scheduler's state and a node with free room, which
+//! application gets the next container there, of which request, at which locality. A pure
+//! function of the state; `Scheduler` applies what it returns.
+//!
+//! It follows Apache's CapacityScheduler (3.4): parents order children with
+//! `PriorityUtilizationQueueOrderingPolicy` and pass each a resource limit; a leaf serves
+//! its activated applications in ordering-policy order, skipping users over their user
+//! limit; each application's request groups are tried by priority, node-local, then
+//! rack-local, then off-switch, with delay scheduling by missed opportunities.
+
+use crate::config::OrderingPolicy;
+use crate::ids::{AppKey, Locality, NodeKey, QueueIndex, SchedulerKey};
+use crate::java_order;
+use crate::model::{App, Node, RequestGroup, State};
+use crate::policy::limits::{
+    child_limit, effective_limit, published_limit, user_limit, user_limit_inputs, weighted_limit, within_limit,
+};
+use crate::policy::locality::{try_group, GroupResult};
+use crate::policy::ordering::{ordered_apps, ordered_children};
+use crate::resource::Resource;
+
+/// One container to place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// Who gets it.
+    pub app: AppKey,
+    /// Which of its requests it satisfies.
+    pub key: SchedulerKey,
+    /// Its size.
+    pub resource: Resource,
+    /// How local it is.
+    pub locality: Locality,
+    /// A reservation of the same application to drop first (node, container number):
+    /// with `reservations-continue-look-all-nodes`, an application at its queue or user
+    /// limit because of reservations may take a node that fits by giving one up.
+    pub unreserve: Option<(NodeKey, u64)>,
+}
+
+/// What one pass over the tree decided for a node.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Decision {
+    /// The container to place, if any.
+    pub assignment: Option<Assignment>,
+    /// A container that does not fit on this node yet: hold the node for it.
+    pub reserve: Option<Assignment>,
+    /// Request groups that were offered this node and passed it up (for locality): each
+    /// counts one missed scheduling opportunity.
+    pub missed: Vec<(AppKey, SchedulerKey)>,
+    /// Leaves that worked out their users' limits on this pass, with the limit each now
+    /// publishes for its ApplicationMaster limit and its applications' headroom (Apache's
+    /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`).
+    pub published: Vec<(QueueIndex, Resource)>,
+    /// Applications this pass worked a headroom out for in their leaf for the first time (see
+    /// `App::headroom_queue`).
+    pub headroom_tracked: Vec<AppKey>,
+}
+
+/// How an application or request group fared on the node.
+enum Attempt {
+    Assigned(Assignment),
+    /// The head-of-line request does not fit on this node: reserve it.
+    Reserve(Assignment),
+    /// Nothing for this request group here (no ask this node could serve); not counted
+    /// as an opportunity. Try the next group.
+    PrioritySkipped,
+    /// The application passes on this node (delayed for locality); try the next application.
+    AppSkipped,
+    /// The queue has no room for the request; the leaf stops.
+    QueueLimit,
+}
+
+/// Finds the next container to place on `node`.
+pub fn next_assignment(state: &State, node: &Node) -> Decision {
+    let mut decision = Decision::default();
+    let min = state.minimum_allocation();
+    // Apache's computeAvailableContainers: room for one minimum allocation, in the
+    // resources the calculator schedules.
+    if !state.calculator().fits(min, node.available()) {
+        return decision;
+    }
+    match visit_queue(state, 0, node, state.cluster, &mut decision) {
+        Outcome::Allocate(a) => decision.assignment = Some(a),
+        Outcome::Reserve(a) => decision.reserve = Some(a),
+        Outcome::QueueLimit(_) | Outcome::Nothing => {}
+    }
+    decision
+}
+
+/// How a visit to a queue ended.
+enum Outcome {
+    /// A container for the node.
+    Allocate(Assignment),
+    /// A container that does not fit on the node yet: hold the node for it.
+    Reserve(Assignment),
+    /// A request did not fit under the queue's limit (Apache's `SkippedType.QUEUE_LIMIT`),
+    /// leaving this much of the limit unusable: the parent passes its later children that
+    /// much less (the "blocked headroom").
+    QueueLimit(Resource),
+    Nothing,
+}
+
+/// Apache's `shouldAllocOrReserveNewContainer`: the application may place or reserve
+/// another container of `key` while it wants more than it holds reservations for — or,
+/// once its reservations have waited through re-reservations ("starvation"), a few more,
+/// fewer for containers that take a larger part of the maximum allocation.
+fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup) -> bool {
+    let wanted = i64::from(group.wanted());
+    let reserved = app.reservations_for(key) as i64;
+    let mut starvation = 0;
+    if reserved > 0 {
+        let calc = state.calculator();
+        let maximum = state.queues.get(app.queue).config.maximum_allocation;
+        let minimum = state.minimum_allocation();
+        let node_factor = calc.ratio_f32(group.capability(), maximum);
+        let minimum_factor = calc.ratio_f32(maximum.minus(minimum), maximum);
+        let waits = app.re_reservations(key) as f32 / reserved as f32;
+        starvation = (waits * (1.0 - node_factor.min(minimum_factor))) as i64;
+    }
+    starvation + wanted - reserved > 0
+}
+
+fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
+    let q = state.queues.get(queue);
+    if q.is_leaf() {
+        return visit_leaf(state, queue, node, passed, decision);
+    }
+    let limit = effective_limit(state, queue, passed);
+    // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
+    // unless giving up its reservations would bring it under (continue-looking).
+    if !within_limit(state, q.used, limit, q.reserved) {
+        return Outcome::Nothing;
+    }
+    let calc = state.calculator();
+    let mut blocked: Option<Resource> = None;
+    for child in ordered_children(state, queue) {
+        let child_limit = child_limit(state, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
+        match visit_queue(state, child, node, child_limit, decision) {
+            placed @ (Outcome::Allocate(_) | Outcome::Reserve(_)) => return placed,
+            Outcome::QueueLimit(unusable) => {
+                let unusable = calc.max(state.cluster, unusable, Resource::ZERO);
+                blocked = Some(blocked.unwrap_or(Resource::ZERO).plus(unusable));
+            }
+            Outcome::Nothing => {}
+        }
+    }
+    blocked.map_or(Outcome::Nothing, Outcome::QueueLimit)
+}
+
+fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
+    let calc = state.calculator();
+    let q = state.queues.get(queue);
+    // A leaf with nothing asked of it (by its active or its pending applications) is
+    // passed over without a look at its limits.
+    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(App::is_asking)) {
+        return Outcome::Nothing;
+    }
+    let limit = effective_limit(state, queue, passed);
+    // The unweighted limit is the same for every user of the leaf during this pass.
+    let mut base_limit: Option<Resource> = None;
+    let fair_order;
+    let apps: &mut dyn Iterator<Item = (AppKey, &App)> = if q.config.ordering_policy == OrderingPolicy::Fifo {
+        // The leaf keeps its applications in FIFO order already.
+        &mut q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active)
+    } else {
+        fair_order = ordered_apps(state, queue);
+        &mut fair_order.iter().copied()
+    };
+    let continue_looking = state.config.global.reservations_continue_look_all_nodes;
+    // Apache checks the queue's limit at the first application, and again at each next
+    // one only while they hold reservations that continue-looking could give up.
+    let mut check_queue_limit = true;
+    for (key, app) in apps {
+        let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
+        if check_queue_limit {
+            if !within_limit(state, q.used, limit, app_reserved) {
+                return Outcome::Nothing;
+            }
+            if decision.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
+                decision.published.push((queue, published_limit(state, queue, passed)));
+            }
+            check_queue_limit = continue_looking && !app_reserved.is_none();
+        }
+        if app.headroom_queue != Some(queue) {
+            decision.headroom_tracked.push(key);
+        }
+        if !app.is_asking() {
+            continue;
+        }
+        let base = *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs(state, queue)));
+        let ul = weighted_limit(state, queue, base, &app.user);
+        let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+        // A user may go over the limit by one container, never further (Apache compares
+        // what the user holds, before this container, with the limit) — unless its own
+        // reservations are what puts it over, and it gives one up (continue-looking).
+        let mut user_must_unreserve = Resource::ZERO;
+        if calc.greater_than(state.cluster, user_used, ul) {
+            if app_reserved.is_none() || calc.greater_than(state.cluster, user_used.minus(app_reserved), ul) {
+                continue;
+            }
+            user_must_unreserve = user_used.difference(ul);
+        }
+        let room = Room { headroom: limit.difference(q.used), app_reserved, user_must_unreserve, continue_looking };
+        match try_app(state, key, app, node, &room, &mut decision.missed) {
+            Attempt::Assigned(a) => return Outcome::Allocate(a),
+            Attempt::Reserve(a) => return Outcome::Reserve(a),
+            Attempt::QueueLimit => return Outcome::QueueLimit(room.headroom),
+            Attempt::AppSkipped | Attempt::PrioritySkipped => continue,
+        }
+    }
+    Outcome::Nothing
+}
+
+/// What an application may use on this node.
+struct Room {
+    /// The queue's limit minus what it uses (below zero when it is over in some resource).
+    headroom: Resource,
+    /// The application's reservations, when continue-looking may give them up (else zero).
+    app_reserved: Resource,
+    /// How far the user is over its limit (to be made up by giving up a reservation).
+    user_must_unreserve: Resource,
+    /// `reservations-continue-look-all-nodes`.
+    continue_looking: bool,
+}
+
+fn try_app(
+    state: &State,
+    key: AppKey,
+    app: &App,
+    node: &Node,
+    room: &Room,
+    missed: &mut Vec<(AppKey, SchedulerKey)>,
+) -> Attempt {
+    let calc = state.calculator();
+    for (&sk, group) in &app.requests {
+        if group.wanted() == 0 {
+            continue;
+        }
+        let required = group.capability();
+        let should_reserve = may_reserve(state, app, sk, group);
+        // Without continue-looking a request with enough reservations waits for them.
+        if !room.continue_looking && !should_reserve {
+            continue;
+        }
+        // Apache's checkHeadroom: the request must fit what the queue has left (plus what
+        // giving up reservations would free) in every resource the calculator schedules.
+        if !calc.fits(required, room.headroom.plus(room.app_reserved)) {
+            return Attempt::QueueLimit;
+        }
+        // Apache checks the blacklist after the headroom, and skips the whole application
+        // without counting a missed opportunity.
+        if app.blacklist.excludes(&node.host, &node.rack) {
+            return Attempt::AppSkipped;
+        }
+        // What must be given up to place a container of `size`: the part above the queue's
+        // headroom, or the user's excess, whichever is larger.
+        let need = |size: Resource| calc.max(state.cluster, size.difference(room.headroom), room.user_must_unreserve);
+        // A node- or rack-local level this node cannot serve hands over to the next level
+        // (Apache's LOCALITY_SKIPPED); at the off-switch level the application is skipped,
+        // with the opportunity counted.
+        let mut after = None;
+        let skipped = loop {
+            let (locality, size, fits) = match try_group(state, app, sk, group, node, after) {
+                GroupResult::Placed(locality, size) => (locality, size, true),
+                GroupResult::NoRoom(locality, size) => (locality, size, false),
+                GroupResult::Skipped => break None,
+                GroupResult::Delayed => break Some(Attempt::AppSkipped),
+            };
+            let need = need(size);
+            if fits {
+                let mut unreserve = None;
+                // Apache's `isAnyMajorResourceAboveZero`: under the Default calculator a
+                // vcore shortfall is no reason to give up a reservation.
+                let must_unreserve = calc.any_above_zero(need);
+                if room.continue_looking && (!should_reserve || must_unreserve) {
+                    let wanted = if must_unreserve { need } else { size };
+                    unreserve = find_reservation_to_drop(state, app, sk, wanted, node);
+                    if unreserve.is_none() {
+                        if locality == Locality::OffSwitch {
+                            break Some(Attempt::AppSkipped);
+                        }
+                        after = Some(locality);
+                        continue;
+                    }
+                }
+                return Attempt::Assigned(Assignment { app: key, key: sk, resource: size, locality, unreserve });
+            }
+            // The node cannot hold the request now: reserve the node for it (Apache's
+            // reservations), so smaller containers do not starve it.
+            let over = room.continue_looking && calc.any_above_zero(need);
+            if should_reserve && !over {
+                if node.reservation.is_some() {
+                    break Some(Attempt::AppSkipped);
+                }
+                missed.push((key, sk));
+                return Attempt::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
+            }
+            if locality == Locality::OffSwitch {
+                break Some(Attempt::AppSkipped);
+            }
+            after = Some(locality);
+        };
+        match skipped {
+            Some(attempt) => {
+                missed.push((key, sk));
+                return attempt;
+            }
+            None => continue,
+        }
+    }
+    Attempt::PrioritySkipped
+}
+
+/// Apache's `findNodeToUnreserve`: a reservation of the same request on another node,
+/// at least as large as `wanted`.
+fn find_reservation_to_drop(
+    state: &State,
+    app: &App,
+    key: SchedulerKey,
+    wanted: Resource,
+    here: &Node,
+) -> Option<(NodeKey, u64)> {
+    let calc = state.calculator();
+    // Apache keeps an application's reservations of one request in a HashMap by node and
+    // takes the first, in that map's order, that is at least as large as what must be
+    // given up (in every resource the calculator schedules).
+    let mut held: Vec<(u64, NodeKey, &str)> = app
+        .reservations
+        .values()
+        .filter(|r| r.key == key)
+        .filter_map(|r| state.nodes.get(&r.node).map(|n| (r.number, r.node, n.node_id.as_str())))
+        .collect();
+    held.sort_unstable();
+    let ids: Vec<&str> = held.iter().map(|(_, _, id)| *id).collect();
+    java_order::node_map_order(&ids)
+        .into_iter()
+        .map(|i| held[i])
+        .find(|(number, node, id)| {
+            *id != here.node_id
+                && calc.fits(wanted, app.reservations[number].resource)
+                && state.nodes.contains_key(node)
+        })
+        .map(|(number, node, _)| (node, number))
+}

@@ -1,0 +1,159 @@
+//! Pending applications becoming active (Apache's `activateApplications`) under the
+//! queue's and the user's ApplicationMaster limits and `max-parallel-apps`, and the
+//! "active user" accounting the user-limit formula shares a leaf by.
+
+use super::Scheduler;
+use crate::ids::{application_name, AppKey, QueueIndex};
+use crate::policy::limits;
+use crate::resource::Resource;
+
+impl Scheduler {
+    /// Activates pending applications in every leaf, as far as the limits allow.
+    pub(super) fn activate_all(&mut self) {
+        let leaves: Vec<QueueIndex> =
+            (0..self.state.queues.queues.len()).filter(|&i| self.state.queues.get(i).is_leaf()).collect();
+        for leaf in leaves {
+            self.activate_pending(leaf);
+        }
+    }
+
+    /// Apache's `activateApplications`: pending applications (with an attempt), in
+    /// submission order, become active while the queue's and the user's
+    /// ApplicationMaster limits and the `max-parallel-apps` limits allow. A queue with
+    /// no active ApplicationMaster always lets one in, however small its AM limit.
+    pub(super) fn activate_pending(&mut self, queue: QueueIndex) {
+        let calc = self.state.calculator();
+        let pending: Vec<AppKey> = {
+            let q = self.state.queues.get(queue);
+            let mut p: Vec<AppKey> = q
+                .apps
+                .iter()
+                .copied()
+                .filter(|k| self.state.apps.get(k).is_some_and(|a| !a.active && a.attempt.is_some()))
+                .collect();
+            p.sort_by_key(|k| {
+                let a = &self.state.apps[k];
+                (std::cmp::Reverse(a.priority), a.app_id)
+            });
+            p
+        };
+        if pending.is_empty() {
+            return;
+        }
+        let queue_am_limit = limits::queue_am_limit(&self.state, queue);
+        // Apache works the user's AM limit out once per pass, for the first pending
+        // application's user, and holds every user of the pass to it.
+        let first_user = self.state.apps[&pending[0]].user.clone();
+        let user_am_limit = limits::user_am_limit(&self.state, queue, &first_user, queue_am_limit);
+        for key in pending {
+            let (user, am) = {
+                let a = &self.state.apps[&key];
+                (a.user.clone(), a.am_resource)
+            };
+            let q = self.state.queues.get(queue);
+            let active_in_queue = q.users.values().map(|u| u.active_apps).sum::<usize>();
+            if !calc.fits(q.am_used.plus(am), queue_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+                continue;
+            }
+            let u = q.users.get(&user).cloned().unwrap_or_default();
+            if !calc.fits(u.am_used.plus(am), user_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+                continue;
+            }
+            if !self.parallel_apps_allow(queue, &user) {
+                continue;
+            }
+            let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
+            for i in path {
+                self.state.queues.queues[i].running_apps += 1;
+            }
+            let q = &mut self.state.queues.queues[queue];
+            q.am_used = q.am_used.plus(am);
+            let u = q.users.entry(user).or_default();
+            u.am_used = u.am_used.plus(am);
+            u.active_apps += 1;
+            u.pending_apps = u.pending_apps.saturating_sub(1);
+            if let Some(a) = self.state.apps.get_mut(&key) {
+                a.active = true;
+                log::info!(
+                    "application {} of user {} activated in {}",
+                    application_name(a.app_id),
+                    a.user,
+                    self.state.queues.get(queue).path()
+                );
+            }
+        }
+    }
+
+    /// `max-parallel-apps` on the queue and its ancestors, and `user.max-parallel-apps`.
+    fn parallel_apps_allow(&self, queue: QueueIndex, user: &str) -> bool {
+        let s = &self.state;
+        let queues_ok = s.queues.ancestors_inclusive(queue).all(|i| {
+            let q = s.queues.get(i);
+            q.config.max_parallel_apps.is_none_or(|m| (q.running_apps as i64) < m)
+        });
+        let user_running: usize = s
+            .queues
+            .queues
+            .iter()
+            .filter(|q| q.is_leaf())
+            .map(|q| q.users.get(user).map_or(0, |u| u.active_apps))
+            .sum();
+        let user_ok = s.config.global.user_max_parallel_apps.is_none_or(|m| (user_running as i64) < m);
+        queues_ok && user_ok
+    }
+
+    pub(super) fn deactivate(&mut self, queue: QueueIndex, user: &str, am_resource: Resource) {
+        let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
+        for i in path {
+            let q = &mut self.state.queues.queues[i];
+            q.running_apps = q.running_apps.saturating_sub(1);
+        }
+        let q = &mut self.state.queues.queues[queue];
+        q.am_used = q.am_used.minus(am_resource);
+        if let Some(u) = q.users.get_mut(user) {
+            u.active_apps = u.active_apps.saturating_sub(1);
+            u.am_used = u.am_used.minus(am_resource);
+        }
+    }
+
+    /// Counts `app` towards (or no longer towards) making its user "active" in its leaf,
+    /// the users the user-limit formula shares the queue among. Apache's rule
+    /// (`UsersManager.activateApplication`): an application counts from when it asks for
+    /// a new request while its user already has an activated application in the queue,
+    /// until it has nothing left to ask for — activation alone does not make it count.
+    pub(super) fn count_user_active(&mut self, app: AppKey, counts: bool) {
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        if a.counts_user_active == counts {
+            return;
+        }
+        a.counts_user_active = counts;
+        let (queue, user) = (a.queue, a.user.clone());
+        let q = &mut self.state.queues.queues[queue];
+        if let Some(u) = q.users.get_mut(&user) {
+            let was_active = u.is_active();
+            if counts {
+                u.apps_counted_active += 1;
+            } else {
+                u.apps_counted_active = u.apps_counted_active.saturating_sub(1);
+            }
+            if u.is_active() != was_active {
+                q.users_changed();
+            }
+        }
+    }
+
+    /// After an application's asks change: it stops counting once it asks for nothing, and
+    /// starts when a request newly asks for containers while its user has an activated
+    /// application here.
+    pub(super) fn review_user_active(&mut self, app: AppKey, newly_asking: bool) {
+        let Some(a) = self.state.apps.get(&app) else { return };
+        if !a.is_asking() {
+            self.count_user_active(app, false);
+        } else if newly_asking {
+            let user_has_active = self.state.queues.get(a.queue).users.get(&a.user).is_some_and(|u| u.active_apps > 0);
+            if user_has_active {
+                self.count_user_active(app, true);
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Applications and their attempts: admission (APP_ADDED), attempts coming and going,
+//! the asks and blacklists `allocate()` carries, moves between queues, priority changes,
+//! removal, and containers recovered after an RM restart.
+
+use super::Scheduler;
+use crate::ids::{application_name, AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::model::{App, Ask};
+use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
+use crate::policy::ordering::fifo_key;
+use crate::resource::Resource;
+
+impl Scheduler {
+    /// APP_ADDED: admits the application into its leaf queue, or says why not.
+    pub fn submit(&mut self, sub: &Submission) -> Result<(AppKey, String), Rejection> {
+        let queue = admission::admit(&self.state, sub)?;
+        let key = self.state.next_app;
+        self.state.next_app += 1;
+        let epoch = self.state.epoch;
+        let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch);
+        app.am_resource = sub.am_resource;
+        self.state.apps.insert(key, app);
+        self.enqueue(key);
+        Ok((key, self.state.queues.get(queue).path().to_string()))
+    }
+
+    /// Puts `app` into its leaf as a pending application of its user.
+    pub(super) fn enqueue(&mut self, app: AppKey) {
+        let a = &self.state.apps[&app];
+        let (queue, user) = (a.queue, a.user.clone());
+        self.insert_in_fifo_order(app);
+        self.state.queues.queues[queue].users.entry(user).or_default().pending_apps += 1;
+    }
+
+    /// Inserts `app` into its leaf's list at its FIFO place: higher priority first, then
+    /// earlier submission. The list stays sorted, so FIFO leaves never sort on a heartbeat.
+    fn insert_in_fifo_order(&mut self, app: AppKey) {
+        let apps = &self.state.apps;
+        let a = &apps[&app];
+        let new_key = fifo_key(a);
+        let q = &mut self.state.queues.queues[a.queue];
+        let at = q.apps.partition_point(|k| apps.get(k).is_some_and(|a| fifo_key(a) <= new_key));
+        q.apps.insert(at, app);
+    }
+
+    /// Takes `app` out of its leaf: deactivated if it was active, its user forgotten if
+    /// that was the user's last application and the user no longer counts as active. Its
+    /// containers stay charged.
+    pub(super) fn dequeue(&mut self, app: AppKey) {
+        let Some(a) = self.state.apps.get(&app) else { return };
+        let (queue, user, am, active) = (a.queue, a.user.clone(), a.am_resource, a.active);
+        if active {
+            self.deactivate(queue, &user, am);
+        }
+        let q = &mut self.state.queues.queues[queue];
+        q.apps.retain(|&k| k != app);
+        if let Some(u) = q.users.get_mut(&user) {
+            if !active {
+                u.pending_apps = u.pending_apps.saturating_sub(1);
+            }
+        }
+        q.forget_user_if_idle(&user);
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.active = false;
+        }
+    }
+
+    /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
+    /// `keep_containers` the previous attempt's containers stay with the application. An
+    /// application that counted its user as active still does (Apache keys that by
+    /// application, not attempt).
+    pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.attempt = Some(attempt_id);
+            a.headroom_queue = None;
+            a.clear_requests();
+        }
+        // Apache's addApplicationAttempt activates in the application's own leaf only.
+        if let Some(queue) = self.state.apps.get(&app).map(|a| a.queue) {
+            self.activate_pending(queue);
+        }
+    }
+
+    /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
+    /// are released separately, one by one, as the RM kills them. As in Apache, dropping
+    /// them does not stop the application counting its user as active.
+    pub fn remove_attempt(&mut self, app: AppKey) {
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.attempt = None;
+            a.clear_requests();
+        }
+    }
+
+    /// APP_REMOVED: the application is gone; any container the RM did not report killed is
+    /// released too. Returns those containers.
+    pub fn remove_app(&mut self, app: AppKey) -> Vec<ContainerRef> {
+        let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
+        let left: Vec<ContainerRef> = a.containers.iter().map(|&n| (app, n)).collect();
+        let reserved: Vec<NodeKey> = a.reservations.values().map(|r| r.node).collect();
+        let queue = a.queue;
+        for node in reserved {
+            self.state.unbook_reservation(node);
+        }
+        self.release(&left);
+        // Apache takes the attempt out of its leaf and activates the leaf's pending
+        // applications (finishApplicationAttempt, in the application's own leaf only)
+        // before the application's end stops its user counting as active
+        // (finishApplication).
+        self.dequeue(app);
+        self.activate_pending(queue);
+        self.count_user_active(app, false);
+        if let Some(a) = self.state.apps.remove(&app) {
+            self.state.queues.queues[queue].forget_user_if_idle(&a.user);
+        }
+        left
+    }
+
+    /// `allocate()`: records the AM's asks. Returns the application's headroom.
+    pub fn update_requests(&mut self, app: AppKey, asks: &[Ask]) -> Resource {
+        let mut newly_asking = false;
+        // A request group's missed opportunities outlive its asks, as in Apache (an
+        // attempt's count per scheduler key is only ever reset by an allocation).
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            newly_asking = a.update_requests(asks);
+        }
+        self.review_user_active(app, newly_asking);
+        // Apache answers with the headroom its provider works out, which looks the user
+        // limit up in its leaf — once the application has one (see `App::headroom_queue`).
+        if let Some(leaf) = self.state.apps.get(&app).and_then(|a| a.headroom_queue) {
+            self.state.queues.queues[leaf].user_limit_looked_up();
+        }
+        self.headroom(app)
+    }
+
+    /// `allocate()`'s blacklist additions and removals. `waiting_for_am` says whether the
+    /// attempt still waits for its AM container (the RM's own list then applies).
+    pub fn update_blacklist(&mut self, app: AppKey, waiting_for_am: bool, additions: &[String], removals: &[String]) {
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.blacklist.update(waiting_for_am, additions, removals);
+        }
+    }
+
+    /// `moveApplication`: moves `app` and everything it holds (containers, reservations)
+    /// to the leaf `target` names, if [`admission::admit_move`] allows. In the new queue
+    /// the application is activated again under that queue's limits. Returns the new
+    /// queue's path.
+    pub fn move_app(&mut self, app: AppKey, target: &str) -> Result<String, MoveRefusal> {
+        let dest = admission::admit_move(&self.state, app, target)?;
+        let a = &self.state.apps[&app];
+        let source = a.queue;
+        if dest != source {
+            let (user, reserved) = (a.user.clone(), a.reserved());
+            let held = a.used.plus(reserved);
+            // Its asks leave the users manager of the leaf (Apache's AppSchedulingInfo.move).
+            self.count_user_active(app, false);
+            // Usage leaves first, so that dequeuing forgets a user with nothing left here.
+            let queues = &mut self.state.queues;
+            queues.refund_user(source, &user, held);
+            queues.track_reserved(source, reserved, true);
+            self.dequeue(app);
+            let queues = &mut self.state.queues;
+            queues.charge_user(dest, &user, held);
+            queues.track_reserved(dest, reserved, false);
+            self.state.apps.get_mut(&app).expect("checked above").queue = dest;
+            self.enqueue(app);
+            // As in Apache, the leaf the application left and the one it joined each
+            // look at their pending applications again; other leaves do not.
+            self.activate_pending(source);
+            self.activate_pending(dest);
+            // Its asks join the new leaf's users manager, which counts it only if its
+            // user has an activated application there.
+            self.review_user_active(app, true);
+            log::info!(
+                "moved application {} from {} to {}",
+                application_name(self.state.apps[&app].app_id),
+                self.state.queues.get(source).path(),
+                self.state.queues.get(dest).path()
+            );
+        }
+        Ok(self.state.queues.get(dest).path().to_string())
+    }
+
+    /// `updateApplicationPriority`: `app` now runs at `priority`, and takes its new place
+    /// in its leaf's FIFO order (among the active or the pending applications alike).
+    pub fn update_priority(&mut self, app: AppKey, priority: i64) {
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        if a.priority == priority {
+            return;
+        }
+        a.priority = priority;
+        let (queue, active) = (a.queue, a.active);
+        self.state.queues.queues[queue].apps.retain(|&k| k != app);
+        self.insert_in_fifo_order(app);
+        if !active {
+            self.activate_pending(queue);
+        }
+    }
+
+    /// Work-preserving recovery: a NodeManager re-registering after an RM restart reports
+    /// a container this application holds. It is booked like an allocation, without a
+    /// decision. Returns false (nothing recorded) for an unknown application or node, or
+    /// a container already known.
+    pub fn recover_container(
+        &mut self,
+        app: AppKey,
+        number: u64,
+        node: NodeKey,
+        resource: Resource,
+        key: SchedulerKey,
+    ) -> bool {
+        let s = &mut self.state;
+        if s.containers.contains_key(&(app, number)) || !s.nodes.contains_key(&node) {
+            return false;
+        }
+        let Some(a) = s.apps.get_mut(&app) else { return false };
+        // New containers must not reuse a recovered number (same epoch: the RM restarted
+        // without bumping it, as with a non-persistent state store).
+        a.last_container_number = a.last_container_number.max(number);
+        s.book_container(app, number, node, resource, key);
+        true
+    }
+}

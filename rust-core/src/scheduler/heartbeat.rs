@@ -1,0 +1,198 @@
+//! NODE_UPDATE: the node's finished containers are released, then its reservation is
+//! served or as many containers placed as the per-heartbeat limits allow, each decision
+//! passing Apache's commit-time check before it is booked.
+
+use super::{Allocation, AllocationKind, Scheduler};
+use crate::ids::{AppKey, ContainerRef, Locality, NodeKey};
+use crate::model::Reservation;
+use crate::policy::locality::reserved_node_level;
+use crate::policy::placement::{next_assignment, Assignment, Decision};
+use crate::resource::Resource;
+
+impl Scheduler {
+    /// NODE_UPDATE: reclaims the containers that finished, then places as many containers
+    /// on the node as the per-heartbeat limits allow.
+    pub fn node_heartbeat(&mut self, node: NodeKey, finished: &[ContainerRef]) -> Vec<Allocation> {
+        self.release(finished);
+        let out = self.place_on(node);
+        self.state.debug_assert_consistent();
+        out
+    }
+
+    /// Serves the node's reservation, or places containers on it.
+    fn place_on(&mut self, node: NodeKey) -> Vec<Allocation> {
+        let mut out = Vec::new();
+        if !self.state.nodes.contains_key(&node) {
+            return out;
+        }
+        let g = &self.state.config.global;
+        let max_total = if !g.multiple_assignments_enabled {
+            1
+        } else if g.max_container_assignments <= 0 {
+            usize::MAX
+        } else {
+            g.max_container_assignments as usize
+        };
+        let max_off_switch = g.max_offswitch_assignments.max(1) as usize;
+        if let Some(r) = self.state.nodes[&node].reservation {
+            return self.serve_reservation(node, r);
+        }
+        let (mut off_switch, mut assigned) = (0, 0);
+        // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
+        // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
+        while assigned < max_total && off_switch < max_off_switch {
+            let n = &self.state.nodes[&node];
+            let Decision { assignment, reserve, missed, published, headroom_tracked } = next_assignment(&self.state, n);
+            for &(leaf, _) in &published {
+                self.state.queues.queues[leaf].user_limit_looked_up();
+            }
+            self.state.queues.publish(published);
+            for app in headroom_tracked {
+                if let Some(a) = self.state.apps.get_mut(&app) {
+                    a.headroom_queue = Some(a.queue);
+                }
+            }
+            for (app, key) in missed {
+                if let Some(a) = self.state.apps.get_mut(&app) {
+                    a.count_opportunity(key);
+                }
+            }
+            if let Some(r) = reserve {
+                // A reservation starts the locality wait over as an allocation does, as
+                // soon as it is decided (before the commit-time check).
+                let full_reset = self.state.config.global.rack_locality_full_reset;
+                if let Some(a) = self.state.apps.get_mut(&r.app) {
+                    a.restart_locality_wait(r.key, r.locality, full_reset);
+                }
+                if self.queues_accept(r.app, r.resource, Resource::ZERO) {
+                    out.push(self.reserve(node, r));
+                }
+                break;
+            }
+            let Some(a) = assignment else { break };
+            if a.locality == Locality::OffSwitch {
+                off_switch += 1;
+            }
+            assigned += 1;
+            // The opportunity counts, or a local placement starts the locality wait over,
+            // as soon as the placement is decided: Apache does both before the commit-time
+            // check, which may still turn the container down.
+            let full_reset = self.state.config.global.rack_locality_full_reset;
+            if let Some(app) = self.state.apps.get_mut(&a.app) {
+                if !app.restart_locality_wait(a.key, a.locality, full_reset) {
+                    app.count_opportunity(a.key);
+                }
+            }
+            let released =
+                a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
+            if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO)) {
+                continue;
+            }
+            if let Some(r) = a.unreserve.and_then(|(other, _)| self.state.unbook_reservation(other)) {
+                out.push(Allocation::unreserved(&r));
+            }
+            out.push(self.apply(node, a));
+        }
+        out
+    }
+
+    /// Apache's commit-time check (`AbstractCSQueue.accept`): a new container or
+    /// reservation of `resource` (giving up `released`) must leave the application's leaf
+    /// and every ancestor within its maximum, in every resource the calculator schedules.
+    /// A decision that fails it is dropped.
+    fn queues_accept(&self, app: AppKey, resource: Resource, released: Resource) -> bool {
+        let s = &self.state;
+        let Some(a) = s.apps.get(&app) else { return false };
+        let calc = s.calculator();
+        let net = resource.minus(released);
+        s.queues.ancestors_inclusive(a.queue).all(|i| {
+            let q = s.queues.get(i);
+            calc.fits(q.used.plus(net), q.maximum(s.cluster))
+        })
+    }
+
+    /// Books the container `a` decided on `node`.
+    fn apply(&mut self, node: NodeKey, a: Assignment) -> Allocation {
+        let s = &mut self.state;
+        let n = &s.nodes[&node];
+        let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
+        let number = app.next_container_number();
+        app.record_allocation(a.key, &n.host, &n.rack, a.locality);
+        let still_asking = app.is_asking();
+        s.book_container(a.app, number, node, a.resource, a.key);
+        if !still_asking {
+            self.count_user_active(a.app, false);
+        }
+        Allocation::decided(AllocationKind::Allocate, node, number, &a)
+    }
+
+    /// Holds `node` for `a`, which does not fit yet (see [`crate::model::State::book_reservation`]).
+    fn reserve(&mut self, node: NodeKey, a: Assignment) -> Allocation {
+        let app = self.state.apps.get_mut(&a.app).expect("reservation for a live application");
+        let number = app.next_container_number();
+        self.state.book_reservation(Reservation { app: a.app, number, node, key: a.key, resource: a.resource });
+        log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
+        Allocation::decided(AllocationKind::Reserve, node, number, &a)
+    }
+
+    /// A heartbeat from a reserved node: fulfil the reservation if the container fits now,
+    /// cancel it if the application no longer wants it, else keep waiting. Either way the
+    /// node serves nobody else this heartbeat (Apache's `allocateFromReservedContainer`).
+    fn serve_reservation(&mut self, node: NodeKey, r: Reservation) -> Vec<Allocation> {
+        let wanted = self
+            .state
+            .apps
+            .get(&r.app)
+            .is_some_and(|a| a.active && a.requests.get(&r.key).is_some_and(|g| g.wanted() > 0));
+        if !wanted {
+            self.state.unbook_reservation(node);
+            return vec![Allocation::unreserved(&r)];
+        }
+        // Each heartbeat of its reserved node is a scheduling opportunity for the request
+        // (Apache counts it before trying the node), whatever comes of it.
+        if let Some(app) = self.state.apps.get_mut(&r.app) {
+            app.count_opportunity(r.key);
+        }
+        let n = &self.state.nodes[&node];
+        let calc = self.state.calculator();
+        let (locality, asked) =
+            reserved_node_level(&self.state, &self.state.apps[&r.app], r.key, n).expect("a wanted request");
+        if !calc.fits(asked, n.available()) {
+            // What the application asks for now does not fit yet: keep holding the node.
+            if let Some(app) = self.state.apps.get_mut(&r.app) {
+                *app.re_reservations.entry(r.key).or_insert(0) += 1;
+            }
+            return Vec::new();
+        }
+        if !calc.fits(r.resource, n.available()) {
+            // The application shrank its ask since the node was reserved: the new size
+            // fits, the reserved one does not. Apache places the reserved size anyway and
+            // over-commits the node; we give the reservation up, so the smaller ask is
+            // placed like any other.
+            self.state.unbook_reservation(node);
+            return vec![Allocation::unreserved(&r)];
+        }
+        let (host, rack) = (n.host.clone(), n.rack.clone());
+        self.state.fulfil_reservation(node);
+        let app = self.state.apps.get_mut(&r.app).expect("checked above");
+        app.record_allocation(r.key, &host, &rack, locality);
+        if !app.is_asking() {
+            self.count_user_active(r.app, false);
+        }
+        vec![Allocation { kind: AllocationKind::AllocateReserved, locality, ..Allocation::unreserved(&r) }]
+    }
+
+    /// Containers that completed, were released, expired or were killed: their resources
+    /// return to node, application and queues. A reserved container the RM killed
+    /// (KILL_RESERVED_CONTAINER) ends its reservation. Unknown containers are ignored (the
+    /// RM may report a container twice).
+    pub fn release(&mut self, containers: &[ContainerRef]) {
+        for &(app, number) in containers {
+            let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&number)).map(|r| r.node);
+            match reserved_on {
+                Some(node) => self.state.unbook_reservation(node).map(|_| ()),
+                None => self.state.unbook_container((app, number)).map(|_| ()),
+            };
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The one owner of scheduling state. Every event the ResourceManager delivers becomes a
+//! method call here, one file per family of events: `nodes` (added, removed, resized),
+//! `heartbeat` (NODE_UPDATE: releases, reservations, placements), `apps` (submissions,
+//! attempts, asks, moves, priorities, recovery), `activation` (pending applications
+//! becoming active under the ApplicationMaster and parallel-application limits) and
+//! `refresh` (`refreshQueues`). Decisions come from the pure functions in `policy`;
+//! containers and reservations are booked through the ledger (`model::ledger`).
+
+mod activation;
+mod apps;
+mod heartbeat;
+mod nodes;
+mod refresh;
+
+pub use refresh::check_refresh;
+
+use crate::config::SchedulerConfig;
+use crate::ids::{AppKey, Locality, NodeKey, QueueIndex, SchedulerKey};
+use crate::model::{Reservation, State};
+use crate::policy::admission::{self, QueueAcl};
+use crate::policy::limits;
+use crate::policy::placement::Assignment;
+use crate::resource::Resource;
+
+/// What the RM must do with an [`Allocation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocationKind {
+    /// A new container.
+    Allocate,
+    /// Hold the node for a container that does not fit yet (RMContainer RESERVED).
+    Reserve,
+    /// Drop the node's reservation: the application no longer needs it.
+    Unreserve,
+    /// The reserved container now fits: it becomes a real container, same number.
+    AllocateReserved,
+}
+
+/// A container the scheduler decided to allocate, for the RM to materialise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Allocation {
+    /// What to do.
+    pub kind: AllocationKind,
+    /// The application that gets it.
+    pub app: AppKey,
+    /// Its number (`ContainerId.getContainerId()`).
+    pub number: u64,
+    /// The node it goes on.
+    pub node: NodeKey,
+    /// Its size.
+    pub resource: Resource,
+    /// The request it satisfies.
+    pub key: SchedulerKey,
+    /// How local it is.
+    pub locality: Locality,
+}
+
+impl Allocation {
+    /// Container `number` on `node`, of the application, size, request and locality `a`
+    /// decided.
+    fn decided(kind: AllocationKind, node: NodeKey, number: u64, a: &Assignment) -> Allocation {
+        Allocation { kind, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+    }
+
+    /// The RM drops reservation `r` (the application no longer needs the node).
+    fn unreserved(r: &Reservation) -> Allocation {
+        Allocation {
+            kind: AllocationKind::Unreserve,
+            app: r.app,
+            number: r.number,
+            node: r.node,
+            resource: r.resource,
+            key: r.key,
+            locality: Locality::OffSwitch,
+        }
+    }
+}
+
+/// The scheduler: state plus the rules for changing it.
+#[derive(Debug, Clone)]
+pub struct Scheduler {
+    state: State,
+}
+
+impl Scheduler {
+    /// A scheduler with no nodes and no applications.
+    pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
+        Scheduler { state: State::new(config, epoch) }
+    }
+
+    /// Read access to everything, for reports and tests.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// A scheduler over a hand-made state (unit tests of the decision functions).
+    #[cfg(test)]
+    pub(crate) fn from_state_for_tests(state: State) -> Self {
+        Scheduler { state }
+    }
+
+    /// What the application could still get (see [`limits::headroom`]).
+    pub fn headroom(&self, app: AppKey) -> Resource {
+        limits::headroom(&self.state, app)
+    }
+
+    /// The ApplicationMaster limit of a leaf (see [`limits::queue_am_limit`]).
+    pub fn queue_am_limit(&self, queue: QueueIndex) -> Resource {
+        limits::queue_am_limit(&self.state, queue)
+    }
+
+    /// The priority an application submitted (or updated) to `queue` runs at (see
+    /// [`admission::application_priority`]).
+    pub fn application_priority(&self, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
+        admission::application_priority(&self.state, requested, queue, cluster_max)
+    }
+
+    /// Whether `user` holds `acl` on `queue` (see [`admission::check_access`]).
+    pub fn check_access(&self, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
+        admission::check_access(&self.state, queue, acl, user, groups)
+    }
+}
+
+#[cfg(test)]
+mod tests;

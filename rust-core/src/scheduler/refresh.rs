@@ -1,0 +1,109 @@
+//! `refreshQueues`: the new configuration is checked against the live state by Apache's
+//! rules, then swapped in with every surviving queue's usage carried over by path.
+
+use super::Scheduler;
+use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
+use crate::model::{QueueTree, State};
+use std::sync::Arc;
+
+impl Scheduler {
+    /// `refreshQueues`: checks the refresh rules against the live state, then swaps the new
+    /// configuration in. On any error nothing changes. Returns notices for the admin: as
+    /// in Apache, the resource calculator is chosen when the scheduler starts, so a changed
+    /// `resource-calculator` waits for the next restart.
+    pub fn refresh(&mut self, mut new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
+        check_refresh(&self.state, &new)?;
+        let mut notices = Vec::new();
+        let running = self.state.calculator();
+        if new.global.resource_calculator != running {
+            notices.push(format!(
+                "yarn.scheduler.capacity.resource-calculator: {} takes effect at the next ResourceManager restart; {} stays in use (as Apache's scheduler does)",
+                new.global.resource_calculator.class_name(),
+                running.class_name()
+            ));
+            new.global.resource_calculator = running;
+        }
+        let mut tree = QueueTree::build(&new);
+        tree.order_children_as_refreshed_from(&self.state.queues);
+        for old in &self.state.queues.queues {
+            if let Some(i) = tree.index_of_path(old.path()) {
+                let q = &mut tree.queues[i];
+                q.used = old.used;
+                q.apps = old.apps.clone();
+                q.users = old.users.clone();
+                q.pending_users = old.pending_users.clone();
+                q.am_used = old.am_used;
+                q.running_apps = old.running_apps;
+                q.reserved = old.reserved;
+            }
+        }
+        for app in self.state.apps.values_mut() {
+            let path = self.state.queues.get(app.queue).path();
+            app.queue = tree.index_of_path(path).expect("refresh rules keep every queue that has applications");
+            app.headroom_queue = app.headroom_queue.and_then(|q| tree.index_of_path(self.state.queues.get(q).path()));
+        }
+        self.state.config = Arc::new(new);
+        self.state.queues = tree;
+        self.resize_cluster();
+        for n in &notices {
+            log::warn!("{n}");
+        }
+        Ok(notices)
+    }
+}
+
+/// The rules a new configuration must follow relative to the running one (Apache's
+/// `validateQueueHierarchy`): a queue may only disappear once STOPPED and empty, a queue
+/// keeps its path, and a leaf becomes a parent only while STOPPED and empty.
+pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigErrors> {
+    let mut errors = Vec::new();
+    for old in &state.queues.queues {
+        let path = old.path();
+        match new.queue_index(path) {
+            None => {
+                if let Some(moved) =
+                    new.queues.iter().find(|q| q.name == old.config.name && old.is_leaf() && q.is_leaf())
+                {
+                    errors.push(ConfigError::queue(
+                        path,
+                        format!("cannot move to {}: a queue's path cannot change on refresh", moved.path),
+                    ));
+                } else if old.config.state != QueueState::Stopped {
+                    errors.push(ConfigError::queue(path, format!(
+                        "cannot be removed from the configuration: it is {}; set its state to STOPPED first and refresh, then remove it",
+                        old.config.state.as_str()
+                    )));
+                } else if !old.apps.is_empty() {
+                    errors.push(ConfigError::queue(
+                        path,
+                        format!("cannot be removed: {} applications are still in it", old.apps.len()),
+                    ));
+                }
+            }
+            Some(i) => {
+                let newq = &new.queues[i];
+                if old.is_leaf() && !newq.is_leaf() {
+                    if old.config.state != QueueState::Stopped {
+                        errors.push(ConfigError::queue(
+                            path,
+                            format!(
+                                "cannot become a parent queue while it is {}; stop it first",
+                                old.config.state.as_str()
+                            ),
+                        ));
+                    } else if !old.apps.is_empty() {
+                        errors.push(ConfigError::queue(
+                            path,
+                            format!("cannot become a parent queue: {} applications are still in it", old.apps.len()),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigErrors(errors))
+    }
+}

@@ -1,0 +1,220 @@
+//! The scheduler stepped by hand, one event at a time, with the books checked after each
+//! step: a table of small stories per family of events.
+
+use super::*;
+use crate::config::{ClusterSettings, SchedulerConfig};
+use crate::ids::{ContainerRef, ANY};
+use crate::model::Ask;
+use crate::policy::admission::Submission;
+
+const GB: i64 = 1024;
+
+/// Two leaves, `a` (60%, at most 80%) and `b` (40%), AMs up to half of each.
+fn scheduler(extra: &str) -> Scheduler {
+    let xml = format!(
+        "<configuration>
+          <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>60</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.maximum-capacity</name><value>80</value></property>
+          <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>40</value></property>
+          <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name><value>0.5</value></property>
+          {extra}
+        </configuration>"
+    );
+    Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0)
+}
+
+fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
+    let sub = Submission {
+        app_id: (1, id),
+        queue: queue.into(),
+        user: user.into(),
+        groups: vec![],
+        priority: 0,
+        recovering: false,
+        am_resource: Resource::new(GB, 1),
+    };
+    let (key, _) = s.submit(&sub).expect("admitted");
+    s.add_attempt(key, 1);
+    key
+}
+
+fn ask(s: &mut Scheduler, app: AppKey, memory_gb: i64, count: u32) {
+    let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
+    let capability = Resource::new(memory_gb * GB, 1);
+    s.update_requests(app, &[Ask { key, resource_name: ANY.into(), capability, count, relax_locality: true }]);
+}
+
+/// `rounds` heartbeats of `node` (each places at most one off-switch container, Apache's
+/// default), and everything they decided.
+fn beat(s: &mut Scheduler, node: NodeKey, rounds: usize) -> Vec<Allocation> {
+    (0..rounds).flat_map(|_| s.node_heartbeat(node, &[])).collect()
+}
+
+fn used(s: &Scheduler, queue: &str) -> Resource {
+    let st = s.state();
+    st.queues.get(st.queues.resolve(queue).unwrap()).used
+}
+
+fn consistent(s: &Scheduler) {
+    let violations = s.state().invariant_violations();
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn nodes_size_the_cluster_and_take_their_containers_with_them() {
+    let mut s = scheduler("");
+    let n1 = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let n2 = s.add_node("h2:1", "h2", "/r", Resource::new(8 * GB, 8));
+    assert_eq!(s.state().cluster, Resource::new(16 * GB, 16));
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 2, 2);
+    assert_eq!(beat(&mut s, n1, 3).len(), 2);
+    consistent(&s);
+    let lost = s.remove_node(n1);
+    assert_eq!(lost.len(), 2);
+    assert_eq!(used(&s, "a"), Resource::ZERO);
+    assert_eq!(s.state().cluster, Resource::new(8 * GB, 8));
+    s.update_node_resource(n2, Resource::new(4 * GB, 4));
+    assert_eq!(s.state().cluster, Resource::new(4 * GB, 4));
+    consistent(&s);
+}
+
+#[test]
+fn a_heartbeat_places_releases_and_books_every_record_at_once() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(16 * GB, 16));
+    let app = submit(&mut s, 1, "a", "alice");
+    ask(&mut s, app, 1, 3);
+    let placed = beat(&mut s, n, 4);
+    let kinds: Vec<AllocationKind> = placed.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AllocationKind::Allocate; 3]);
+    assert_eq!(used(&s, "a"), Resource::new(3 * GB, 3));
+    assert_eq!(used(&s, "root"), Resource::new(3 * GB, 3));
+    assert_eq!(s.state().queues.get(1).users["alice"].used, Resource::new(3 * GB, 3));
+    consistent(&s);
+    let finished: Vec<ContainerRef> = placed.iter().take(2).map(|a| (a.app, a.number)).collect();
+    s.node_heartbeat(n, &finished);
+    assert_eq!(used(&s, "a"), Resource::new(GB, 1));
+    // A container reported twice is ignored.
+    s.release(&finished);
+    assert_eq!(used(&s, "a"), Resource::new(GB, 1));
+    consistent(&s);
+}
+
+/// Two 8 GB nodes, each with 6 GB taken by `small` (in `a`), and `big` (in `b`) asking
+/// for one 4 GB container: the queues have room for it, neither node has.
+fn crowded() -> (Scheduler, [NodeKey; 2], Vec<Allocation>, AppKey) {
+    let mut s =
+        scheduler("<property><name>yarn.scheduler.capacity.root.a.user-limit-factor</name><value>2</value></property>");
+    let nodes = [1, 2].map(|i| s.add_node(&format!("h{i}:1"), &format!("h{i}"), "/r", Resource::new(8 * GB, 8)));
+    let small = submit(&mut s, 1, "a", "u1");
+    ask(&mut s, small, 2, 6);
+    let placed: Vec<Allocation> = nodes.iter().flat_map(|&n| beat(&mut s, n, 3)).collect();
+    assert_eq!(placed.len(), 6);
+    let big = submit(&mut s, 2, "b", "u2");
+    ask(&mut s, big, 4, 1);
+    (s, nodes, placed, big)
+}
+
+#[test]
+fn a_container_that_fits_no_node_yet_reserves_one_and_is_placed_there_later() {
+    let (mut s, [n, _], placed, big) = crowded();
+    let reserved = s.node_heartbeat(n, &[]);
+    assert_eq!(reserved.len(), 1);
+    assert_eq!(reserved[0].kind, AllocationKind::Reserve);
+    assert_eq!(s.state().nodes[&n].reservation.map(|r| r.app), Some(big));
+    // The reservation counts as used by the queue.
+    assert_eq!(used(&s, "b"), Resource::new(4 * GB, 1));
+    assert_eq!(used(&s, "root"), Resource::new(16 * GB, 7));
+    consistent(&s);
+    let finished = [(placed[0].app, placed[0].number)];
+    let fulfilled = s.node_heartbeat(n, &finished);
+    assert_eq!(fulfilled.len(), 1);
+    assert_eq!(fulfilled[0].kind, AllocationKind::AllocateReserved);
+    assert_eq!(fulfilled[0].number, reserved[0].number, "the container keeps the reserved number");
+    assert!(s.state().nodes[&n].reservation.is_none());
+    assert_eq!(s.state().queues.get(0).reserved, Resource::ZERO);
+    assert_eq!(used(&s, "b"), Resource::new(4 * GB, 1));
+    consistent(&s);
+}
+
+#[test]
+fn a_reservation_no_longer_wanted_is_dropped() {
+    let (mut s, [n, _], _, big) = crowded();
+    assert_eq!(s.node_heartbeat(n, &[])[0].kind, AllocationKind::Reserve);
+    ask(&mut s, big, 4, 0);
+    let out = s.node_heartbeat(n, &[]);
+    assert_eq!(out[0].kind, AllocationKind::Unreserve);
+    assert_eq!(used(&s, "b"), Resource::ZERO);
+    consistent(&s);
+}
+
+#[test]
+fn applications_wait_for_the_am_limit_and_activate_as_others_end() {
+    // a's AM limit: half of 60% of 4 GB is 1.2 GB, rounded up to 2 GB: two 1 GB AMs.
+    let mut s = scheduler("");
+    s.add_node("h1:1", "h1", "/r", Resource::new(4 * GB, 4));
+    let apps: Vec<AppKey> = (1..=3).map(|i| submit(&mut s, i, "a", "u")).collect();
+    let active = |s: &Scheduler| apps.iter().map(|k| s.state().apps[k].active).collect::<Vec<_>>();
+    assert_eq!(active(&s), [true, true, false]);
+    s.remove_app(apps[0]);
+    assert_eq!(s.state().apps.get(&apps[0]).map(|a| a.active), None);
+    assert!(s.state().apps[&apps[2]].active, "the pending application took the freed AM room");
+    consistent(&s);
+}
+
+#[test]
+fn a_moved_application_takes_its_containers_and_reservations_along() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 2, 2);
+    beat(&mut s, n, 2);
+    assert_eq!(s.move_app(app, "b"), Ok("root.b".to_string()));
+    assert_eq!(used(&s, "a"), Resource::ZERO);
+    assert_eq!(used(&s, "b"), Resource::new(4 * GB, 2));
+    assert!(s.move_app(app, "nowhere").is_err());
+    consistent(&s);
+}
+
+#[test]
+fn a_recovered_container_is_booked_once_and_numbers_continue_after_it() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let app = submit(&mut s, 1, "a", "u");
+    let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
+    assert!(s.recover_container(app, 41, n, Resource::new(GB, 1), key));
+    assert!(!s.recover_container(app, 41, n, Resource::new(GB, 1), key), "already known");
+    assert!(!s.recover_container(app, 42, 99, Resource::new(GB, 1), key), "unknown node");
+    ask(&mut s, app, 1, 1);
+    assert_eq!(s.node_heartbeat(n, &[])[0].number, 42);
+    consistent(&s);
+}
+
+#[test]
+fn a_refresh_carries_usage_by_path_and_refuses_removing_a_running_queue() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let app = submit(&mut s, 1, "b", "u");
+    ask(&mut s, app, 1, 1);
+    s.node_heartbeat(n, &[]);
+    let reordered = "<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>b,a</value></property>
+      <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>
+    </configuration>";
+    let config = SchedulerConfig::from_xml(reordered.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+    s.refresh(config).expect("accepted");
+    assert_eq!(used(&s, "b"), Resource::new(GB, 1), "the container stays charged");
+    assert_eq!(s.state().apps[&app].queue, s.state().queues.resolve("b").unwrap());
+    let without_b = "<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property>
+      <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>100</value></property>
+    </configuration>";
+    let config = SchedulerConfig::from_xml(without_b.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+    let err = s.refresh(config).unwrap_err().to_string();
+    assert!(err.contains("root.b") && err.contains("STOPPED"), "{err}");
+    assert_eq!(used(&s, "b"), Resource::new(GB, 1), "a refused refresh changes nothing");
+    consistent(&s);
+}
