@@ -15,9 +15,13 @@
 //! - `policy`: pure decisions over the state (admission, limits, ordering, locality,
 //!   placement);
 //! - `scheduler`: the single owner, applying decisions, one file per family of events;
-//! - `jni`: the boundary with the Java shim; `report` and `scenario`: the CLI's views.
+//! - `jni`: the boundary with the Java shim; `report`: views of the queues;
+//! - `scenario` (feature `scenario`, on by default, off in the RM's library): the scenario
+//!   interpreter behind `capsched simulate` and the scenario tests; `heap` (feature
+//!   `diagnostics`, for the test and benchmark builds): the counting allocator.
 
 pub mod config;
+#[cfg(feature = "diagnostics")]
 pub mod heap;
 pub mod ids;
 pub mod java_order;
@@ -26,6 +30,7 @@ pub mod model;
 pub mod policy;
 pub mod report;
 pub mod resource;
+#[cfg(feature = "scenario")]
 pub mod scenario;
 pub mod scheduler;
 

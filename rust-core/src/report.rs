@@ -1,9 +1,108 @@
-//! Human-readable views of a configuration, for the `capsched check` command.
+//! Views of the queues for the people and tools that read them: each live queue as a row
+//! of figures (for the RM's queue views over JNI), and a configuration's tree as text (for
+//! the `capsched check` command).
 
-use crate::config::SchedulerConfig;
-use crate::model::QueueTree;
+use crate::config::{CapacitySpec, MaxCapacitySpec, QueueState, SchedulerConfig};
+use crate::ids::QueueIndex;
+use crate::model::{Queue, QueueTree, State};
+use crate::policy::admission;
 use crate::resource::Resource;
 use std::fmt::Write;
+
+/// One live queue as the RM's queue views show it (`yarn queue -status`, QueueInfo,
+/// QueueMetrics). Capacities are fractions: "absolute" ones of the cluster, the others of
+/// the parent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueRow {
+    /// The configured capacity (0 for a weight-mode queue, as Apache reports it).
+    pub capacity: f64,
+    /// The configured maximum capacity.
+    pub maximum_capacity: f64,
+    /// The guarantee as a share of the cluster.
+    pub absolute_capacity: f64,
+    /// The maximum as a share of the cluster.
+    pub absolute_maximum_capacity: f64,
+    /// Used as a share of the guarantee.
+    pub used_capacity: f64,
+    /// Used as a share of the cluster.
+    pub absolute_used_capacity: f64,
+    /// What the queue and its descendants hold.
+    pub used: Resource,
+    /// Applications in the queue and its descendants.
+    pub applications: usize,
+    /// STOPPED in the configuration.
+    pub stopped: bool,
+    /// The parent's index (`None` for root).
+    pub parent: Option<QueueIndex>,
+    /// The weight, for a weight-mode queue.
+    pub weight: Option<f64>,
+    /// Applications the queue admits at once.
+    pub maximum_applications: i64,
+    /// `user-limit-factor`.
+    pub user_limit_factor: f64,
+    /// `minimum-user-limit-percent`.
+    pub minimum_user_limit_percent: f64,
+    /// `maximum-am-resource-percent`.
+    pub maximum_am_resource_percent: f64,
+    /// `max-parallel-apps`, when limited.
+    pub max_parallel_apps: Option<i64>,
+}
+
+/// Every queue's row, in tree order (root first, parents before children).
+pub fn queue_rows(state: &State) -> Vec<QueueRow> {
+    let calc = state.calculator();
+    let queues = &state.queues;
+    (0..queues.queues.len())
+        .map(|index| {
+            let q = queues.get(index);
+            let parent = q.config.parent.map(|p| queues.get(p));
+            let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
+            // Apache reports 0 as the configured capacity of a weight-mode queue (its share
+            // is in the absolute capacity and the weight); we report the same.
+            let capacity = match (q.config.capacity, parent) {
+                (CapacitySpec::Percent(p), _) => p / 100.0,
+                (CapacitySpec::Weight(_), Some(_)) => 0.0,
+                (_, Some(p)) => relative(q.absolute_capacity, p.absolute_capacity),
+                (_, None) => 1.0,
+            };
+            let maximum_capacity = match (q.config.maximum_capacity, parent) {
+                (MaxCapacitySpec::Percent(p), _) => p / 100.0,
+                (_, Some(p)) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
+                (_, None) => 1.0,
+            };
+            QueueRow {
+                capacity,
+                maximum_capacity,
+                absolute_capacity: q.absolute_capacity,
+                absolute_maximum_capacity: q.absolute_maximum_capacity,
+                used_capacity: q.used_capacity(calc, state.cluster, state.minimum_allocation()),
+                absolute_used_capacity: calc.ratio(q.used, state.cluster),
+                used: q.used,
+                applications: count_apps(queues, q),
+                stopped: q.config.state == QueueState::Stopped,
+                parent: q.config.parent,
+                weight: match q.config.capacity {
+                    CapacitySpec::Weight(w) => Some(w),
+                    _ => None,
+                },
+                maximum_applications: admission::maximum_applications(state, index),
+                user_limit_factor: q.config.user_limit_factor,
+                minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+                maximum_am_resource_percent: q.config.maximum_am_resource_percent,
+                max_parallel_apps: q.config.max_parallel_apps,
+            }
+        })
+        .collect()
+}
+
+/// Applications in `q` and its descendants.
+fn count_apps(queues: &QueueTree, q: &Queue) -> usize {
+    if q.is_leaf() {
+        q.apps.len()
+    } else {
+        q.config.children.iter().map(|&c| count_apps(queues, queues.get(c))).sum()
+    }
+}
 
 /// The queue tree with each queue's configured and effective capacities and limits, as an
 /// operator checks it before `yarn rmadmin -refreshQueues`. Absolute capacities are

@@ -4,6 +4,7 @@
 
 use crate::ids::Locality;
 use crate::policy::admission::QueueAcl;
+use crate::report::QueueRow;
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Fields of one allocation in `nodeUpdate`'s result, in order.
@@ -28,6 +29,65 @@ pub mod allocation {
     pub const NODE: usize = 8;
     /// Longs per allocation.
     pub const STRIDE: usize = 9;
+}
+
+/// Fields of one queue in `queueReport`'s result, in order (doubles; counts and indices
+/// are whole numbers).
+pub mod queue_report {
+    /// Configured capacity, a fraction of the parent.
+    pub const CAPACITY: usize = 0;
+    /// Configured maximum capacity, a fraction of the parent.
+    pub const MAXIMUM_CAPACITY: usize = 1;
+    /// The guarantee, a fraction of the cluster.
+    pub const ABSOLUTE_CAPACITY: usize = 2;
+    /// The maximum, a fraction of the cluster.
+    pub const ABSOLUTE_MAXIMUM_CAPACITY: usize = 3;
+    /// Used, a fraction of the guarantee.
+    pub const USED_CAPACITY: usize = 4;
+    /// Used, a fraction of the cluster.
+    pub const ABSOLUTE_USED_CAPACITY: usize = 5;
+    /// Used memory, MiB.
+    pub const USED_MEMORY: usize = 6;
+    /// Used virtual cores.
+    pub const USED_VCORES: usize = 7;
+    /// Applications in the queue and its descendants.
+    pub const APPLICATIONS: usize = 8;
+    /// 1 when STOPPED, else 0.
+    pub const STOPPED: usize = 9;
+    /// The parent's index, -1 for root.
+    pub const PARENT: usize = 10;
+    /// The weight, -1 unless the capacity is a weight.
+    pub const WEIGHT: usize = 11;
+    /// Maximum applications.
+    pub const MAXIMUM_APPLICATIONS: usize = 12;
+    /// `user-limit-factor`.
+    pub const USER_LIMIT_FACTOR: usize = 13;
+    /// `minimum-user-limit-percent`.
+    pub const MINIMUM_USER_LIMIT_PERCENT: usize = 14;
+    /// `maximum-am-resource-percent`.
+    pub const MAXIMUM_AM_RESOURCE_PERCENT: usize = 15;
+    /// `max-parallel-apps`, -1 when unlimited.
+    pub const MAX_PARALLEL_APPS: usize = 16;
+    /// Doubles per queue.
+    pub const STRIDE: usize = 17;
+}
+
+/// Fields of one container in `containerReport`'s result (a diagnostics native).
+pub mod container_report {
+    /// The application's key.
+    pub const APP: usize = 0;
+    /// The container number.
+    pub const NUMBER: usize = 1;
+    /// The node's key.
+    pub const NODE: usize = 2;
+    /// Memory, MiB.
+    pub const MEMORY: usize = 3;
+    /// Virtual cores.
+    pub const VCORES: usize = 4;
+    /// 0 for a live container, 1 for a reservation.
+    pub const RESERVED: usize = 5;
+    /// Longs per container.
+    pub const STRIDE: usize = 6;
 }
 
 /// Allocation kind codes.
@@ -92,6 +152,32 @@ pub fn encode_allocations(allocations: &[Allocation]) -> Vec<i64> {
         record[allocation::LOCALITY] = locality_code(a.locality);
         record[allocation::KIND] = kind_code(a.kind);
         record[allocation::NODE] = i64::from(a.node);
+    }
+    out
+}
+
+/// Encodes queue rows, [`queue_report::STRIDE`] doubles each.
+pub fn encode_queue_rows(rows: &[QueueRow]) -> Vec<f64> {
+    use queue_report as f;
+    let mut out = vec![0.0; rows.len() * f::STRIDE];
+    for (q, record) in rows.iter().zip(out.chunks_exact_mut(f::STRIDE)) {
+        record[f::CAPACITY] = q.capacity;
+        record[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
+        record[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
+        record[f::ABSOLUTE_MAXIMUM_CAPACITY] = q.absolute_maximum_capacity;
+        record[f::USED_CAPACITY] = q.used_capacity;
+        record[f::ABSOLUTE_USED_CAPACITY] = q.absolute_used_capacity;
+        record[f::USED_MEMORY] = q.used.memory_mb as f64;
+        record[f::USED_VCORES] = q.used.vcores as f64;
+        record[f::APPLICATIONS] = q.applications as f64;
+        record[f::STOPPED] = if q.stopped { 1.0 } else { 0.0 };
+        record[f::PARENT] = q.parent.map_or(-1.0, |p| p as f64);
+        record[f::WEIGHT] = q.weight.unwrap_or(-1.0);
+        record[f::MAXIMUM_APPLICATIONS] = q.maximum_applications as f64;
+        record[f::USER_LIMIT_FACTOR] = q.user_limit_factor;
+        record[f::MINIMUM_USER_LIMIT_PERCENT] = q.minimum_user_limit_percent;
+        record[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
+        record[f::MAX_PARALLEL_APPS] = q.max_parallel_apps.map_or(-1.0, |m| m as f64);
     }
     out
 }

@@ -17,7 +17,7 @@ pub use refresh::check_refresh;
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::model::{Reservation, State};
-use crate::policy::admission::{self, QueueAcl};
+use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
 use crate::policy::placement::Assignment;
 use crate::resource::Resource;
@@ -117,6 +117,22 @@ impl Scheduler {
     /// Whether `user` holds `acl` on `queue` (see [`admission::check_access`]).
     pub fn check_access(&self, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
         admission::check_access(&self.state, queue, acl, user, groups)
+    }
+
+    /// Whether `user` holds `acl` on the queue `name` names (a path or a unique short name;
+    /// any other name grants nothing). With `enforced_only`, as for the RM's own checks,
+    /// every ACL is granted while `yarn.acl.enable` is false.
+    pub fn may_access(&self, name: &str, acl: QueueAcl, user: &str, groups: &[String], enforced_only: bool) -> bool {
+        if enforced_only && !self.state.config.cluster.acl_enabled {
+            return true;
+        }
+        self.state.queues.resolve(name).is_ok_and(|q| self.check_access(q, acl, user, groups))
+    }
+
+    /// Whether `app` may move to the leaf `target` names, without moving it: the leaf's
+    /// path, or why not (see [`admission::admit_move`]).
+    pub fn check_move(&self, app: AppKey, target: &str) -> Result<String, MoveRefusal> {
+        admission::admit_move(&self.state, app, target).map(|q| self.state.queues.get(q).path().to_string())
     }
 }
 

@@ -1,0 +1,114 @@
+//! Reading Java arguments and writing Java results: strings, arrays, and the
+//! configuration inputs the shim gathers.
+
+use super::error::{NativeError, NativeResult};
+use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
+use jni::Env;
+
+/// Reads a Java `String` (null is an error naming `what`).
+pub fn read_string(env: &Env<'_>, s: &JString<'_>, what: &str) -> NativeResult<String> {
+    if s.is_null() {
+        return Err(NativeError::InvalidArgument(format!("{what} is null")));
+    }
+    Ok(s.try_to_string(env)?)
+}
+
+/// Reads a Java `String[]` (null reads as empty; null elements are an error).
+pub fn read_strings(env: &mut Env<'_>, arr: &JObjectArray<'_, JString<'_>>, what: &str) -> NativeResult<Vec<String>> {
+    if arr.is_null() {
+        return Ok(Vec::new());
+    }
+    let n = arr.len(env)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let s = arr.get_element(env, i)?;
+        out.push(read_string(env, &s, what)?);
+    }
+    Ok(out)
+}
+
+/// Reads a Java `long[]` (null reads as empty).
+pub fn read_longs(env: &Env<'_>, arr: &JLongArray<'_>) -> NativeResult<Vec<i64>> {
+    if arr.is_null() {
+        return Ok(Vec::new());
+    }
+    let mut buf = vec![0i64; arr.len(env)?];
+    arr.get_region(env, 0, &mut buf)?;
+    Ok(buf)
+}
+
+/// Reads a Java `int[]` (null reads as empty).
+pub fn read_ints(env: &Env<'_>, arr: &JIntArray<'_>) -> NativeResult<Vec<i32>> {
+    if arr.is_null() {
+        return Ok(Vec::new());
+    }
+    let mut buf = vec![0i32; arr.len(env)?];
+    arr.get_region(env, 0, &mut buf)?;
+    Ok(buf)
+}
+
+/// Makes a Java `long[]`.
+pub fn new_longs<'local>(env: &mut Env<'local>, values: &[i64]) -> NativeResult<JLongArray<'local>> {
+    let arr = JLongArray::new(env, values.len())?;
+    arr.set_region(env, 0, values)?;
+    Ok(arr)
+}
+
+/// Makes a Java `double[]`.
+pub fn new_doubles<'local>(env: &mut Env<'local>, values: &[f64]) -> NativeResult<JDoubleArray<'local>> {
+    let arr = JDoubleArray::new(env, values.len())?;
+    arr.set_region(env, 0, values)?;
+    Ok(arr)
+}
+
+/// Makes a Java `String[]`.
+pub fn new_strings<'local>(
+    env: &mut Env<'local>,
+    values: &[String],
+) -> NativeResult<JObjectArray<'local, JString<'local>>> {
+    let empty = JString::null();
+    let arr = JObjectArray::<JString>::new(env, values.len(), &empty)?;
+    for (i, s) in values.iter().enumerate() {
+        let js = env.new_string(s)?;
+        arr.set_element(env, i, &js)?;
+    }
+    Ok(arr)
+}
+
+/// Writes `text` into `out[0]`, the way results with a reason come back to Java.
+pub fn set_out(env: &mut Env<'_>, out: &JObjectArray<'_, JString<'_>>, text: &str) -> NativeResult<()> {
+    let text = env.new_string(text)?;
+    out.set_element(env, 0, &text)?;
+    Ok(())
+}
+
+/// What a configuration is built from, as the shim gathers it: the file's bytes and name,
+/// the `yarn.scheduler.capacity.*` keys set in the RM's own configuration (name/value
+/// pairs, a base layer the file overrides, as in Apache), and the JVM's system properties
+/// for `${var}` (name/value pairs).
+pub struct ConfigInputs {
+    /// capacity-scheduler.xml's bytes.
+    pub xml: Vec<u8>,
+    /// Where they came from, for messages.
+    pub source: String,
+    /// The RM configuration's capacity keys, as name/value pairs.
+    pub base: Vec<String>,
+    /// System properties, as name/value pairs.
+    pub system: Vec<String>,
+}
+
+/// Reads the configuration inputs of `create` and `refresh`.
+pub fn read_config_inputs(
+    env: &mut Env<'_>,
+    xml: &JByteArray<'_>,
+    source: &JString<'_>,
+    base: &JObjectArray<'_, JString<'_>>,
+    system: &JObjectArray<'_, JString<'_>>,
+) -> NativeResult<ConfigInputs> {
+    Ok(ConfigInputs {
+        xml: env.convert_byte_array(xml)?,
+        source: read_string(env, source, "configuration source")?,
+        base: read_strings(env, base, "base property")?,
+        system: read_strings(env, system, "system property")?,
+    })
+}

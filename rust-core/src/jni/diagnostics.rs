@@ -1,0 +1,77 @@
+//! Natives for tests and benchmarks only, compiled in by the `diagnostics` cargo feature
+//! that the test and benchmark builds turn on; the library the RM loads carries none of
+//! them (nor the counting allocator behind `nativeHeapBytes`).
+
+use super::convert::{new_longs, read_string};
+use super::error::{NativeResult, ThrowJava};
+use super::native_scheduler::with_scheduler;
+use super::wire::container_report as f;
+use crate::scheduler::Scheduler;
+use jni::objects::{JClass, JLongArray, JString};
+use jni::sys::jlong;
+use jni::EnvUnowned;
+
+/// `static native long[] containerReport(long handle)`
+///
+/// Every container the core holds, for the consistency check: one
+/// [`container_report`](super::wire::container_report) record each, sorted.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerReport<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let rows = with_scheduler(handle, container_report)?;
+        new_longs(env, &rows.concat())
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// Every live container and reservation, as report records.
+pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
+    let st = s.state();
+    let record = |app: u32, number: u64, node: u32, size: crate::resource::Resource, reserved: i64| {
+        let mut r = [0; f::STRIDE];
+        r[f::APP] = i64::from(app);
+        r[f::NUMBER] = number as i64;
+        r[f::NODE] = i64::from(node);
+        r[f::MEMORY] = size.memory_mb;
+        r[f::VCORES] = size.vcores;
+        r[f::RESERVED] = reserved;
+        r
+    };
+    let live = st.containers.iter().map(|(&(app, number), c)| record(app, number, c.node, c.resource, 0));
+    let reserved =
+        st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.number, r.node, r.resource, 1));
+    let mut rows: Vec<_> = live.chain(reserved).collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// `static native void checkPanicFunnel(String message)`
+///
+/// Panics with `message` on purpose, so tests can confirm that a bug in the native core
+/// surfaces as a Java exception and never takes the JVM down.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkPanicFunnel<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    message: JString<'l>,
+) {
+    env.with_env(|env| -> NativeResult<()> {
+        let message = read_string(env, &message, "message")?;
+        panic!("{message}");
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long nativeHeapBytes()`: bytes the native core holds on the heap, for
+/// the memory benchmarks.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nativeHeapBytes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> { Ok(crate::heap::live_bytes() as jlong) }).resolve::<ThrowJava>()
+}

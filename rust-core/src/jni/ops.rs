@@ -1,0 +1,294 @@
+//! The operations behind the native methods, as safe functions of plain values: what each
+//! `Java_…` trampoline calls once it has converted its arguments. Everything here is
+//! tested without a JVM.
+
+use super::convert::ConfigInputs;
+use super::error::{NativeError, NativeResult};
+use super::wire;
+use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
+use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::model::Ask;
+use crate::policy::admission::{MoveRefusal, Submission};
+use crate::report::queue_rows;
+use crate::resource::Resource;
+use crate::scheduler::Scheduler;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+
+/// What the Java object's `long handle` points to: one scheduler behind one lock, and the
+/// yarn-site.xml settings every configuration it loads is read with.
+pub struct Handle {
+    scheduler: Mutex<Scheduler>,
+    cluster: ClusterSettings,
+}
+
+impl Handle {
+    /// A scheduler for the configuration `inputs` describe. `cluster_settings` is
+    /// `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from yarn-site.xml.
+    pub fn create(inputs: &ConfigInputs, cluster_settings: &[i64], epoch: i64) -> NativeResult<Handle> {
+        let [min_mb, min_vc, max_mb, max_vc, acl] = cluster_settings[..] else {
+            return Err(NativeError::InvalidArgument(format!(
+                "cluster settings need 5 values, got {}",
+                cluster_settings.len()
+            )));
+        };
+        let cluster = ClusterSettings {
+            minimum_allocation: Resource::new(min_mb, min_vc),
+            maximum_allocation: Resource::new(max_mb, max_vc),
+            acl_enabled: acl != 0,
+        };
+        let config = build_config(inputs, cluster)?;
+        for w in &config.warnings {
+            log::warn!("{w}");
+        }
+        Ok(Handle { scheduler: Mutex::new(Scheduler::new(config, epoch as u64)), cluster })
+    }
+
+    /// Runs `f` on the scheduler, under its lock.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Scheduler) -> R) -> R {
+        f(&mut self.scheduler.lock())
+    }
+
+    /// `refreshQueues`: the new configuration is read and validated completely outside the
+    /// lock, then checked against the live state and swapped in under it. Returns warnings.
+    pub fn refresh(&self, inputs: &ConfigInputs) -> NativeResult<Vec<String>> {
+        let config = build_config(inputs, self.cluster)?;
+        let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+        warnings.extend(self.with(|s| s.refresh(config))?);
+        Ok(warnings)
+    }
+}
+
+/// Reads and validates a configuration: the RM's capacity keys first, the file over them,
+/// `${var}` expanded from the system properties.
+pub fn build_config(inputs: &ConfigInputs, cluster: ClusterSettings) -> NativeResult<SchedulerConfig> {
+    let mut props = Properties::new();
+    for kv in inputs.base.chunks_exact(2) {
+        props.set(&kv[0], &kv[1]);
+    }
+    props.set_system_properties(
+        inputs.system.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect::<HashMap<_, _>>(),
+    );
+    props.load_xml(&inputs.xml, &inputs.source).map_err(ConfigErrors::from)?;
+    Ok(SchedulerConfig::from_properties(&props, cluster)?)
+}
+
+/// `(application, number)` pairs from a flat `long[]`.
+pub fn container_pairs(values: &[i64]) -> NativeResult<Vec<ContainerRef>> {
+    if values.len() % 2 != 0 {
+        return Err(NativeError::InvalidArgument(format!(
+            "container list has odd length {}; expected (application, number) pairs",
+            values.len()
+        )));
+    }
+    Ok(values.chunks_exact(2).map(|p| (p[0] as u32, p[1] as u64)).collect())
+}
+
+/// The flat `long[]` of `(application, number)` pairs.
+pub fn pairs_to_longs(pairs: &[ContainerRef]) -> Vec<i64> {
+    pairs.iter().flat_map(|&(a, n)| [i64::from(a), n as i64]).collect()
+}
+
+/// NODE_UPDATE: releases `finished` and returns every allocation on the node, encoded.
+pub fn node_update(h: &Handle, node: NodeKey, finished: &[i64]) -> NativeResult<Vec<i64>> {
+    let finished = container_pairs(finished)?;
+    Ok(wire::encode_allocations(&h.with(|s| s.node_heartbeat(node, &finished))))
+}
+
+/// The asks of one `allocate()`: 3 ints (priority, count, relaxLocality 0/1) and 3 longs
+/// (allocation-request id, memory MiB, vcores) per resource name.
+pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeResult<Vec<Ask>> {
+    if ints.len() != names.len() * 3 || longs.len() != names.len() * 3 {
+        return Err(NativeError::InvalidArgument(format!(
+            "ask arrays disagree: {} names, {} ints, {} longs",
+            names.len(),
+            ints.len(),
+            longs.len()
+        )));
+    }
+    Ok(names
+        .into_iter()
+        .enumerate()
+        .map(|(i, resource_name)| Ask {
+            key: SchedulerKey { priority: ints[3 * i], allocation_request_id: longs[3 * i] },
+            resource_name,
+            capability: Resource::new(longs[3 * i + 1], longs[3 * i + 2]),
+            count: ints[3 * i + 1].max(0) as u32,
+            relax_locality: ints[3 * i + 2] != 0,
+        })
+        .collect())
+}
+
+/// `allocate()`: records blacklist changes and asks; returns the headroom as
+/// `[memory, vcores]`.
+pub fn allocate(
+    h: &Handle,
+    app: AppKey,
+    asks: &[Ask],
+    additions: &[String],
+    removals: &[String],
+    waiting_for_am: bool,
+) -> [i64; 2] {
+    let headroom = h.with(|s| {
+        if !additions.is_empty() || !removals.is_empty() {
+            s.update_blacklist(app, waiting_for_am, additions, removals);
+        }
+        s.update_requests(app, asks)
+    });
+    [headroom.memory_mb, headroom.vcores]
+}
+
+/// APP_ADDED: the application's key and its leaf's path, or -1 and the reason it was
+/// rejected.
+pub fn submit(h: &Handle, submission: &Submission) -> (i32, String) {
+    match h.with(|s| s.submit(submission)) {
+        Ok((key, path)) => (key as i32, path),
+        Err(rejection) => (-1, rejection.0),
+    }
+}
+
+/// A move (or, without `commit`, only its check): 0 and the destination's path, 1 and the
+/// reason when the target is no leaf, 2 and the reason when the leaf does not admit it.
+pub fn move_application(h: &Handle, app: AppKey, target: &str, commit: bool) -> (i32, String) {
+    let result = h.with(|s| if commit { s.move_app(app, target) } else { s.check_move(app, target) });
+    match result {
+        Ok(path) => (0, path),
+        Err(refusal @ MoveRefusal::NoSuchLeaf(_)) => (1, refusal.reason().to_string()),
+        Err(refusal @ MoveRefusal::NotAdmitted(_)) => (2, refusal.reason().to_string()),
+    }
+}
+
+/// Whether `user` holds the ACL `acl_code` names on `queue` (see `Scheduler::may_access`).
+pub fn check_access(
+    h: &Handle,
+    queue: &str,
+    acl_code: i32,
+    user: &str,
+    groups: &[String],
+    enforced_only: bool,
+) -> NativeResult<bool> {
+    let acl = wire::acl_from_code(acl_code)
+        .ok_or_else(|| NativeError::InvalidArgument(format!("unknown queue ACL code {acl_code}")))?;
+    Ok(h.with(|s| s.may_access(queue, acl, user, groups, enforced_only)))
+}
+
+/// Three strings per queue, in tree order: full path, submit ACL, administer ACL.
+pub fn queue_strings(h: &Handle) -> Vec<String> {
+    h.with(|s| {
+        s.state()
+            .queues
+            .queues
+            .iter()
+            .flat_map(|q| {
+                [
+                    q.config.path.clone(),
+                    q.config.acl_submit_applications.to_hadoop_string(),
+                    q.config.acl_administer_queue.to_hadoop_string(),
+                ]
+            })
+            .collect()
+    })
+}
+
+/// Every queue's row, encoded (see [`wire::queue_report`]).
+pub fn queue_report(h: &Handle) -> Vec<f64> {
+    wire::encode_queue_rows(&h.with(|s| queue_rows(s.state())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ANY;
+
+    fn handle(xml: &str) -> Handle {
+        let inputs = ConfigInputs {
+            xml: xml.as_bytes().to_vec(),
+            source: "test.xml".into(),
+            base: vec!["yarn.scheduler.capacity.root.a.capacity".into(), "70".into()],
+            system: vec![],
+        };
+        Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).expect("valid")
+    }
+
+    const AB: &str = "<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+      <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>30</value></property>
+    </configuration>";
+
+    #[test]
+    fn the_rm_configuration_is_the_base_the_file_builds_on() {
+        let h = handle(AB);
+        let rows = h.with(|s| queue_rows(s.state()));
+        assert_eq!(rows.len(), 3);
+        assert!((rows[1].capacity - 0.7).abs() < 1e-9, "a's capacity comes from the RM's keys");
+    }
+
+    #[test]
+    fn bad_cluster_settings_and_odd_container_lists_are_refused_with_what_is_wrong() {
+        let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], system: vec![] };
+        let err = Handle::create(&inputs, &[1, 2, 3], 0).err().expect("refused").to_string();
+        assert!(err.contains("5 values, got 3"), "{err}");
+        assert!(container_pairs(&[1, 2, 3]).unwrap_err().to_string().contains("odd length 3"));
+        assert_eq!(pairs_to_longs(&container_pairs(&[1, 2, 3, 4]).unwrap()), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn asks_decode_by_position_and_must_agree_in_length() {
+        let asks = decode_asks(&[2, 3, 0], &[7, 2048, 2], vec![ANY.into()]).unwrap();
+        assert_eq!(asks[0].key, SchedulerKey { priority: 2, allocation_request_id: 7 });
+        assert_eq!((asks[0].count, asks[0].relax_locality, asks[0].capability), (3, false, Resource::new(2048, 2)));
+        let err = decode_asks(&[2, 3], &[7, 2048, 2], vec![ANY.into()]).unwrap_err().to_string();
+        assert!(err.contains("1 names, 2 ints, 3 longs"), "{err}");
+    }
+
+    #[test]
+    fn submissions_moves_and_acls_answer_with_codes_and_reasons() {
+        let h = handle(AB);
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        let sub = |queue: &str| Submission {
+            app_id: (1, 1),
+            queue: queue.into(),
+            user: "u".into(),
+            groups: vec![],
+            priority: 0,
+            recovering: false,
+            am_resource: Resource::new(1024, 1),
+        };
+        assert_eq!(submit(&h, &sub("nowhere")).0, -1);
+        let (app, path) = submit(&h, &sub("a"));
+        assert_eq!(path, "root.a");
+        assert_eq!(move_application(&h, app as AppKey, "root", false).0, 1);
+        assert_eq!(move_application(&h, app as AppKey, "b", false), (0, "root.b".into()));
+        assert_eq!(h.with(|s| s.state().apps[&(app as AppKey)].queue), 1, "a check moves nothing");
+        assert_eq!(move_application(&h, app as AppKey, "b", true), (0, "root.b".into()));
+        assert!(check_access(&h, "a", wire::ACL_SUBMIT_APPLICATIONS, "anyone", &[], true).unwrap());
+        assert!(check_access(&h, "a", 9, "anyone", &[], false).is_err());
+        assert_eq!(queue_strings(&h)[..3], ["root".to_string(), "*".into(), "*".into()]);
+    }
+
+    #[test]
+    fn a_heartbeat_encodes_what_it_placed() {
+        let h = handle(AB);
+        let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        let (app, _) = submit(
+            &h,
+            &Submission {
+                app_id: (1, 1),
+                queue: "a".into(),
+                user: "u".into(),
+                groups: vec![],
+                priority: 0,
+                recovering: false,
+                am_resource: Resource::new(1024, 1),
+            },
+        );
+        h.with(|s| s.add_attempt(app as AppKey, 1));
+        let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
+        assert_eq!(allocate(&h, app as AppKey, &asks, &[], &[], true), [0, 0], "no pass has reached it yet");
+        let out = node_update(&h, node, &[]).unwrap();
+        assert_eq!(out.len(), wire::allocation::STRIDE);
+        assert_eq!(out[wire::allocation::APP], i64::from(app));
+        assert_eq!(out[wire::allocation::KIND], wire::KIND_ALLOCATE);
+        assert!(node_update(&h, node, &[1]).is_err());
+    }
+}

@@ -1,0 +1,99 @@
+//! Scenario files: a capacity-scheduler.xml, a cluster, and a sequence of events with
+//! expectations, run against the scheduler with no JVM. The same files drive the
+//! side-by-side harness that runs Apache's CapacityScheduler, so each step is an event
+//! the ResourceManager itself delivers. `docs/scenario-format.md` describes the format.
+//!
+//! `parse` reads a file into [`Scenario`]; `run` steps a [`Scheduler`] through it.
+
+mod parse;
+mod run;
+
+pub use run::{run, Runner};
+
+use crate::config::ClusterSettings;
+use crate::model::Ask;
+use crate::resource::Resource;
+
+/// A problem in a scenario file or a failed expectation, with the line it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    /// Line number in the scenario file (from 1).
+    pub line: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// One step of a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// `node NAME [count=N] [rack=R] memory=M vcores=V`: with a count, nodes NAME1..NAMEN.
+    Node { name: String, count: usize, rack: String, total: Resource },
+    /// `remove-node NAME`
+    RemoveNode { name: String },
+    /// `app NAME queue=Q user=U [priority=P] [am=M,V] [unmanaged]`: submission, attempt,
+    /// and (for a managed AM) the RM's ask for the AM container.
+    App { name: String, queue: String, user: String, priority: i64, am: Option<Resource> },
+    /// `ask APP [priority=P] memory=M vcores=V count=N [at=NAME] [relax=false] [id=I]`
+    Ask { app: String, ask: Ask },
+    /// `heartbeat NODE|all [rounds=N]`
+    Heartbeat { node: Option<String>, rounds: usize },
+    /// `finish APP [count=N|all] [node=NODE]`: the app's oldest task containers (on NODE,
+    /// if given) complete; the AM's only with `all`.
+    Finish { app: String, count: Option<usize>, node: Option<String> },
+    /// `remove APP`: the application ends (attempt and application removed).
+    Remove { app: String },
+    /// `refresh` followed by an XML block: `yarn rmadmin -refreshQueues`.
+    Refresh { xml: String },
+    /// `move APP queue=Q`: `yarn application -movetoqueue`; a refused move is recorded.
+    Move { app: String, queue: String },
+    /// `priority APP P`: `yarn application -updatePriority`.
+    Priority { app: String, priority: i64 },
+    /// `expect ...`: a check on the state.
+    Expect(Expectation),
+    /// `show QUEUE`: prints each user's usage in a leaf (for writing scenarios).
+    Show { queue: String },
+}
+
+/// A check on the state after the steps before it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expectation {
+    /// `expect queue Q used=M[,V]`
+    QueueUsed { queue: String, used: Resource, vcores: bool },
+    /// `expect user Q USER used=M[,V]`
+    UserUsed { queue: String, user: String, used: Resource, vcores: bool },
+    /// `expect app APP containers=N`
+    AppContainers { app: String, containers: usize },
+    /// `expect app APP active|pending`
+    AppActive { app: String, active: bool },
+    /// `expect rejected APP "text"`
+    Rejected { app: String, text: String },
+    /// `expect headroom APP memory=M`
+    Headroom { app: String, memory: i64 },
+    /// `expect reserved NODE APP|none`
+    Reserved { node: String, app: Option<String> },
+    /// `expect app APP queue=Q`: the leaf the application is in now.
+    AppQueue { app: String, queue: String },
+    /// `expect move-refused APP "text"`: the last move of APP was refused with TEXT.
+    MoveRefused { app: String, text: String },
+}
+
+/// A parsed scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The initial capacity-scheduler.xml.
+    pub config_xml: String,
+    /// yarn-site.xml allocation bounds and ACL switch.
+    pub cluster: ClusterSettings,
+    /// `yarn.cluster.max-application-priority` (YARN's default is 0).
+    pub max_application_priority: i64,
+    /// The steps, with their line numbers.
+    pub steps: Vec<(usize, Step)>,
+}
