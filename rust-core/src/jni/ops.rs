@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(move_application(&h, app as AppKey, "b", false), (0, "root.b".into()));
         assert_eq!(h.with(|s| s.state().apps[&(app as AppKey)].queue), 1, "a check moves nothing");
         assert_eq!(move_application(&h, app as AppKey, "b", true), (0, "root.b".into()));
-        assert!(check_access(&h, "a", wire::ACL_SUBMIT_APPLICATIONS, "anyone", &[], true).unwrap());
+        assert!(check_access(&h, "a", wire::acl::SUBMIT_APPLICATIONS, "anyone", &[], true).unwrap());
         assert!(check_access(&h, "a", 9, "anyone", &[], false).is_err());
         assert_eq!(queue_strings(&h)[..3], ["root".to_string(), "*".into(), "*".into()]);
     }
@@ -288,7 +288,7 @@ mod tests {
         let out = node_update(&h, node, &[]).unwrap();
         assert_eq!(out.len(), wire::allocation::STRIDE);
         assert_eq!(out[wire::allocation::APP], i64::from(app));
-        assert_eq!(out[wire::allocation::KIND], wire::KIND_ALLOCATE);
+        assert_eq!(out[wire::allocation::KIND], wire::kind::ALLOCATE);
         assert!(node_update(&h, node, &[1]).is_err());
     }
 }

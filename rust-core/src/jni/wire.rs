@@ -7,134 +7,181 @@ use crate::policy::admission::QueueAcl;
 use crate::report::QueueRow;
 use crate::scheduler::{Allocation, AllocationKind};
 
-/// Fields of one allocation in `nodeUpdate`'s result, in order.
-pub mod allocation {
-    /// The application's key.
-    pub const APP: usize = 0;
-    /// The container number (`ContainerId.getContainerId()`).
-    pub const NUMBER: usize = 1;
-    /// Memory, MiB.
-    pub const MEMORY: usize = 2;
-    /// Virtual cores.
-    pub const VCORES: usize = 3;
-    /// The request's priority.
-    pub const PRIORITY: usize = 4;
-    /// The request's `allocationRequestId`.
-    pub const ALLOCATION_REQUEST_ID: usize = 5;
-    /// A locality code ([`super::locality_code`]).
-    pub const LOCALITY: usize = 6;
-    /// What to do: an allocation kind code ([`super::kind_code`]).
-    pub const KIND: usize = 7;
-    /// The node: the heartbeating one, except when a reservation elsewhere is dropped.
-    pub const NODE: usize = 8;
-    /// Longs per allocation.
-    pub const STRIDE: usize = 9;
+/// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
+/// plus `JAVA`, the nested class of `Wire.java` that mirrors it, and `ALL`, every
+/// constant by name, which the protocol test compares with `Wire.java`.
+macro_rules! wire_constants {
+    ($(#[$doc:meta])* $module:ident => $java:literal: $ty:ty { $($(#[$field_doc:meta])* $name:ident = $value:expr;)* }) => {
+        $(#[$doc])*
+        pub mod $module {
+            /// The class of `Wire.java` that mirrors this group.
+            pub const JAVA: &str = $java;
+            $($(#[$field_doc])* pub const $name: $ty = $value;)*
+            /// Every constant of the group, by name.
+            pub const ALL: &[(&str, i64)] = &[$((stringify!($name), $name as i64)),*];
+        }
+    };
 }
 
-/// Fields of one queue in `queueReport`'s result, in order (doubles; counts and indices
-/// are whole numbers).
-pub mod queue_report {
-    /// Configured capacity, a fraction of the parent.
-    pub const CAPACITY: usize = 0;
-    /// Configured maximum capacity, a fraction of the parent.
-    pub const MAXIMUM_CAPACITY: usize = 1;
-    /// The guarantee, a fraction of the cluster.
-    pub const ABSOLUTE_CAPACITY: usize = 2;
-    /// The maximum, a fraction of the cluster.
-    pub const ABSOLUTE_MAXIMUM_CAPACITY: usize = 3;
-    /// Used, a fraction of the guarantee.
-    pub const USED_CAPACITY: usize = 4;
-    /// Used, a fraction of the cluster.
-    pub const ABSOLUTE_USED_CAPACITY: usize = 5;
-    /// Used memory, MiB.
-    pub const USED_MEMORY: usize = 6;
-    /// Used virtual cores.
-    pub const USED_VCORES: usize = 7;
-    /// Applications in the queue and its descendants.
-    pub const APPLICATIONS: usize = 8;
-    /// 1 when STOPPED, else 0.
-    pub const STOPPED: usize = 9;
-    /// The parent's index, -1 for root.
-    pub const PARENT: usize = 10;
-    /// The weight, -1 unless the capacity is a weight.
-    pub const WEIGHT: usize = 11;
-    /// Maximum applications.
-    pub const MAXIMUM_APPLICATIONS: usize = 12;
-    /// `user-limit-factor`.
-    pub const USER_LIMIT_FACTOR: usize = 13;
-    /// `minimum-user-limit-percent`.
-    pub const MINIMUM_USER_LIMIT_PERCENT: usize = 14;
-    /// `maximum-am-resource-percent`.
-    pub const MAXIMUM_AM_RESOURCE_PERCENT: usize = 15;
-    /// `max-parallel-apps`, -1 when unlimited.
-    pub const MAX_PARALLEL_APPS: usize = 16;
-    /// Doubles per queue.
-    pub const STRIDE: usize = 17;
+wire_constants! {
+    /// Fields of one allocation in `nodeUpdate`'s result (longs), in order.
+    allocation => "Allocation": usize {
+        /// The application's key.
+        APP = 0;
+        /// The container number (`ContainerId.getContainerId()`).
+        NUMBER = 1;
+        /// Memory, MiB.
+        MEMORY = 2;
+        /// Virtual cores.
+        VCORES = 3;
+        /// The request's priority.
+        PRIORITY = 4;
+        /// The request's `allocationRequestId`.
+        ALLOCATION_REQUEST_ID = 5;
+        /// A [`locality`](super::locality) code.
+        LOCALITY = 6;
+        /// What to do: a [`kind`](super::kind) code.
+        KIND = 7;
+        /// The node: the heartbeating one, except when a reservation elsewhere is dropped.
+        NODE = 8;
+        /// Longs per allocation.
+        STRIDE = 9;
+    }
 }
 
-/// Fields of one container in `containerReport`'s result (a diagnostics native).
-pub mod container_report {
-    /// The application's key.
-    pub const APP: usize = 0;
-    /// The container number.
-    pub const NUMBER: usize = 1;
-    /// The node's key.
-    pub const NODE: usize = 2;
-    /// Memory, MiB.
-    pub const MEMORY: usize = 3;
-    /// Virtual cores.
-    pub const VCORES: usize = 4;
-    /// 0 for a live container, 1 for a reservation.
-    pub const RESERVED: usize = 5;
-    /// Longs per container.
-    pub const STRIDE: usize = 6;
+wire_constants! {
+    /// What the RM does with an allocation.
+    kind => "Kind": i64 {
+        /// A new container.
+        ALLOCATE = 0;
+        /// Hold the node for a container that does not fit yet.
+        RESERVE = 1;
+        /// Drop the node's reservation.
+        UNRESERVE = 2;
+        /// The reserved container becomes a real container, same number.
+        ALLOCATE_RESERVED = 3;
+    }
 }
 
-/// Allocation kind codes.
-pub const KIND_ALLOCATE: i64 = 0;
-/// Hold the node for a container that does not fit yet.
-pub const KIND_RESERVE: i64 = 1;
-/// Drop the node's reservation.
-pub const KIND_UNRESERVE: i64 = 2;
-/// The reserved container becomes a real container.
-pub const KIND_ALLOCATE_RESERVED: i64 = 3;
+wire_constants! {
+    /// Localities (YARN's `NodeType`, mapped by name on the Java side, never by ordinal).
+    locality => "Locality": i64 {
+        /// `NODE_LOCAL`.
+        NODE_LOCAL = 0;
+        /// `RACK_LOCAL`.
+        RACK_LOCAL = 1;
+        /// `OFF_SWITCH`.
+        OFF_SWITCH = 2;
+    }
+}
 
-/// Locality codes (YARN's `NodeType`, mapped by name on the Java side).
-pub const LOCALITY_NODE_LOCAL: i64 = 0;
-/// Rack-local.
-pub const LOCALITY_RACK_LOCAL: i64 = 1;
-/// Off-switch.
-pub const LOCALITY_OFF_SWITCH: i64 = 2;
+wire_constants! {
+    /// Queue ACLs (YARN's `QueueACL`, mapped by name on the Java side, never by ordinal).
+    acl => "Acl": i32 {
+        /// `SUBMIT_APPLICATIONS`.
+        SUBMIT_APPLICATIONS = 0;
+        /// `ADMINISTER_QUEUE`.
+        ADMINISTER_QUEUE = 1;
+    }
+}
 
-/// Queue ACL codes (YARN's `QueueACL`, mapped by name on the Java side).
-pub const ACL_SUBMIT_APPLICATIONS: i32 = 0;
-/// `acl_administer_queue`.
-pub const ACL_ADMINISTER_QUEUE: i32 = 1;
+wire_constants! {
+    /// Fields of one queue in `queueReport`'s result (doubles; counts and indices are
+    /// whole numbers), in order.
+    queue_report => "QueueReport": usize {
+        /// Configured capacity, a fraction of the parent.
+        CAPACITY = 0;
+        /// Configured maximum capacity, a fraction of the parent.
+        MAXIMUM_CAPACITY = 1;
+        /// The guarantee, a fraction of the cluster.
+        ABSOLUTE_CAPACITY = 2;
+        /// The maximum, a fraction of the cluster.
+        ABSOLUTE_MAXIMUM_CAPACITY = 3;
+        /// Used, a fraction of the guarantee.
+        USED_CAPACITY = 4;
+        /// Used, a fraction of the cluster.
+        ABSOLUTE_USED_CAPACITY = 5;
+        /// Used memory, MiB.
+        USED_MEMORY = 6;
+        /// Used virtual cores.
+        USED_VCORES = 7;
+        /// Applications in the queue and its descendants.
+        APPLICATIONS = 8;
+        /// 1 when STOPPED, else 0.
+        STOPPED = 9;
+        /// The parent's index, -1 for root.
+        PARENT = 10;
+        /// The weight, -1 unless the capacity is a weight.
+        WEIGHT = 11;
+        /// Maximum applications.
+        MAXIMUM_APPLICATIONS = 12;
+        /// `user-limit-factor`.
+        USER_LIMIT_FACTOR = 13;
+        /// `minimum-user-limit-percent`.
+        MINIMUM_USER_LIMIT_PERCENT = 14;
+        /// `maximum-am-resource-percent`.
+        MAXIMUM_AM_RESOURCE_PERCENT = 15;
+        /// `max-parallel-apps`, -1 when unlimited.
+        MAX_PARALLEL_APPS = 16;
+        /// Doubles per queue.
+        STRIDE = 17;
+    }
+}
+
+wire_constants! {
+    /// Fields of one container in `containerReport`'s result (a diagnostics native).
+    container_report => "ContainerReport": usize {
+        /// The application's key.
+        APP = 0;
+        /// The container number.
+        NUMBER = 1;
+        /// The node's key.
+        NODE = 2;
+        /// Memory, MiB.
+        MEMORY = 3;
+        /// Virtual cores.
+        VCORES = 4;
+        /// 0 for a live container, 1 for a reservation.
+        RESERVED = 5;
+        /// Longs per container.
+        STRIDE = 6;
+    }
+}
+
+/// Every group of constants, for the protocol test.
+pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
+    (allocation::JAVA, allocation::ALL),
+    (kind::JAVA, kind::ALL),
+    (locality::JAVA, locality::ALL),
+    (acl::JAVA, acl::ALL),
+    (queue_report::JAVA, queue_report::ALL),
+    (container_report::JAVA, container_report::ALL),
+];
 
 /// The code of an allocation kind.
 pub fn kind_code(kind: AllocationKind) -> i64 {
     match kind {
-        AllocationKind::Allocate => KIND_ALLOCATE,
-        AllocationKind::Reserve => KIND_RESERVE,
-        AllocationKind::Unreserve => KIND_UNRESERVE,
-        AllocationKind::AllocateReserved => KIND_ALLOCATE_RESERVED,
+        AllocationKind::Allocate => kind::ALLOCATE,
+        AllocationKind::Reserve => kind::RESERVE,
+        AllocationKind::Unreserve => kind::UNRESERVE,
+        AllocationKind::AllocateReserved => kind::ALLOCATE_RESERVED,
     }
 }
 
 /// The code of a locality.
 pub fn locality_code(locality: Locality) -> i64 {
     match locality {
-        Locality::NodeLocal => LOCALITY_NODE_LOCAL,
-        Locality::RackLocal => LOCALITY_RACK_LOCAL,
-        Locality::OffSwitch => LOCALITY_OFF_SWITCH,
+        Locality::NodeLocal => locality::NODE_LOCAL,
+        Locality::RackLocal => locality::RACK_LOCAL,
+        Locality::OffSwitch => locality::OFF_SWITCH,
     }
 }
 
 /// The queue ACL a code names, if any.
 pub fn acl_from_code(code: i32) -> Option<QueueAcl> {
     match code {
-        ACL_SUBMIT_APPLICATIONS => Some(QueueAcl::SubmitApplications),
-        ACL_ADMINISTER_QUEUE => Some(QueueAcl::AdministerQueue),
+        acl::SUBMIT_APPLICATIONS => Some(QueueAcl::SubmitApplications),
+        acl::ADMINISTER_QUEUE => Some(QueueAcl::AdministerQueue),
         _ => None,
     }
 }
@@ -206,8 +253,31 @@ mod tests {
 
     #[test]
     fn acl_codes_round_trip_and_unknown_codes_name_nothing() {
-        assert_eq!(acl_from_code(ACL_SUBMIT_APPLICATIONS), Some(QueueAcl::SubmitApplications));
-        assert_eq!(acl_from_code(ACL_ADMINISTER_QUEUE), Some(QueueAcl::AdministerQueue));
+        assert_eq!(acl_from_code(acl::SUBMIT_APPLICATIONS), Some(QueueAcl::SubmitApplications));
+        assert_eq!(acl_from_code(acl::ADMINISTER_QUEUE), Some(QueueAcl::AdministerQueue));
         assert_eq!(acl_from_code(2), None);
+    }
+
+    /// `Wire.java` declares exactly these constants, with these values: each group as a
+    /// nested class of that name, each constant as `static final int NAME = VALUE;`.
+    #[test]
+    fn wire_java_mirrors_every_constant() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../java-shim/src/main/java/org/capsched/yarn/Wire.java");
+        let java = std::fs::read_to_string(path).expect("Wire.java is readable");
+        let mut declared = std::collections::BTreeMap::new();
+        let mut class = String::new();
+        for line in java.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("static final class ") {
+                class = rest.split_whitespace().next().unwrap_or_default().to_string();
+            } else if let Some(rest) = line.strip_prefix("static final int ") {
+                let (name, value) = rest.trim_end_matches(';').split_once(" = ").expect("NAME = VALUE");
+                declared.insert(format!("{class}.{name}"), value.parse::<i64>().expect("a literal"));
+            }
+        }
+        let expected: std::collections::BTreeMap<String, i64> = GROUPS
+            .iter()
+            .flat_map(|(java, all)| all.iter().map(move |(name, value)| (format!("{java}.{name}"), *value)))
+            .collect();
+        assert_eq!(declared, expected, "Wire.java and jni/wire.rs disagree");
     }
 }

@@ -1,0 +1,127 @@
+package org.capsched.yarn;
+
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+
+/**
+ * The wire protocol with the native core: every record layout, field index and code that
+ * crosses the boundary, mirroring {@code rust-core/src/jni/wire.rs}. A cargo test reads
+ * this file and fails when the two disagree, so a constant is changed in both or in
+ * neither. Codes map to Hadoop's enums by name here, never by ordinal.
+ */
+final class Wire {
+  private Wire() {
+  }
+
+  /** Fields of one allocation in {@code nodeUpdate}'s result (longs). */
+  static final class Allocation {
+    static final int APP = 0;
+    static final int NUMBER = 1;
+    static final int MEMORY = 2;
+    static final int VCORES = 3;
+    static final int PRIORITY = 4;
+    static final int ALLOCATION_REQUEST_ID = 5;
+    static final int LOCALITY = 6;
+    static final int KIND = 7;
+    static final int NODE = 8;
+    static final int STRIDE = 9;
+
+    private Allocation() {
+    }
+  }
+
+  /** What the RM does with an allocation. */
+  static final class Kind {
+    static final int ALLOCATE = 0;
+    static final int RESERVE = 1;
+    static final int UNRESERVE = 2;
+    static final int ALLOCATE_RESERVED = 3;
+
+    private Kind() {
+    }
+  }
+
+  /** Localities, as YARN's {@link NodeType}. */
+  static final class Locality {
+    static final int NODE_LOCAL = 0;
+    static final int RACK_LOCAL = 1;
+    static final int OFF_SWITCH = 2;
+
+    private Locality() {
+    }
+  }
+
+  /** Queue ACLs, as YARN's {@link QueueACL}. */
+  static final class Acl {
+    static final int SUBMIT_APPLICATIONS = 0;
+    static final int ADMINISTER_QUEUE = 1;
+
+    private Acl() {
+    }
+  }
+
+  /** Fields of one queue in {@code queueReport}'s result (doubles). */
+  static final class QueueReport {
+    static final int CAPACITY = 0;
+    static final int MAXIMUM_CAPACITY = 1;
+    static final int ABSOLUTE_CAPACITY = 2;
+    static final int ABSOLUTE_MAXIMUM_CAPACITY = 3;
+    static final int USED_CAPACITY = 4;
+    static final int ABSOLUTE_USED_CAPACITY = 5;
+    static final int USED_MEMORY = 6;
+    static final int USED_VCORES = 7;
+    static final int APPLICATIONS = 8;
+    static final int STOPPED = 9;
+    static final int PARENT = 10;
+    static final int WEIGHT = 11;
+    static final int MAXIMUM_APPLICATIONS = 12;
+    static final int USER_LIMIT_FACTOR = 13;
+    static final int MINIMUM_USER_LIMIT_PERCENT = 14;
+    static final int MAXIMUM_AM_RESOURCE_PERCENT = 15;
+    static final int MAX_PARALLEL_APPS = 16;
+    static final int STRIDE = 17;
+
+    private QueueReport() {
+    }
+  }
+
+  /** Fields of one container in {@code containerReport}'s result (longs; test builds). */
+  static final class ContainerReport {
+    static final int APP = 0;
+    static final int NUMBER = 1;
+    static final int NODE = 2;
+    static final int MEMORY = 3;
+    static final int VCORES = 4;
+    static final int RESERVED = 5;
+    static final int STRIDE = 6;
+
+    private ContainerReport() {
+    }
+  }
+
+  /** The {@link NodeType} a locality code names. */
+  static NodeType nodeType(long code) {
+    switch ((int) code) {
+      case Locality.NODE_LOCAL:
+        return NodeType.NODE_LOCAL;
+      case Locality.RACK_LOCAL:
+        return NodeType.RACK_LOCAL;
+      case Locality.OFF_SWITCH:
+        return NodeType.OFF_SWITCH;
+      default:
+        throw new IllegalArgumentException("unknown locality code " + code);
+    }
+  }
+
+  /** The code of a {@link QueueACL}. */
+  static int aclCode(QueueACL acl) {
+    switch (acl) {
+      case SUBMIT_APPLICATIONS:
+        return Acl.SUBMIT_APPLICATIONS;
+      case ADMINISTER_QUEUE:
+        return Acl.ADMINISTER_QUEUE;
+      default:
+        throw new IllegalArgumentException("no code for queue ACL " + acl);
+    }
+  }
+}
