@@ -118,3 +118,100 @@ pub fn reserved_node_level(state: &State, app: &App, key: SchedulerKey, node: &N
     };
     Some((locality, group.capability_at(level)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClusterSettings, SchedulerConfig};
+    use crate::model::Ask;
+    use crate::policy::admission::Submission;
+    use crate::scheduler::Scheduler;
+
+    const KEY: SchedulerKey = SchedulerKey { priority: 1, allocation_request_id: 0 };
+
+    /// Four 4 GB nodes on two racks, one application asking for 1 GB containers: one on
+    /// `h1` (rack `/r1`), eight anywhere, with `relax` at every level; `node-locality-delay` 2.
+    fn asking_for_h1(relax: bool) -> (Scheduler, crate::ids::AppKey) {
+        let xml = "<configuration>
+          <property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>100</value></property>
+          <property><name>yarn.scheduler.capacity.node-locality-delay</name><value>2</value></property>
+        </configuration>";
+        let mut s =
+            Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t", ClusterSettings::default()).unwrap(), 0);
+        for (host, rack) in [("h1", "/r1"), ("h2", "/r1"), ("h3", "/r2"), ("h4", "/r2")] {
+            s.add_node(&format!("{host}:1"), host, rack, Resource::new(4096, 4));
+        }
+        let sub = Submission {
+            app_id: (1, 1),
+            queue: "a".into(),
+            user: "u".into(),
+            groups: vec![],
+            priority: 0,
+            recovering: false,
+            am_resource: Resource::ZERO,
+        };
+        let (app, _) = s.submit(&sub).unwrap();
+        s.add_attempt(app, 1);
+        let ask = |name: &str| Ask {
+            key: KEY,
+            resource_name: name.into(),
+            capability: Resource::new(1024, 1),
+            count: if name == ANY { 8 } else { 1 },
+            relax_locality: relax || name == "h1",
+        };
+        s.update_requests(app, &[ask("h1"), ask("/r1"), ask(ANY)]);
+        (s, app)
+    }
+
+    fn on(s: &Scheduler, app: crate::ids::AppKey, host: &str) -> GroupResult {
+        let st = s.state();
+        let a = &st.apps[&app];
+        let node = st.nodes.values().find(|n| n.host == host).unwrap();
+        try_group(st, a, KEY, &a.requests[&KEY], node, None)
+    }
+
+    #[test]
+    fn the_host_asked_for_is_served_at_once_and_others_wait_out_the_delays() {
+        let (s, app) = asking_for_h1(true);
+        assert_eq!(on(&s, app, "h1"), GroupResult::Placed(Locality::NodeLocal, Resource::new(1024, 1)));
+        assert_eq!(on(&s, app, "h2"), GroupResult::Delayed, "same rack, before the node-locality delay");
+        assert_eq!(on(&s, app, "h3"), GroupResult::Delayed, "another rack, before the rack wait");
+    }
+
+    #[test]
+    fn missed_opportunities_open_the_rack_then_anywhere() {
+        let (mut s, app) = asking_for_h1(true);
+        for _ in 0..2 {
+            s.state_for_tests().apps.get_mut(&app).unwrap().count_opportunity(KEY);
+        }
+        assert_eq!(on(&s, app, "h2"), GroupResult::Placed(Locality::RackLocal, Resource::new(1024, 1)));
+        // Off-switch waits min(nodes, 8 asked x (3 locations - 1) / 4 nodes) = 4 opportunities.
+        assert_eq!(on(&s, app, "h3"), GroupResult::Delayed);
+        for _ in 0..2 {
+            s.state_for_tests().apps.get_mut(&app).unwrap().count_opportunity(KEY);
+        }
+        assert_eq!(on(&s, app, "h3"), GroupResult::Placed(Locality::OffSwitch, Resource::new(1024, 1)));
+    }
+
+    #[test]
+    fn a_request_that_does_not_relax_never_leaves_its_host() {
+        let (mut s, app) = asking_for_h1(false);
+        for _ in 0..10 {
+            s.state_for_tests().apps.get_mut(&app).unwrap().count_opportunity(KEY);
+        }
+        assert_eq!(on(&s, app, "h2"), GroupResult::Skipped);
+        assert_eq!(on(&s, app, "h3"), GroupResult::Skipped);
+    }
+
+    #[test]
+    fn a_reserved_node_is_tried_at_the_most_local_level_still_asked_for() {
+        let (s, app) = asking_for_h1(true);
+        let st = s.state();
+        let node = |host: &str| st.nodes.values().find(|n| n.host == host).unwrap();
+        let level = |host| reserved_node_level(st, &st.apps[&app], KEY, node(host)).map(|(l, _)| l);
+        assert_eq!(level("h1"), Some(Locality::NodeLocal));
+        assert_eq!(level("h2"), Some(Locality::OffSwitch), "the rack only once the delay has passed");
+        assert_eq!(level("h3"), Some(Locality::OffSwitch));
+    }
+}

@@ -36,13 +36,36 @@ pub struct Assignment {
     pub unreserve: Option<(NodeKey, u64)>,
 }
 
-/// What one pass over the tree decided for a node.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What one pass over the tree decided for a node: its outcome, and its effects on the
+/// caches Apache keeps, which the scheduler applies whatever the outcome.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
-    /// The container to place, if any.
-    pub assignment: Option<Assignment>,
-    /// A container that does not fit on this node yet: hold the node for it.
-    pub reserve: Option<Assignment>,
+    /// What the pass ended with.
+    pub outcome: Outcome,
+    /// What the pass did to the caches.
+    pub effects: PassEffects,
+}
+
+/// How a pass over part of the tree ended for the node: the one outcome of placement, from
+/// a request group up to the root.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A container for the node.
+    Allocate(Assignment),
+    /// A container that does not fit on the node yet: hold the node for it.
+    Reserve(Assignment),
+    /// A request did not fit under its queue's limit (Apache's `SkippedType.QUEUE_LIMIT`),
+    /// leaving this much of the limit unusable: the parent passes its later children that
+    /// much less (the "blocked headroom").
+    QueueLimit(Resource),
+    /// Nothing here: the next application, or the next queue, may try.
+    Nothing,
+}
+
+/// What a pass did besides deciding, replayed by the scheduler as Apache's allocator does
+/// it during the pass (its caches then see the same values ours do).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PassEffects {
     /// Request groups that were offered this node and passed it up (for locality): each
     /// counts one missed scheduling opportunity.
     pub missed: Vec<(AppKey, SchedulerKey)>,
@@ -55,48 +78,17 @@ pub struct Decision {
     pub headroom_tracked: Vec<AppKey>,
 }
 
-/// How an application or request group fared on the node.
-enum Attempt {
-    Assigned(Assignment),
-    /// The head-of-line request does not fit on this node: reserve it.
-    Reserve(Assignment),
-    /// Nothing for this request group here (no ask this node could serve); not counted
-    /// as an opportunity. Try the next group.
-    PrioritySkipped,
-    /// The application passes on this node (delayed for locality); try the next application.
-    AppSkipped,
-    /// The queue has no room for the request; the leaf stops.
-    QueueLimit,
-}
-
 /// Finds the next container to place on `node`.
 pub fn next_assignment(state: &State, node: &Node) -> Decision {
-    let mut decision = Decision::default();
-    let min = state.minimum_allocation();
+    let mut effects = PassEffects::default();
     // Apache's computeAvailableContainers: room for one minimum allocation, in the
     // resources the calculator schedules.
-    if !state.calculator().fits(min, node.available()) {
-        return decision;
-    }
-    match visit_queue(state, 0, node, state.cluster, &mut decision) {
-        Outcome::Allocate(a) => decision.assignment = Some(a),
-        Outcome::Reserve(a) => decision.reserve = Some(a),
-        Outcome::QueueLimit(_) | Outcome::Nothing => {}
-    }
-    decision
-}
-
-/// How a visit to a queue ended.
-enum Outcome {
-    /// A container for the node.
-    Allocate(Assignment),
-    /// A container that does not fit on the node yet: hold the node for it.
-    Reserve(Assignment),
-    /// A request did not fit under the queue's limit (Apache's `SkippedType.QUEUE_LIMIT`),
-    /// leaving this much of the limit unusable: the parent passes its later children that
-    /// much less (the "blocked headroom").
-    QueueLimit(Resource),
-    Nothing,
+    let outcome = if state.calculator().fits(state.minimum_allocation(), node.available()) {
+        visit_queue(state, 0, node, state.cluster, &mut effects)
+    } else {
+        Outcome::Nothing
+    };
+    Decision { outcome, effects }
 }
 
 /// Apache's `shouldAllocOrReserveNewContainer`: the application may place or reserve
@@ -119,10 +111,10 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
     starvation + wanted - reserved > 0
 }
 
-fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
+fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, effects: &mut PassEffects) -> Outcome {
     let q = state.queues.get(queue);
     if q.is_leaf() {
-        return visit_leaf(state, queue, node, passed, decision);
+        return visit_leaf(state, queue, node, passed, effects);
     }
     let limit = effective_limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
@@ -134,7 +126,7 @@ fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, 
     let mut blocked: Option<Resource> = None;
     for child in ordered_children(state, queue) {
         let child_limit = child_limit(state, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
-        match visit_queue(state, child, node, child_limit, decision) {
+        match visit_queue(state, child, node, child_limit, effects) {
             placed @ (Outcome::Allocate(_) | Outcome::Reserve(_)) => return placed,
             Outcome::QueueLimit(unusable) => {
                 let unusable = calc.max(state.cluster, unusable, Resource::ZERO);
@@ -146,7 +138,7 @@ fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, 
     blocked.map_or(Outcome::Nothing, Outcome::QueueLimit)
 }
 
-fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, decision: &mut Decision) -> Outcome {
+fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, effects: &mut PassEffects) -> Outcome {
     let calc = state.calculator();
     let q = state.queues.get(queue);
     // A leaf with nothing asked of it (by its active or its pending applications) is
@@ -175,13 +167,13 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, d
             if !within_limit(state, q.used, limit, app_reserved) {
                 return Outcome::Nothing;
             }
-            if decision.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
-                decision.published.push((queue, published_limit(state, queue, passed)));
+            if effects.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
+                effects.published.push((queue, published_limit(state, queue, passed)));
             }
             check_queue_limit = continue_looking && !app_reserved.is_none();
         }
         if app.headroom_queue != Some(queue) {
-            decision.headroom_tracked.push(key);
+            effects.headroom_tracked.push(key);
         }
         if !app.is_asking() {
             continue;
@@ -200,11 +192,9 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, d
             user_must_unreserve = user_used.difference(ul);
         }
         let room = Room { headroom: limit.difference(q.used), app_reserved, user_must_unreserve, continue_looking };
-        match try_app(state, key, app, node, &room, &mut decision.missed) {
-            Attempt::Assigned(a) => return Outcome::Allocate(a),
-            Attempt::Reserve(a) => return Outcome::Reserve(a),
-            Attempt::QueueLimit => return Outcome::QueueLimit(room.headroom),
-            Attempt::AppSkipped | Attempt::PrioritySkipped => continue,
+        match try_app(state, key, app, node, &room, &mut effects.missed) {
+            Outcome::Nothing => continue,
+            decided => return decided,
         }
     }
     Outcome::Nothing
@@ -229,7 +219,7 @@ fn try_app(
     node: &Node,
     room: &Room,
     missed: &mut Vec<(AppKey, SchedulerKey)>,
-) -> Attempt {
+) -> Outcome {
     let calc = state.calculator();
     for (&sk, group) in &app.requests {
         if group.wanted() == 0 {
@@ -244,12 +234,12 @@ fn try_app(
         // Apache's checkHeadroom: the request must fit what the queue has left (plus what
         // giving up reservations would free) in every resource the calculator schedules.
         if !calc.fits(required, room.headroom.plus(room.app_reserved)) {
-            return Attempt::QueueLimit;
+            return Outcome::QueueLimit(room.headroom);
         }
         // Apache checks the blacklist after the headroom, and skips the whole application
         // without counting a missed opportunity.
         if app.blacklist.excludes(&node.host, &node.rack) {
-            return Attempt::AppSkipped;
+            return Outcome::Nothing;
         }
         // What must be given up to place a container of `size`: the part above the queue's
         // headroom, or the user's excess, whichever is larger.
@@ -263,7 +253,7 @@ fn try_app(
                 GroupResult::Placed(locality, size) => (locality, size, true),
                 GroupResult::NoRoom(locality, size) => (locality, size, false),
                 GroupResult::Skipped => break None,
-                GroupResult::Delayed => break Some(Attempt::AppSkipped),
+                GroupResult::Delayed => break Some(Outcome::Nothing),
             };
             let need = need(size);
             if fits {
@@ -276,38 +266,38 @@ fn try_app(
                     unreserve = find_reservation_to_drop(state, app, sk, wanted, node);
                     if unreserve.is_none() {
                         if locality == Locality::OffSwitch {
-                            break Some(Attempt::AppSkipped);
+                            break Some(Outcome::Nothing);
                         }
                         after = Some(locality);
                         continue;
                     }
                 }
-                return Attempt::Assigned(Assignment { app: key, key: sk, resource: size, locality, unreserve });
+                return Outcome::Allocate(Assignment { app: key, key: sk, resource: size, locality, unreserve });
             }
             // The node cannot hold the request now: reserve the node for it (Apache's
             // reservations), so smaller containers do not starve it.
             let over = room.continue_looking && calc.any_above_zero(need);
             if should_reserve && !over {
                 if node.reservation.is_some() {
-                    break Some(Attempt::AppSkipped);
+                    break Some(Outcome::Nothing);
                 }
                 missed.push((key, sk));
-                return Attempt::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
+                return Outcome::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
             }
             if locality == Locality::OffSwitch {
-                break Some(Attempt::AppSkipped);
+                break Some(Outcome::Nothing);
             }
             after = Some(locality);
         };
-        match skipped {
-            Some(attempt) => {
-                missed.push((key, sk));
-                return attempt;
-            }
-            None => continue,
+        // The application passes on this node (waiting for locality, or nowhere to put
+        // it): the request group missed an opportunity. A group the node cannot serve at
+        // all lets the next group try.
+        if let Some(outcome) = skipped {
+            missed.push((key, sk));
+            return outcome;
         }
     }
-    Attempt::PrioritySkipped
+    Outcome::Nothing
 }
 
 /// Apache's `findNodeToUnreserve`: a reservation of the same request on another node,
@@ -340,4 +330,81 @@ fn find_reservation_to_drop(
                 && state.nodes.contains_key(node)
         })
         .map(|(number, node, _)| (node, number))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClusterSettings, SchedulerConfig};
+    use crate::ids::ANY;
+    use crate::model::Ask;
+    use crate::policy::admission::Submission;
+    use crate::scheduler::Scheduler;
+
+    const KEY: SchedulerKey = SchedulerKey { priority: 1, allocation_request_id: 0 };
+
+    /// `a` (30%, at most 50%) and `b` (70%) on one 10 GB node; an application per queue,
+    /// asking for `counts` containers of 1 GB.
+    fn two_queues(counts: [u32; 2]) -> (Scheduler, [AppKey; 2]) {
+        let xml = "<configuration>
+          <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>30</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.maximum-capacity</name><value>50</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.user-limit-factor</name><value>10</value></property>
+          <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>70</value></property>
+        </configuration>";
+        let mut s =
+            Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t", ClusterSettings::default()).unwrap(), 0);
+        s.add_node("h1:1", "h1", "/r", Resource::new(10 * 1024, 10));
+        let apps = [(1, "a", counts[0]), (2, "b", counts[1])].map(|(id, queue, count)| {
+            let sub = Submission {
+                app_id: (1, id),
+                queue: queue.into(),
+                user: "u".into(),
+                groups: vec![],
+                priority: 0,
+                recovering: false,
+                am_resource: Resource::ZERO,
+            };
+            let (app, _) = s.submit(&sub).unwrap();
+            s.add_attempt(app, 1);
+            let capability = Resource::new(1024, 1);
+            s.update_requests(
+                app,
+                &[Ask { key: KEY, resource_name: ANY.into(), capability, count, relax_locality: true }],
+            );
+            app
+        });
+        (s, apps)
+    }
+
+    fn next(s: &Scheduler) -> Outcome {
+        let st = s.state();
+        next_assignment(st, st.nodes.values().next().unwrap()).outcome
+    }
+
+    #[test]
+    fn the_queue_furthest_below_its_guarantee_is_served_first() {
+        let (s, [_, b]) = two_queues([1, 1]);
+        // Both idle: the larger guarantee first.
+        match next(&s) {
+            Outcome::Allocate(a) => assert_eq!((a.app, a.locality), (b, Locality::OffSwitch)),
+            other => panic!("expected an allocation, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_queue_at_its_maximum_gets_nothing_more_and_its_sibling_goes_on() {
+        let (mut s, [a, b]) = two_queues([8, 2]);
+        let mut placed = Vec::new();
+        for _ in 0..10 {
+            let node = *s.state().nodes.keys().next().unwrap();
+            placed.extend(s.node_heartbeat(node, &[]).into_iter().map(|x| x.app));
+        }
+        let in_a = placed.iter().filter(|&&k| k == a).count();
+        assert_eq!(in_a, 5, "a stops at its maximum, 50% of 10 GB");
+        assert_eq!(placed.iter().filter(|&&k| k == b).count(), 2);
+        // Room is left on the node, but a, at its maximum, is passed over.
+        assert_eq!(next(&s), Outcome::Nothing);
+    }
 }

@@ -6,7 +6,7 @@ use super::{Allocation, AllocationKind, Scheduler};
 use crate::ids::{AppKey, ContainerRef, Locality, NodeKey};
 use crate::model::Reservation;
 use crate::policy::locality::reserved_node_level;
-use crate::policy::placement::{next_assignment, Assignment, Decision};
+use crate::policy::placement::{next_assignment, Assignment, Decision, Outcome, PassEffects};
 use crate::resource::Resource;
 
 impl Scheduler {
@@ -42,34 +42,24 @@ impl Scheduler {
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while assigned < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
-            let Decision { assignment, reserve, missed, published, headroom_tracked } = next_assignment(&self.state, n);
-            for &(leaf, _) in &published {
-                self.state.queues.queues[leaf].user_limit_looked_up();
-            }
-            self.state.queues.publish(published);
-            for app in headroom_tracked {
-                if let Some(a) = self.state.apps.get_mut(&app) {
-                    a.headroom_queue = Some(a.queue);
+            let Decision { outcome, effects } = next_assignment(&self.state, n);
+            self.apply_effects(effects);
+            let a = match outcome {
+                Outcome::Allocate(a) => a,
+                Outcome::Reserve(r) => {
+                    // A reservation starts the locality wait over as an allocation does, as
+                    // soon as it is decided (before the commit-time check).
+                    let full_reset = self.state.config.global.rack_locality_full_reset;
+                    if let Some(a) = self.state.apps.get_mut(&r.app) {
+                        a.restart_locality_wait(r.key, r.locality, full_reset);
+                    }
+                    if self.queues_accept(r.app, r.resource, Resource::ZERO) {
+                        out.push(self.reserve(node, r));
+                    }
+                    break;
                 }
-            }
-            for (app, key) in missed {
-                if let Some(a) = self.state.apps.get_mut(&app) {
-                    a.count_opportunity(key);
-                }
-            }
-            if let Some(r) = reserve {
-                // A reservation starts the locality wait over as an allocation does, as
-                // soon as it is decided (before the commit-time check).
-                let full_reset = self.state.config.global.rack_locality_full_reset;
-                if let Some(a) = self.state.apps.get_mut(&r.app) {
-                    a.restart_locality_wait(r.key, r.locality, full_reset);
-                }
-                if self.queues_accept(r.app, r.resource, Resource::ZERO) {
-                    out.push(self.reserve(node, r));
-                }
-                break;
-            }
-            let Some(a) = assignment else { break };
+                Outcome::QueueLimit(_) | Outcome::Nothing => break,
+            };
             if a.locality == Locality::OffSwitch {
                 off_switch += 1;
             }
@@ -94,6 +84,27 @@ impl Scheduler {
             out.push(self.apply(node, a));
         }
         out
+    }
+
+    /// Replays what a pass did to Apache's caches: the limits leaves published (each a
+    /// user-limit lookup), the applications whose headroom now has a leaf, and the missed
+    /// scheduling opportunities.
+    fn apply_effects(&mut self, effects: PassEffects) {
+        let PassEffects { missed, published, headroom_tracked } = effects;
+        for &(leaf, _) in &published {
+            self.state.queues.queues[leaf].user_limit_looked_up();
+        }
+        self.state.queues.publish(published);
+        for app in headroom_tracked {
+            if let Some(a) = self.state.apps.get_mut(&app) {
+                a.headroom_queue = Some(a.queue);
+            }
+        }
+        for (app, key) in missed {
+            if let Some(a) = self.state.apps.get_mut(&app) {
+                a.count_opportunity(key);
+            }
+        }
     }
 
     /// Apache's commit-time check (`AbstractCSQueue.accept`): a new container or

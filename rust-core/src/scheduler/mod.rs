@@ -98,6 +98,12 @@ impl Scheduler {
         Scheduler { state }
     }
 
+    /// The state, to change by hand (unit tests of the decision functions).
+    #[cfg(test)]
+    pub(crate) fn state_for_tests(&mut self) -> &mut State {
+        &mut self.state
+    }
+
     /// What the application could still get (see [`limits::headroom`]).
     pub fn headroom(&self, app: AppKey) -> Resource {
         limits::headroom(&self.state, app)
