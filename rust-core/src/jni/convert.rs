@@ -2,8 +2,8 @@
 //! configuration inputs the shim gathers.
 
 use super::error::{NativeError, NativeResult};
-use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
-use jni::Env;
+use jni::objects::{JByteArray, JDoubleArray, JIntArray, JLongArray, JObject, JObjectArray, JString, JValue};
+use jni::{jni_sig, jni_str, Env};
 
 /// Reads a Java `String` (null is an error naming `what`).
 pub fn read_string(env: &Env<'_>, s: &JString<'_>, what: &str) -> NativeResult<String> {
@@ -54,11 +54,21 @@ pub fn new_longs<'local>(env: &mut Env<'local>, values: &[i64]) -> NativeResult<
     Ok(arr)
 }
 
-/// Makes a Java `double[]`.
-pub fn new_doubles<'local>(env: &mut Env<'local>, values: &[f64]) -> NativeResult<JDoubleArray<'local>> {
-    let arr = JDoubleArray::new(env, values.len())?;
-    arr.set_region(env, 0, values)?;
-    Ok(arr)
+/// Makes an `org.capsched.yarn.QueueReport` of the two arrays.
+pub fn new_queue_report<'local>(
+    env: &mut Env<'local>,
+    figures: &[f64],
+    counts: &[i64],
+) -> NativeResult<JObject<'local>> {
+    let doubles = JDoubleArray::new(env, figures.len())?;
+    doubles.set_region(env, 0, figures)?;
+    let longs = new_longs(env, counts)?;
+    let report = env.new_object(
+        jni_str!("org/capsched/yarn/QueueReport"),
+        jni_sig!("([D[J)V"),
+        &[JValue::from(&doubles), JValue::from(&longs)],
+    )?;
+    Ok(report)
 }
 
 /// Makes a Java `String[]`.
@@ -73,13 +83,6 @@ pub fn new_strings<'local>(
         arr.set_element(env, i, &js)?;
     }
     Ok(arr)
-}
-
-/// Writes `text` into `out[0]`, the way results with a reason come back to Java.
-pub fn set_out(env: &mut Env<'_>, out: &JObjectArray<'_, JString<'_>>, text: &str) -> NativeResult<()> {
-    let text = env.new_string(text)?;
-    out.set_element(env, 0, &text)?;
-    Ok(())
 }
 
 /// What a configuration is built from, as the shim gathers it: the file's bytes and name,

@@ -16,6 +16,13 @@ pub enum NativeError {
     /// Java passed something the boundary contract does not allow.
     #[error("{0}")]
     InvalidArgument(String),
+    /// The scheduler refused an application (a submission, or a move into a leaf that does
+    /// not admit it); the message is what the user sees.
+    #[error("{0}")]
+    Rejected(String),
+    /// A move named no leaf queue; the message is what the user sees.
+    #[error("{0}")]
+    NoSuchLeaf(String),
     /// The scheduler was used after `close()`.
     #[error("the native scheduler has been closed")]
     Closed,
@@ -33,6 +40,8 @@ pub struct ThrowJava;
 
 const CONFIG_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/SchedulerConfigurationException");
 const PANIC_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/NativeSchedulerPanicException");
+const REJECTED_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/ApplicationRejectedException");
+const NO_SUCH_LEAF_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/NoSuchLeafQueueException");
 
 impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
     type Captures<'unowned_env_local: 'native_method, 'native_method> = ();
@@ -48,6 +57,8 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
         let message = jni::strings::JNIString::from(err.to_string());
         let _ = match err {
             NativeError::Config(_) => env.throw_new(CONFIG_EXCEPTION, &message),
+            NativeError::Rejected(_) => env.throw_new(REJECTED_EXCEPTION, &message),
+            NativeError::NoSuchLeaf(_) => env.throw_new(NO_SUCH_LEAF_EXCEPTION, &message),
             NativeError::InvalidArgument(_) => env.throw_new(jni_str!("java/lang/IllegalArgumentException"), &message),
             NativeError::Closed => env.throw_new(jni_str!("java/lang/IllegalStateException"), &message),
             NativeError::Jni(_) => env.throw_new(jni_str!("java/lang/RuntimeException"), &message),

@@ -4,7 +4,7 @@
 //! are in [`wire`](super::wire).
 
 use super::convert::{
-    new_doubles, new_longs, new_strings, read_config_inputs, read_ints, read_longs, read_string, read_strings, set_out,
+    new_longs, new_queue_report, new_strings, read_config_inputs, read_ints, read_longs, read_string, read_strings,
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
@@ -12,7 +12,7 @@ use crate::ids::SchedulerKey;
 use crate::policy::admission::Submission;
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
-use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 
@@ -84,10 +84,10 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_destroy<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native String refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] systemProperties)`
+/// `static native String[] refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] systemProperties)`
 ///
 /// Throws `SchedulerConfigurationException` listing every problem and leaves the running
-/// configuration untouched; otherwise returns warnings, one per line.
+/// configuration untouched; otherwise returns the warnings.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     mut env: EnvUnowned<'l>,
@@ -97,11 +97,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     source: JString<'l>,
     base_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
-) -> JString<'l> {
-    env.with_env(|env| -> NativeResult<JString<'l>> {
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
         let inputs = read_config_inputs(env, &xml, &source, &base_properties, &system_properties)?;
         let warnings = handle_ref(handle)?.refresh(&inputs)?;
-        Ok(env.new_string(warnings.join("\n"))?)
+        new_strings(env, &warnings)
     })
     .resolve::<ThrowJava>()
 }
@@ -194,10 +194,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, long amMemory, long amVcores, String[] out)`
+/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, long amMemory, long amVcores) throws ApplicationRejectedException`
 ///
-/// Returns the application's key, with `out[0]` set to its leaf queue's full path; or -1,
-/// with `out[0]` set to the reason it was rejected.
+/// Returns the application's key; a rejection throws with the reason the user sees.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -212,7 +211,6 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     recovering: jboolean,
     am_memory: jlong,
     am_vcores: jlong,
-    out: JObjectArray<'l, JString<'l>>,
 ) -> jint {
     env.with_env(|env| -> NativeResult<jint> {
         let submission = Submission {
@@ -224,9 +222,23 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
             recovering,
             am_resource: Resource::new(am_memory, am_vcores),
         };
-        let (key, text) = ops::submit(handle_ref(handle)?, &submission);
-        set_out(env, &out, &text)?;
-        Ok(key)
+        Ok(ops::submit(handle_ref(handle)?, &submission)? as jint)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native String applicationQueue(long handle, int app)`: the full path of the leaf
+/// the application runs in.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationQueue<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+) -> JString<'l> {
+    env.with_env(|env| -> NativeResult<JString<'l>> {
+        let path = ops::application_queue(handle_ref(handle)?, app as u32)?;
+        Ok(env.new_string(path)?)
     })
     .resolve::<ThrowJava>()
 }
@@ -271,16 +283,18 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeApp<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs, String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
+/// `static native long[] allocate(long handle, int app, long[] released, int[] askInts, long[] askLongs, String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
 ///
-/// Records the AM's asks ([`ops::decode_asks`]) and blacklist changes; returns its
-/// headroom as `[memory, vcores]`.
+/// One crossing per AM heartbeat: the released containers (pairs), the asks
+/// ([`ops::decode_asks`]) and the blacklist changes; returns the headroom as
+/// `[memory, vcores]`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     app: jint,
+    released: JLongArray<'l>,
     ask_ints: JIntArray<'l>,
     ask_longs: JLongArray<'l>,
     ask_names: JObjectArray<'l, JString<'l>>,
@@ -290,41 +304,46 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
 ) -> JLongArray<'l> {
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let names = read_strings(env, &ask_names, "resource name")?;
-        let asks = ops::decode_asks(&read_ints(env, &ask_ints)?, &read_longs(env, &ask_longs)?, names)?;
-        let additions = read_strings(env, &blacklist_additions, "blacklist addition")?;
-        let removals = read_strings(env, &blacklist_removals, "blacklist removal")?;
-        let headroom = ops::allocate(handle_ref(handle)?, app as u32, &asks, &additions, &removals, waiting_for_am);
-        new_longs(env, &headroom)
+        let call = ops::AllocateCall {
+            app: app as u32,
+            released: read_longs(env, &released)?,
+            asks: ops::decode_asks(&read_ints(env, &ask_ints)?, &read_longs(env, &ask_longs)?, names)?,
+            additions: read_strings(env, &blacklist_additions, "blacklist addition")?,
+            removals: read_strings(env, &blacklist_removals, "blacklist removal")?,
+            waiting_for_am,
+        };
+        new_longs(env, &ops::allocate(handle_ref(handle)?, &call)?)
     })
     .resolve::<ThrowJava>()
 }
 
-/// `static native String[] queueStrings(long handle)`: three strings per queue, in tree
-/// order: full path, submit ACL, administer ACL (Hadoop syntax).
+/// `static native String[] queuePaths(long handle)`: every queue's full path, in tree order
+/// (the order of `queueReport`'s records).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueStrings<'l>(
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
-        let strings = ops::queue_strings(handle_ref(handle)?);
-        new_strings(env, &strings)
+        let paths = ops::queue_paths(handle_ref(handle)?);
+        new_strings(env, &paths)
     })
     .resolve::<ThrowJava>()
 }
 
-/// `static native double[] queueReport(long handle)`: one record per queue in tree order
-/// ([`wire::queue_report`](super::wire::queue_report)).
+/// `static native QueueReport queueReport(long handle)`: one record per queue in tree
+/// order, fractions in `figures` ([`wire::queue_figures`](super::wire::queue_figures)) and
+/// amounts, counts and links in `counts` ([`wire::queue_counts`](super::wire::queue_counts)).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
-) -> JDoubleArray<'l> {
-    env.with_env(|env| -> NativeResult<JDoubleArray<'l>> {
-        let values = ops::queue_report(handle_ref(handle)?);
-        new_doubles(env, &values)
+) -> JObject<'l> {
+    env.with_env(|env| -> NativeResult<JObject<'l>> {
+        let (figures, counts) = ops::queue_report(handle_ref(handle)?);
+        new_queue_report(env, &figures, &counts)
     })
     .resolve::<ThrowJava>()
 }
@@ -381,12 +400,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_checkAccess<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int moveApplication(long handle, int app, String target, boolean commit, String[] out)`
+/// `static native String moveApplication(long handle, int app, String target, boolean commit) throws NoSuchLeafQueueException, ApplicationRejectedException`
 ///
 /// Checks whether the application may move to `target` and, with `commit`, moves it.
-/// Returns 0 with `out[0]` set to the destination leaf's full path; otherwise `out[0]` is
-/// the reason, and the result says its kind: 1 the target is no leaf queue, 2 the leaf
-/// does not admit the application (Apache reports that as an access-control failure).
+/// Returns the destination leaf's full path; throws when the target is no leaf queue, or
+/// when the leaf does not admit the application (Apache reports that as an access-control
+/// failure).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveApplication<'l>(
     mut env: EnvUnowned<'l>,
@@ -395,13 +414,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveApplication<'l
     app: jint,
     target: JString<'l>,
     commit: jboolean,
-    out: JObjectArray<'l, JString<'l>>,
-) -> jint {
-    env.with_env(|env| -> NativeResult<jint> {
+) -> JString<'l> {
+    env.with_env(|env| -> NativeResult<JString<'l>> {
         let target = read_string(env, &target, "target queue")?;
-        let (code, text) = ops::move_application(handle_ref(handle)?, app as u32, &target, commit);
-        set_out(env, &out, &text)?;
-        Ok(code)
+        let path = ops::move_application(handle_ref(handle)?, app as u32, &target, commit)?;
+        Ok(env.new_string(path)?)
     })
     .resolve::<ThrowJava>()
 }

@@ -119,43 +119,61 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeRes
         .collect())
 }
 
-/// `allocate()`: records blacklist changes and asks; returns the headroom as
-/// `[memory, vcores]`.
-pub fn allocate(
-    h: &Handle,
-    app: AppKey,
-    asks: &[Ask],
-    additions: &[String],
-    removals: &[String],
-    waiting_for_am: bool,
-) -> [i64; 2] {
+/// What one `allocate()` carries to the core: the containers the AM released (pairs), its
+/// asks and its blacklist changes.
+pub struct AllocateCall {
+    /// The application.
+    pub app: AppKey,
+    /// The containers it released, as `(application, number)` pairs.
+    pub released: Vec<i64>,
+    /// Its asks.
+    pub asks: Vec<Ask>,
+    /// Hosts or racks to blacklist.
+    pub additions: Vec<String>,
+    /// Hosts or racks no longer blacklisted.
+    pub removals: Vec<String>,
+    /// The attempt still waits for its AM container (the RM's own blacklist applies).
+    pub waiting_for_am: bool,
+}
+
+/// `allocate()`, in Apache's order: releases, then blacklist changes and asks; returns the
+/// headroom as `[memory, vcores]`.
+pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
+    let released = container_pairs(&call.released)?;
+    let AllocateCall { app, ref asks, ref additions, ref removals, waiting_for_am, .. } = *call;
     let headroom = h.with(|s| {
+        s.release(&released);
         if !additions.is_empty() || !removals.is_empty() {
             s.update_blacklist(app, waiting_for_am, additions, removals);
         }
         s.update_requests(app, asks)
     });
-    [headroom.memory_mb, headroom.vcores]
+    Ok([headroom.memory_mb, headroom.vcores])
 }
 
-/// APP_ADDED: the application's key and its leaf's path, or -1 and the reason it was
-/// rejected.
-pub fn submit(h: &Handle, submission: &Submission) -> (i32, String) {
-    match h.with(|s| s.submit(submission)) {
-        Ok((key, path)) => (key as i32, path),
-        Err(rejection) => (-1, rejection.0),
-    }
+/// APP_ADDED: the application's key, or why it was rejected.
+pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
+    h.with(|s| s.submit(submission)).map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
 }
 
-/// A move (or, without `commit`, only its check): 0 and the destination's path, 1 and the
-/// reason when the target is no leaf, 2 and the reason when the leaf does not admit it.
-pub fn move_application(h: &Handle, app: AppKey, target: &str, commit: bool) -> (i32, String) {
+/// The full path of the leaf an application runs in.
+pub fn application_queue(h: &Handle, app: AppKey) -> NativeResult<String> {
+    h.with(|s| {
+        let st = s.state();
+        st.apps.get(&app).map(|a| st.queues.get(a.queue).path().to_string())
+    })
+    .ok_or_else(|| NativeError::InvalidArgument(format!("no application with key {app}")))
+}
+
+/// A move (or, without `commit`, only its check): the destination leaf's path, or why not
+/// — no leaf by that name, or a leaf that does not admit the application (which Apache
+/// reports as an access-control failure).
+pub fn move_application(h: &Handle, app: AppKey, target: &str, commit: bool) -> NativeResult<String> {
     let result = h.with(|s| if commit { s.move_app(app, target) } else { s.check_move(app, target) });
-    match result {
-        Ok(path) => (0, path),
-        Err(refusal @ MoveRefusal::NoSuchLeaf(_)) => (1, refusal.reason().to_string()),
-        Err(refusal @ MoveRefusal::NotAdmitted(_)) => (2, refusal.reason().to_string()),
-    }
+    result.map_err(|refusal| match refusal {
+        MoveRefusal::NoSuchLeaf(reason) => NativeError::NoSuchLeaf(reason),
+        MoveRefusal::NotAdmitted(rejection) => NativeError::Rejected(rejection.0),
+    })
 }
 
 /// Whether `user` holds the ACL `acl_code` names on `queue` (see `Scheduler::may_access`).
@@ -172,26 +190,14 @@ pub fn check_access(
     Ok(h.with(|s| s.may_access(queue, acl, user, groups, enforced_only)))
 }
 
-/// Three strings per queue, in tree order: full path, submit ACL, administer ACL.
-pub fn queue_strings(h: &Handle) -> Vec<String> {
-    h.with(|s| {
-        s.state()
-            .queues
-            .queues
-            .iter()
-            .flat_map(|q| {
-                [
-                    q.config.path.clone(),
-                    q.config.acl_submit_applications.to_hadoop_string(),
-                    q.config.acl_administer_queue.to_hadoop_string(),
-                ]
-            })
-            .collect()
-    })
+/// Every queue's full path, in tree order (the order of `queueReport`'s records).
+pub fn queue_paths(h: &Handle) -> Vec<String> {
+    h.with(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
-/// Every queue's row, encoded (see [`wire::queue_report`]).
-pub fn queue_report(h: &Handle) -> Vec<f64> {
+/// Every queue's row, encoded as `queueReport`'s figures and counts (see
+/// [`wire::encode_queue_rows`]).
+pub fn queue_report(h: &Handle) -> (Vec<f64>, Vec<i64>) {
     wire::encode_queue_rows(&h.with(|s| queue_rows(s.state())))
 }
 
@@ -254,23 +260,28 @@ mod tests {
             recovering: false,
             am_resource: Resource::new(1024, 1),
         };
-        assert_eq!(submit(&h, &sub("nowhere")).0, -1);
-        let (app, path) = submit(&h, &sub("a"));
-        assert_eq!(path, "root.a");
-        assert_eq!(move_application(&h, app as AppKey, "root", false).0, 1);
-        assert_eq!(move_application(&h, app as AppKey, "b", false), (0, "root.b".into()));
-        assert_eq!(h.with(|s| s.state().apps[&(app as AppKey)].queue), 1, "a check moves nothing");
-        assert_eq!(move_application(&h, app as AppKey, "b", true), (0, "root.b".into()));
+        assert!(matches!(submit(&h, &sub("nowhere")), Err(NativeError::Rejected(_))));
+        let app = submit(&h, &sub("a")).unwrap();
+        assert_eq!(application_queue(&h, app).unwrap(), "root.a");
+        assert!(matches!(move_application(&h, app, "root", false), Err(NativeError::NoSuchLeaf(_))));
+        assert_eq!(move_application(&h, app, "b", false).unwrap(), "root.b");
+        assert_eq!(application_queue(&h, app).unwrap(), "root.a", "a check moves nothing");
+        assert_eq!(move_application(&h, app, "b", true).unwrap(), "root.b");
+        assert_eq!(application_queue(&h, app).unwrap(), "root.b");
         assert!(check_access(&h, "a", wire::acl::SUBMIT_APPLICATIONS, "anyone", &[], true).unwrap());
         assert!(check_access(&h, "a", 9, "anyone", &[], false).is_err());
-        assert_eq!(queue_strings(&h)[..3], ["root".to_string(), "*".into(), "*".into()]);
+        assert_eq!(queue_paths(&h), ["root", "root.a", "root.b"]);
+        let (figures, counts) = queue_report(&h);
+        assert_eq!(figures.len(), 3 * wire::queue_figures::STRIDE);
+        assert_eq!(counts[2 * wire::queue_counts::STRIDE + wire::queue_counts::APPLICATIONS], 1, "b holds the app");
+        assert_eq!(counts[wire::queue_counts::PARENT], -1);
     }
 
     #[test]
     fn a_heartbeat_encodes_what_it_placed() {
         let h = handle(AB);
         let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
-        let (app, _) = submit(
+        let app = submit(
             &h,
             &Submission {
                 app_id: (1, 1),
@@ -281,14 +292,26 @@ mod tests {
                 recovering: false,
                 am_resource: Resource::new(1024, 1),
             },
-        );
-        h.with(|s| s.add_attempt(app as AppKey, 1));
+        )
+        .unwrap();
+        h.with(|s| s.add_attempt(app, 1));
         let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
-        assert_eq!(allocate(&h, app as AppKey, &asks, &[], &[], true), [0, 0], "no pass has reached it yet");
+        let call = |released: Vec<i64>, asks: Vec<Ask>| AllocateCall {
+            app,
+            released,
+            asks,
+            additions: vec![],
+            removals: vec![],
+            waiting_for_am: true,
+        };
+        assert_eq!(allocate(&h, &call(vec![], asks)).unwrap(), [0, 0], "no pass has reached it yet");
         let out = node_update(&h, node, &[]).unwrap();
         assert_eq!(out.len(), wire::allocation::STRIDE);
         assert_eq!(out[wire::allocation::APP], i64::from(app));
         assert_eq!(out[wire::allocation::KIND], wire::kind::ALLOCATE);
         assert!(node_update(&h, node, &[1]).is_err());
+        let released = vec![i64::from(app), out[wire::allocation::NUMBER]];
+        allocate(&h, &call(released, vec![])).unwrap();
+        assert!(h.with(|s| s.state().containers.is_empty()), "the release came with the allocate call");
     }
 }

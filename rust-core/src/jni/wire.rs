@@ -86,9 +86,8 @@ wire_constants! {
 }
 
 wire_constants! {
-    /// Fields of one queue in `queueReport`'s result (doubles; counts and indices are
-    /// whole numbers), in order.
-    queue_report => "QueueReport": usize {
+    /// A queue's fractions and factors in `queueReport`'s `figures` (doubles), in order.
+    queue_figures => "QueueFigures": usize {
         /// Configured capacity, a fraction of the parent.
         CAPACITY = 0;
         /// Configured maximum capacity, a fraction of the parent.
@@ -101,30 +100,38 @@ wire_constants! {
         USED_CAPACITY = 4;
         /// Used, a fraction of the cluster.
         ABSOLUTE_USED_CAPACITY = 5;
-        /// Used memory, MiB.
-        USED_MEMORY = 6;
-        /// Used virtual cores.
-        USED_VCORES = 7;
-        /// Applications in the queue and its descendants.
-        APPLICATIONS = 8;
-        /// 1 when STOPPED, else 0.
-        STOPPED = 9;
-        /// The parent's index, -1 for root.
-        PARENT = 10;
         /// The weight, -1 unless the capacity is a weight.
-        WEIGHT = 11;
-        /// Maximum applications.
-        MAXIMUM_APPLICATIONS = 12;
+        WEIGHT = 6;
         /// `user-limit-factor`.
-        USER_LIMIT_FACTOR = 13;
+        USER_LIMIT_FACTOR = 7;
         /// `minimum-user-limit-percent`.
-        MINIMUM_USER_LIMIT_PERCENT = 14;
+        MINIMUM_USER_LIMIT_PERCENT = 8;
         /// `maximum-am-resource-percent`.
-        MAXIMUM_AM_RESOURCE_PERCENT = 15;
-        /// `max-parallel-apps`, -1 when unlimited.
-        MAX_PARALLEL_APPS = 16;
+        MAXIMUM_AM_RESOURCE_PERCENT = 9;
         /// Doubles per queue.
-        STRIDE = 17;
+        STRIDE = 10;
+    }
+}
+
+wire_constants! {
+    /// A queue's amounts, counts and links in `queueReport`'s `counts` (longs), in order.
+    queue_counts => "QueueCounts": usize {
+        /// Used memory, MiB.
+        USED_MEMORY = 0;
+        /// Used virtual cores.
+        USED_VCORES = 1;
+        /// Applications in the queue and its descendants.
+        APPLICATIONS = 2;
+        /// 1 when STOPPED, else 0.
+        STOPPED = 3;
+        /// The parent's index, -1 for root.
+        PARENT = 4;
+        /// Maximum applications.
+        MAXIMUM_APPLICATIONS = 5;
+        /// `max-parallel-apps`, -1 when unlimited.
+        MAX_PARALLEL_APPS = 6;
+        /// Longs per queue.
+        STRIDE = 7;
     }
 }
 
@@ -154,7 +161,8 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (kind::JAVA, kind::ALL),
     (locality::JAVA, locality::ALL),
     (acl::JAVA, acl::ALL),
-    (queue_report::JAVA, queue_report::ALL),
+    (queue_figures::JAVA, queue_figures::ALL),
+    (queue_counts::JAVA, queue_counts::ALL),
     (container_report::JAVA, container_report::ALL),
 ];
 
@@ -203,30 +211,35 @@ pub fn encode_allocations(allocations: &[Allocation]) -> Vec<i64> {
     out
 }
 
-/// Encodes queue rows, [`queue_report::STRIDE`] doubles each.
-pub fn encode_queue_rows(rows: &[QueueRow]) -> Vec<f64> {
-    use queue_report as f;
-    let mut out = vec![0.0; rows.len() * f::STRIDE];
-    for (q, record) in rows.iter().zip(out.chunks_exact_mut(f::STRIDE)) {
-        record[f::CAPACITY] = q.capacity;
-        record[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
-        record[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
-        record[f::ABSOLUTE_MAXIMUM_CAPACITY] = q.absolute_maximum_capacity;
-        record[f::USED_CAPACITY] = q.used_capacity;
-        record[f::ABSOLUTE_USED_CAPACITY] = q.absolute_used_capacity;
-        record[f::USED_MEMORY] = q.used.memory_mb as f64;
-        record[f::USED_VCORES] = q.used.vcores as f64;
-        record[f::APPLICATIONS] = q.applications as f64;
-        record[f::STOPPED] = if q.stopped { 1.0 } else { 0.0 };
-        record[f::PARENT] = q.parent.map_or(-1.0, |p| p as f64);
-        record[f::WEIGHT] = q.weight.unwrap_or(-1.0);
-        record[f::MAXIMUM_APPLICATIONS] = q.maximum_applications as f64;
-        record[f::USER_LIMIT_FACTOR] = q.user_limit_factor;
-        record[f::MINIMUM_USER_LIMIT_PERCENT] = q.minimum_user_limit_percent;
-        record[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
-        record[f::MAX_PARALLEL_APPS] = q.max_parallel_apps.map_or(-1.0, |m| m as f64);
+/// Encodes queue rows as `queueReport`'s two arrays: [`queue_figures`] doubles and
+/// [`queue_counts`] longs per queue.
+pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
+    use queue_counts as c;
+    use queue_figures as f;
+    let mut figures = vec![0.0; rows.len() * f::STRIDE];
+    let mut counts = vec![0; rows.len() * c::STRIDE];
+    for ((q, fig), count) in
+        rows.iter().zip(figures.chunks_exact_mut(f::STRIDE)).zip(counts.chunks_exact_mut(c::STRIDE))
+    {
+        fig[f::CAPACITY] = q.capacity;
+        fig[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
+        fig[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
+        fig[f::ABSOLUTE_MAXIMUM_CAPACITY] = q.absolute_maximum_capacity;
+        fig[f::USED_CAPACITY] = q.used_capacity;
+        fig[f::ABSOLUTE_USED_CAPACITY] = q.absolute_used_capacity;
+        fig[f::WEIGHT] = q.weight.unwrap_or(-1.0);
+        fig[f::USER_LIMIT_FACTOR] = q.user_limit_factor;
+        fig[f::MINIMUM_USER_LIMIT_PERCENT] = q.minimum_user_limit_percent;
+        fig[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
+        count[c::USED_MEMORY] = q.used.memory_mb;
+        count[c::USED_VCORES] = q.used.vcores;
+        count[c::APPLICATIONS] = q.applications as i64;
+        count[c::STOPPED] = i64::from(q.stopped);
+        count[c::PARENT] = q.parent.map_or(-1, |p| p as i64);
+        count[c::MAXIMUM_APPLICATIONS] = q.maximum_applications;
+        count[c::MAX_PARALLEL_APPS] = q.max_parallel_apps.unwrap_or(-1);
     }
-    out
+    (figures, counts)
 }
 
 #[cfg(test)]

@@ -60,28 +60,36 @@ final class Wire {
     }
   }
 
-  /** Fields of one queue in {@code queueReport}'s result (doubles). */
-  static final class QueueReport {
+  /** A queue's fractions and factors in {@link QueueReport#figures} (doubles). */
+  static final class QueueFigures {
     static final int CAPACITY = 0;
     static final int MAXIMUM_CAPACITY = 1;
     static final int ABSOLUTE_CAPACITY = 2;
     static final int ABSOLUTE_MAXIMUM_CAPACITY = 3;
     static final int USED_CAPACITY = 4;
     static final int ABSOLUTE_USED_CAPACITY = 5;
-    static final int USED_MEMORY = 6;
-    static final int USED_VCORES = 7;
-    static final int APPLICATIONS = 8;
-    static final int STOPPED = 9;
-    static final int PARENT = 10;
-    static final int WEIGHT = 11;
-    static final int MAXIMUM_APPLICATIONS = 12;
-    static final int USER_LIMIT_FACTOR = 13;
-    static final int MINIMUM_USER_LIMIT_PERCENT = 14;
-    static final int MAXIMUM_AM_RESOURCE_PERCENT = 15;
-    static final int MAX_PARALLEL_APPS = 16;
-    static final int STRIDE = 17;
+    static final int WEIGHT = 6;
+    static final int USER_LIMIT_FACTOR = 7;
+    static final int MINIMUM_USER_LIMIT_PERCENT = 8;
+    static final int MAXIMUM_AM_RESOURCE_PERCENT = 9;
+    static final int STRIDE = 10;
 
-    private QueueReport() {
+    private QueueFigures() {
+    }
+  }
+
+  /** A queue's amounts, counts and links in {@link QueueReport#counts} (longs). */
+  static final class QueueCounts {
+    static final int USED_MEMORY = 0;
+    static final int USED_VCORES = 1;
+    static final int APPLICATIONS = 2;
+    static final int STOPPED = 3;
+    static final int PARENT = 4;
+    static final int MAXIMUM_APPLICATIONS = 5;
+    static final int MAX_PARALLEL_APPS = 6;
+    static final int STRIDE = 7;
+
+    private QueueCounts() {
     }
   }
 
