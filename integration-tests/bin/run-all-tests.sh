@@ -6,8 +6,12 @@ cd "$(dirname "$0")/../.."
 source integration-tests/bin/prerequisites.sh
 ensure_prerequisites
 
-echo "== Rust tests (cargo test)"
-cargo test --workspace --locked 2>&1 | tee /tmp/capsched-cargo-test.log
+echo "== Rust formatting and lints (cargo fmt --check, cargo clippy)"
+cargo fmt --all --check
+cargo clippy --workspace --locked --all-targets --all-features -- -D warnings
+
+echo "== Rust tests (cargo test, every feature on)"
+cargo test --workspace --locked --all-features 2>&1 | tee /tmp/capsched-cargo-test.log
 rust_passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' /tmp/capsched-cargo-test.log | awk '{s+=$4} END {print s+0}')
 
 echo "== Java and integration tests (gradle test)"
