@@ -82,9 +82,14 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A scheduler with no nodes and no applications.
+    /// A scheduler with no nodes and no applications. Capacities are worked out for the
+    /// empty cluster at once, as Apache's queues do when they are built: an RM that has
+    /// just started (or restarted) admits applications before any NodeManager registers,
+    /// within each queue's `maximum-applications`.
     pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
-        Scheduler { state: State::new(config, epoch) }
+        let mut scheduler = Scheduler { state: State::new(config, epoch) };
+        scheduler.resize_cluster();
+        scheduler
     }
 
     /// Read access to everything, for reports and tests.

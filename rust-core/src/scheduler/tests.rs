@@ -218,3 +218,15 @@ fn a_refresh_carries_usage_by_path_and_refuses_removing_a_running_queue() {
     assert_eq!(used(&s, "b"), Resource::new(GB, 1), "a refused refresh changes nothing");
     consistent(&s);
 }
+
+#[test]
+fn applications_are_admitted_before_any_node_registers() {
+    let mut s = scheduler("");
+    let app = submit(&mut s, 1, "a", "u");
+    assert!(s.state().apps.contains_key(&app));
+    assert!(s.state().apps[&app].active, "an empty queue lets one ApplicationMaster in");
+    s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    ask(&mut s, app, 1, 1);
+    assert_eq!(beat(&mut s, 0, 1).len(), 1);
+    consistent(&s);
+}
