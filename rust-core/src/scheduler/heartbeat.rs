@@ -200,10 +200,11 @@ impl Scheduler {
     pub fn release(&mut self, containers: &[ContainerRef]) {
         for &(app, number) in containers {
             let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&number)).map(|r| r.node);
-            match reserved_on {
-                Some(node) => self.state.unbook_reservation(node).map(|_| ()),
-                None => self.state.unbook_container((app, number)).map(|_| ()),
-            };
+            if let Some(node) = reserved_on {
+                self.state.unbook_reservation(node);
+            } else {
+                self.state.unbook_container((app, number));
+            }
         }
     }
 }
