@@ -25,7 +25,7 @@ import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
 
 /**
- * Every capacity-scheduler.xml in shared/compat/real-configs is loaded by Apache's
+ * Every capacity-scheduler.xml in integration-tests/configs/real-configs is loaded by Apache's
  * CapacityScheduler and by ours, each inside a real ResourceManager with the same node.
  * Both must accept or both must refuse the file; when accepted, every queue's capacity,
  * maximum capacity and their absolute (cluster-wide) forms must agree to 1e-4.
@@ -36,14 +36,14 @@ public class ConfigurationConformanceTest {
   private static final List<String> REPORT = new ArrayList<>();
 
   /**
-   * The real-world corpus (shared/compat/real-configs), plus synthetic files in
+   * The real-world corpus (integration-tests/configs/real-configs), plus synthetic files in
    * src/test/resources/conformance for modes the corpus lacks (weights, absolute
    * resources, deeper trees, node labels).
    */
   @Parameters(name = "{0}")
   public static Collection<Object[]> files() throws IOException {
     List<Object[]> out = new ArrayList<>();
-    addAll(new File(System.getProperty("capsched.compat.dir", "../../shared/compat/real-configs")), out);
+    addAll(new File(System.getProperty("capsched.compat.dir", "../integration-tests/configs/real-configs")), out);
     addAll(new File(System.getProperty("capsched.conformance.dir", "src/test/resources/conformance")), out);
     return out;
   }
