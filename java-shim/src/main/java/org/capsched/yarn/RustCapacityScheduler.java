@@ -1,16 +1,12 @@
 package org.capsched.yarn;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.hadoop.conf.Configurable;
@@ -30,8 +26,6 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
-import org.apache.hadoop.yarn.LocalConfigurationProvider;
-import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -98,8 +92,6 @@ public class RustCapacityScheduler
   /** The file Apache's CapacityScheduler reads, and so do we. */
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
 
-  private static final String CAPACITY_PREFIX = "yarn.scheduler.capacity.";
-
   private Configuration conf;
   private boolean usePortForNodeName;
   private NativeScheduler core;
@@ -144,16 +136,16 @@ public class RustCapacityScheduler
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
     Resource max = getMaximumResourceCapability();
-    ConfigurationFile file = readConfigurationFile(configuration);
+    ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
     long[] clusterSettings = {
         minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
         max.getMemorySize(), max.getVirtualCores(),
         YarnConfiguration.isAclEnabled(configuration) ? 1 : 0 };
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
-    core = new NativeScheduler(file.bytes, file.source, clusterSettings, epoch,
-        capacityProperties(configuration), systemProperties());
+    core = new NativeScheduler(in.xml, in.source, clusterSettings, epoch, in.capacityProperties,
+        in.systemProperties);
     rebuildQueues(configuration);
-    LOG.info("Rust capacity scheduler started with {} from {}", queues, file.source);
+    LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
   }
@@ -168,21 +160,20 @@ public class RustCapacityScheduler
 
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
-    ConfigurationFile file = readConfigurationFile(newConf);
+    ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
     String warnings;
     try {
-      warnings = core.refresh(file.bytes, file.source, capacityProperties(newConf),
-          systemProperties());
+      warnings = core.refresh(in.xml, in.source, in.capacityProperties, in.systemProperties);
     } catch (SchedulerConfigurationException e) {
-      throw new IOException("Failed to re-init queues from " + file.source + ": "
+      throw new IOException("Failed to re-init queues from " + in.source + ": "
           + e.getMessage(), e);
     }
     if (!warnings.isEmpty()) {
-      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", file.source, warnings);
+      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", in.source, warnings);
     }
     rebuildQueues(newConf);
     super.reinitialize(newConf, context);
-    LOG.info("Queues refreshed from {}: {}", file.source, queues);
+    LOG.info("Queues refreshed from {}: {}", in.source, queues);
   }
 
   @Override
@@ -1066,83 +1057,6 @@ public class RustCapacityScheduler
   public RMContainer getRMContainer(ContainerId containerId) {
     RustAppAttempt attempt = getCurrentAttemptForContainer(containerId);
     return attempt == null ? null : attempt.getRMContainer(containerId);
-  }
-
-  // ----- configuration inputs -----------------------------------------------------------
-
-  /** The bytes of capacity-scheduler.xml and a name for it in messages. */
-  private static final class ConfigurationFile {
-    final byte[] bytes;
-    final String source;
-
-    ConfigurationFile(byte[] bytes, String source) {
-      this.bytes = bytes;
-      this.source = source;
-    }
-  }
-
-  /**
-   * Reads capacity-scheduler.xml the way Apache's scheduler does: through the RM's
-   * configuration provider (the classpath by default, or the file-system based store).
-   */
-  private ConfigurationFile readConfigurationFile(Configuration configuration)
-      throws IOException {
-    ConfigurationProvider provider = rmContext == null ? null
-        : rmContext.getConfigurationProvider();
-    InputStream in;
-    try {
-      in = provider != null
-          ? provider.getConfigurationInputStream(configuration, CONFIGURATION_FILE)
-          : configuration.getConfResourceAsInputStream(CONFIGURATION_FILE);
-    } catch (YarnException e) {
-      throw new IOException("Cannot read " + CONFIGURATION_FILE + ": " + e.getMessage(), e);
-    }
-    if (in == null) {
-      throw new IOException(CONFIGURATION_FILE + " was not found on the ResourceManager's "
-          + "classpath (or in its configuration store); the Rust capacity scheduler needs it");
-    }
-    String source;
-    if (provider == null || provider instanceof LocalConfigurationProvider) {
-      URL url = configuration.getResource(CONFIGURATION_FILE);
-      source = url != null ? url.toString() : CONFIGURATION_FILE;
-    } else {
-      source = configuration.get(YarnConfiguration.FS_BASED_RM_CONF_STORE,
-          YarnConfiguration.DEFAULT_FS_BASED_RM_CONF_STORE) + "/" + CONFIGURATION_FILE;
-    }
-    try (InputStream stream = in) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      int n;
-      while ((n = stream.read(buf)) > 0) {
-        out.write(buf, 0, n);
-      }
-      return new ConfigurationFile(out.toByteArray(), source);
-    }
-  }
-
-  /**
-   * Capacity scheduler keys set in the RM's own configuration (yarn-site.xml or code); the
-   * file overrides them, as in Apache where capacity-scheduler.xml is added on top.
-   */
-  private static String[] capacityProperties(Configuration configuration) {
-    List<String> pairs = new ArrayList<>();
-    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(CAPACITY_PREFIX)
-        .entrySet()) {
-      pairs.add(CAPACITY_PREFIX + e.getKey());
-      pairs.add(e.getValue());
-    }
-    return pairs.toArray(new String[0]);
-  }
-
-  /** System properties, consulted first by Hadoop's ${var} expansion. */
-  private static String[] systemProperties() {
-    Properties props = System.getProperties();
-    List<String> pairs = new ArrayList<>();
-    for (String name : props.stringPropertyNames()) {
-      pairs.add(name);
-      pairs.add(props.getProperty(name));
-    }
-    return pairs.toArray(new String[0]);
   }
 
   private String[] groupsOf(String user) {
