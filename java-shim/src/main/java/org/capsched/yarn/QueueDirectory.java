@@ -39,6 +39,12 @@ final class QueueDirectory {
     return byShortName.get(name);
   }
 
+  /** The queue a client names: by full path, else by a short name no other queue has. */
+  RustQueue resolve(String name) {
+    RustQueue q = byPath(name);
+    return q != null ? q : byShortName(name);
+  }
+
   int indexOf(String path) {
     Integer i = indexByPath.get(path);
     if (i == null) {

@@ -21,7 +21,6 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
-import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
@@ -97,6 +96,7 @@ public class RustCapacityScheduler
   private NativeScheduler core;
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
+  private QueueViews views;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
   private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
@@ -144,6 +144,7 @@ public class RustCapacityScheduler
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
     core = new NativeScheduler(in.xml, in.source, clusterSettings, epoch, in.capacityProperties,
         in.systemProperties);
+    views = new QueueViews(core, () -> queues);
     rebuildQueues(configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     super.serviceInit(configuration);
@@ -804,7 +805,7 @@ public class RustCapacityScheduler
       if (queue == null) {
         int dot = path.lastIndexOf('.');
         RustQueue parent = dot < 0 ? null : byPath.get(path.substring(0, dot));
-        queue = new RustQueue(this, path, parent, userMetrics, configuration);
+        queue = new RustQueue(this, views, path, parent, userMetrics, configuration);
       }
       byPath.put(path, queue);
       inOrder.add(queue);
@@ -815,68 +816,15 @@ public class RustCapacityScheduler
         ? new DominantResourceCalculator() : new DefaultResourceCalculator();
   }
 
-  private RustQueue resolveQueue(String name) {
-    RustQueue q = queues.byPath(name);
-    return q != null ? q : queues.byShortName(name);
-  }
-
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
-    RustQueue queue = resolveQueue(queueName);
-    if (queue == null) {
-      throw new IOException("Unknown queue: " + queueName);
-    }
-    return queueInfo(queue.getPath(), includeChildQueues, recursive);
+    return views.find(queueName, includeChildQueues, recursive);
   }
 
   /** Every queue as the core sees it now, root first, each parent before its children. */
   public List<QueueSnapshot> getQueueSnapshots() {
-    double[] report = core.queueReport();
-    QueueDirectory dir = queues;
-    List<QueueSnapshot> out = new ArrayList<>(dir.size());
-    for (int i = 0; i < dir.size(); i++) {
-      out.add(new QueueSnapshot(dir.at(i).getPath(), report, i));
-    }
-    return out;
-  }
-
-  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
-  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
-    List<QueueSnapshot> snapshots = getQueueSnapshots();
-    return buildQueueInfo(snapshots, queues.indexOf(path), includeChildQueues, recursive);
-  }
-
-  private QueueInfo buildQueueInfo(List<QueueSnapshot> snapshots, int index,
-      boolean includeChildQueues, boolean recursive) {
-    QueueSnapshot q = snapshots.get(index);
-    QueueInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueInfo.class);
-    info.setQueueName(q.getName());
-    info.setQueuePath(q.getPath());
-    info.setCapacity((float) q.getCapacity());
-    info.setMaximumCapacity((float) q.getMaximumCapacity());
-    info.setCurrentCapacity((float) q.getUsedCapacity());
-    info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
-    info.setWeight((float) q.getWeight());
-    info.setMaxParallelApps(q.getMaxParallelApps());
-    info.setSchedulerType("RustCapacityScheduler");
-    // Only the default partition is scheduled: asks naming a node label are refused by the
-    // RM's own request validation, with the label and the queue in the message.
-    info.setAccessibleNodeLabels(Collections.<String>emptySet());
-    info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
-    info.setPreemptionDisabled(true);
-    info.setIntraQueuePreemptionDisabled(true);
-    info.setApplications(Collections.emptyList());
-    List<QueueInfo> children = new ArrayList<>();
-    if (includeChildQueues) {
-      for (int c = 0; c < snapshots.size(); c++) {
-        if (snapshots.get(c).getParentIndex() == index) {
-          children.add(buildQueueInfo(snapshots, c, recursive, recursive));
-        }
-      }
-    }
-    info.setChildQueues(children);
-    return info;
+    return views.snapshots();
   }
 
   @Override
@@ -888,60 +836,28 @@ public class RustCapacityScheduler
       LOG.warn("Cannot determine the current user for queue ACLs", e);
       return Collections.emptyList();
     }
-    List<QueueUserACLInfo> out = new ArrayList<>();
-    for (RustQueue q : queues.all()) {
-      out.addAll(queueUserAclInfo(q.getPath(), user));
-    }
-    return out;
+    return views.userAclInfo(user);
   }
 
-  List<QueueUserACLInfo> queueUserAclInfo(String path, UserGroupInformation user) {
-    List<QueueACL> granted = new ArrayList<>();
-    for (QueueACL acl : QueueACL.values()) {
-      if (hasQueueAccess(user, acl, path)) {
-        granted.add(acl);
-      }
-    }
-    QueueUserACLInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueUserACLInfo.class);
-    info.setQueueName(path);
-    info.setUserAcls(granted);
-    return Collections.singletonList(info);
-  }
-
-  @Override
   /**
    * The RM's access check (kill, view, move, submit to a move's target) for a scheduler
    * that is not Apache's: unlike Apache's CapacityQueueACLsManager, the RM's generic one
    * asks even when yarn.acl.enable is false, so the core then grants everything, as
    * Apache does. An unknown queue grants nothing.
    */
+  @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
-    return core.checkAccess(queueName, acl.ordinal(), callerUGI.getShortUserName(),
-        callerUGI.getGroupNames(), true);
-  }
-
-  /** The queue's ACLs as configured, whether or not they are enforced. */
-  boolean hasQueueAccess(UserGroupInformation user, QueueACL acl, String path) {
-    return core.checkAccess(path, acl.ordinal(), user.getShortUserName(), user.getGroupNames(),
-        false);
+    return views.hasAccess(callerUGI, acl, queueName, true);
   }
 
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    RustQueue queue = resolveQueue(queueName);
-    if (queue == null) {
-      return null;
-    }
-    String prefix = queue.getPath() + ".";
-    List<ApplicationAttemptId> out = new ArrayList<>();
-    for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
-      String path = ((RustQueue) app.getQueue()).getPath();
-      RustAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (path.equals(queue.getPath()) || path.startsWith(prefix))) {
-        out.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return out;
+    return views.appsInQueue(queueName, applications.values());
+  }
+
+  /** The RM-side queues as the core last loaded them, for tests. */
+  QueueDirectory queues() {
+    return queues;
   }
 
   @Override

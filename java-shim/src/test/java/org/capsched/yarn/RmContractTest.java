@@ -424,7 +424,8 @@ public class RmContractTest {
     UserGroupInformation anyone = UserGroupInformation.createRemoteUser("anyone");
     assertTrue(scheduler(rm).checkAccess(anyone, QueueACL.ADMINISTER_QUEUE, "root.a"));
     // What mapred queue -showacls reports stays what the file says.
-    assertTrue(scheduler(rm).queueUserAclInfo("root.a", anyone).get(0).getUserAcls().isEmpty());
+    RustQueue a = scheduler(rm).queues().byPath("root.a");
+    assertTrue(a.getQueueUserAclInfo(anyone).get(0).getUserAcls().isEmpty());
   }
 
   @Test(timeout = 120_000)
