@@ -2,7 +2,6 @@ package org.capsched.yarn;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -100,10 +99,8 @@ public class RustCapacityScheduler
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
   private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
-  /** Containers gone while a batch is open, as (application key, number) pairs. */
-  private long[] releasedBatch = new long[16];
-  private int releasedCount;
-  private int batchDepth;
+  private ReleaseBatch releases;
+  private AllocationApplier applier;
 
   public RustCapacityScheduler() {
     super(RustCapacityScheduler.class.getName());
@@ -144,6 +141,8 @@ public class RustCapacityScheduler
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
     core = new NativeScheduler(in.xml, in.source, clusterSettings, epoch, in.capacityProperties,
         in.systemProperties);
+    releases = new ReleaseBatch(core);
+    applier = new AllocationApplier(appsByKey, nodesByKey, releases);
     views = new QueueViews(core, () -> queues);
     rebuildQueues(configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
@@ -299,7 +298,7 @@ public class RustCapacityScheduler
         // support.
         LOG.warn("Ignoring scheduler event {}", event.getType());
       }
-      flushReleased();
+      releases.flush();
     } finally {
       writeLock.unlock();
     }
@@ -332,7 +331,7 @@ public class RustCapacityScheduler
       completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
           reserved.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
     }
-    flushReleased();
+    releases.flush();
     nodeTracker.removeNode(rmNode.getNodeID());
     nodesByKey.remove(node.key());
     long[] leftover = core.removeNode(node.key());
@@ -369,13 +368,14 @@ public class RustCapacityScheduler
   protected void nodeUpdate(RMNode nm) {
     writeLock.lock();
     try {
-      batchDepth++;
+      releases.open();
+      long[] finished;
       try {
         super.nodeUpdate(nm);
+        finished = releases.take();
       } finally {
-        batchDepth--;
+        releases.close();
       }
-      long[] finished = takeReleased();
       RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
       boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
           || rmContext.isSchedulerReadyForAllocatingContainers();
@@ -387,62 +387,11 @@ public class RustCapacityScheduler
       }
       long[] allocations = core.nodeUpdate(node.key(), finished);
       if (allocations.length > 0 || finished.length > 0) {
-        materialize(node, allocations);
+        applier.apply(node, allocations);
         updateAvailableResourcesMetrics();
       }
     } finally {
       writeLock.unlock();
-    }
-  }
-
-  /**
-   * Applies the core's decisions for one node to the RM's objects: new containers,
-   * reservations made, cancelled, or turned into containers.
-   */
-  private void materialize(RustSchedulerNode heartbeatNode, long[] allocations) {
-    NodeType[] localities = NodeType.values();
-    for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
-      // Usually the heartbeating node; another one when a reservation there is dropped.
-      RustSchedulerNode node = nodesByKey.getOrDefault((int) allocations[i + 8], heartbeatNode);
-      int appKey = (int) allocations[i];
-      long number = allocations[i + 1];
-      int kind = (int) allocations[i + 7];
-      RustApplication app = appsByKey.get(appKey);
-      RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      if (attempt == null) {
-        // The attempt went away since the core decided: give back what it was given.
-        if (kind != NativeScheduler.UNRESERVE) {
-          core.release(new long[] {appKey, number});
-        }
-        continue;
-      }
-      SchedulerRequestKey key = attempt.requestKey((int) allocations[i + 4], allocations[i + 5]);
-      if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
-        RMContainer reserved = node.getReservedContainer();
-        if (reserved != null) {
-          attempt.unreserve(key, node, reserved);
-        }
-        if (kind == NativeScheduler.UNRESERVE) {
-          continue;
-        }
-      }
-      ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
-      Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
-      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
-          node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
-          key.getAllocationRequestId());
-      if (kind == NativeScheduler.RESERVE) {
-        attempt.reserve(key, node, null, container, false);
-        continue;
-      }
-      RMContainer rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node,
-          key, container);
-      if (rmContainer == null) {
-        // The AM withdrew the ask since the core decided: give it back.
-        core.release(new long[] {appKey, number});
-        continue;
-      }
-      node.allocateContainer(rmContainer);
     }
   }
 
@@ -532,7 +481,7 @@ public class RustCapacityScheduler
       completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
           reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
     }
-    flushReleased();
+    releases.flush();
     core.removeAttempt(app.key());
     attempt.stop(finalState);
   }
@@ -561,55 +510,16 @@ public class RustCapacityScheduler
     try {
       Container container = rmContainer.getContainer();
       ContainerId id = container.getId();
-      RustAppAttempt attempt = getCurrentAttemptForContainer(id);
-      FiCaSchedulerNode node = getSchedulerNode(container.getNodeId());
-      if (rmContainer.getState() == RMContainerState.RESERVED) {
-        // A reservation ends: the node is free again for everyone.
-        if (attempt != null && node != null) {
-          attempt.unreserve(rmContainer.getReservedSchedulerKey(), node, rmContainer);
-        }
-        rmContainer.handle(new org.apache.hadoop.yarn.server.resourcemanager.rmcontainer
-            .RMContainerFinishedEvent(id, containerStatus, event));
-      } else {
-        if (attempt != null) {
-          attempt.containerCompleted(rmContainer, containerStatus, event,
-              RMNodeLabelsManager.NO_LABEL);
-        }
-        if (node != null) {
-          node.releaseContainer(id, false);
-        }
-      }
-      SchedulerApplication<RustAppAttempt> app =
-          applications.get(id.getApplicationAttemptId().getApplicationId());
+      applier.finish(rmContainer, containerStatus, event, getCurrentAttemptForContainer(id),
+          getSchedulerNode(container.getNodeId()));
+      RustApplication app = (RustApplication) applications.get(
+          id.getApplicationAttemptId().getApplicationId());
       if (app != null) {
-        released(((RustApplication) app).key(), id.getContainerId());
+        releases.add(app.key(), id.getContainerId());
       }
       LOG.debug("Container {} finished ({})", id, event);
     } finally {
       writeLock.unlock();
-    }
-  }
-
-  private void released(int appKey, long number) {
-    if (releasedCount + 2 > releasedBatch.length) {
-      releasedBatch = Arrays.copyOf(releasedBatch, releasedBatch.length * 2);
-    }
-    releasedBatch[releasedCount++] = appKey;
-    releasedBatch[releasedCount++] = number;
-    if (batchDepth == 0) {
-      flushReleased();
-    }
-  }
-
-  private long[] takeReleased() {
-    long[] out = Arrays.copyOf(releasedBatch, releasedCount);
-    releasedCount = 0;
-    return out;
-  }
-
-  private void flushReleased() {
-    if (releasedCount > 0) {
-      core.release(takeReleased());
     }
   }
 
