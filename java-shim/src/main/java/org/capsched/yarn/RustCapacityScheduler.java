@@ -211,96 +211,118 @@ public class RustCapacityScheduler
 
   // ----- events -------------------------------------------------------------------------
 
+  /**
+   * One scheduler event, under the write lock and inside one release batch: the containers
+   * it finishes (an attempt's or a lost node's, say) reach the core in one crossing, ahead
+   * of any later core call that must see them.
+   */
   @Override
   public void handle(SchedulerEvent event) {
+    inBatch(() -> dispatch(event));
+  }
+
+  /**
+   * Runs {@code work} under the write lock with a release batch open: the containers it
+   * finishes reach the core in one crossing when it ends, unless a core call it makes
+   * takes or flushes them sooner.
+   */
+  private void inBatch(Runnable work) {
     writeLock.lock();
     try {
-      switch (event.getType()) {
-      case NODE_ADDED: {
-        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
-        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
-        break;
+      releases.open();
+      try {
+        work.run();
+      } finally {
+        releases.close();
       }
-      case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
-        break;
-      case NODE_RESOURCE_UPDATE: {
-        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        break;
-      }
-      case NODE_UPDATE:
-        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
-        break;
-      case APP_ADDED: {
-        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
-            e.getApplicatonPriority(), e.getIsAppRecovering(), e.isUnmanagedAM());
-        break;
-      }
-      case APP_REMOVED: {
-        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        removeApplication(e.getApplicationID(), e.getFinalState());
-        break;
-      }
-      case APP_ATTEMPT_ADDED: {
-        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        addApplicationAttempt(e.getApplicationAttemptId(),
-            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
-        break;
-      }
-      case APP_ATTEMPT_REMOVED: {
-        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        removeApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-            e.getKeepContainersAcrossAppAttempts());
-        break;
-      }
-      case CONTAINER_EXPIRED: {
-        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
-        completedContainer(getRMContainer(id),
-            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
-            RMContainerEventType.EXPIRE);
-        break;
-      }
-      case RELEASE_CONTAINER: {
-        RMContainer container = ((ReleaseContainerEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-            container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
-            RMContainerEventType.RELEASED);
-        break;
-      }
-      case MARK_CONTAINER_FOR_PREEMPTION: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
-        if (attempt != null) {
-          attempt.markContainerForPreemption(container.getContainerId());
-        }
-        break;
-      }
-      case MARK_CONTAINER_FOR_KILLABLE: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
-            container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
-            RMContainerEventType.KILL);
-        break;
-      }
-      case KILL_RESERVED_CONTAINER: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-            container.getContainerId(), "Reservation killed by the ResourceManager"),
-            RMContainerEventType.KILL);
-        break;
-      }
-      default:
-        // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
-        // do yet; queue-management events concern auto-created queues, which it does not
-        // support.
-        LOG.warn("Ignoring scheduler event {}", event.getType());
-      }
-      releases.flush();
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  private void dispatch(SchedulerEvent event) {
+    switch (event.getType()) {
+    case NODE_ADDED: {
+      NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
+      addNode(e.getAddedRMNode());
+      recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+      break;
+    }
+    case NODE_REMOVED:
+      removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+      break;
+    case NODE_RESOURCE_UPDATE: {
+      NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+      updateNodeResource(e.getRMNode(), e.getResourceOption());
+      break;
+    }
+    case NODE_UPDATE:
+      nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+      break;
+    case APP_ADDED: {
+      AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
+      addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
+          e.getApplicatonPriority(), e.getIsAppRecovering(), e.isUnmanagedAM());
+      break;
+    }
+    case APP_REMOVED: {
+      AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
+      removeApplication(e.getApplicationID(), e.getFinalState());
+      break;
+    }
+    case APP_ATTEMPT_ADDED: {
+      AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
+      addApplicationAttempt(e.getApplicationAttemptId(),
+          e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
+      break;
+    }
+    case APP_ATTEMPT_REMOVED: {
+      AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
+      removeApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
+          e.getKeepContainersAcrossAppAttempts());
+      break;
+    }
+    case CONTAINER_EXPIRED: {
+      ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+      completedContainer(getRMContainer(id),
+          SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+          RMContainerEventType.EXPIRE);
+      break;
+    }
+    case RELEASE_CONTAINER: {
+      RMContainer container = ((ReleaseContainerEvent) event).getContainer();
+      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+          container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
+          RMContainerEventType.RELEASED);
+      break;
+    }
+    case MARK_CONTAINER_FOR_PREEMPTION: {
+      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+      RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
+      if (attempt != null) {
+        attempt.markContainerForPreemption(container.getContainerId());
+      }
+      break;
+    }
+    case MARK_CONTAINER_FOR_KILLABLE: {
+      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+      completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
+          container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
+          RMContainerEventType.KILL);
+      break;
+    }
+    case KILL_RESERVED_CONTAINER: {
+      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+          container.getContainerId(), "Reservation killed by the ResourceManager"),
+          RMContainerEventType.KILL);
+      break;
+    }
+    default:
+      // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
+      // do yet; queue-management events concern auto-created queues, which it does not
+      // support.
+      LOG.warn("Ignoring scheduler event {}", event.getType());
     }
   }
 
@@ -360,38 +382,29 @@ public class RustCapacityScheduler
   }
 
   /**
-   * One heartbeat: the base class processes launched and completed containers (completions
-   * are batched), then one native call reclaims them and returns every allocation for the
-   * node, which is materialised here.
+   * One heartbeat: the base class processes launched and completed containers (into the
+   * release batch), then one native call reclaims them and returns every allocation for the
+   * node, which the applier applies; decisions it cannot apply go back with the batch.
    */
   @Override
   protected void nodeUpdate(RMNode nm) {
-    writeLock.lock();
-    try {
-      releases.open();
-      long[] finished;
-      try {
-        super.nodeUpdate(nm);
-        finished = releases.take();
-      } finally {
-        releases.close();
-      }
-      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
-      boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
-          || rmContext.isSchedulerReadyForAllocatingContainers();
-      if (node == null || !ready) {
-        if (finished.length > 0) {
-          core.release(finished);
-        }
-        return;
-      }
-      long[] allocations = core.nodeUpdate(node.key(), finished);
-      if (allocations.length > 0 || finished.length > 0) {
-        applier.apply(node, allocations);
-        updateAvailableResourcesMetrics();
-      }
-    } finally {
-      writeLock.unlock();
+    inBatch(() -> heartbeat(nm));
+  }
+
+  private void heartbeat(RMNode nm) {
+    super.nodeUpdate(nm);
+    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+    boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
+        || rmContext.isSchedulerReadyForAllocatingContainers();
+    if (node == null || !ready) {
+      // Closing the batch gives the finished containers back.
+      return;
+    }
+    long[] finished = releases.take();
+    long[] allocations = core.nodeUpdate(node.key(), finished);
+    if (allocations.length > 0 || finished.length > 0) {
+      applier.apply(node, allocations);
+      updateAvailableResourcesMetrics();
     }
   }
 
@@ -544,7 +557,8 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    releaseContainers(release, attempt);
+    // One crossing for all the AM's releases, before the core sees its asks.
+    inBatch(() -> releaseContainers(release, attempt));
     if (attempt.isStopped()) {
       return EMPTY_ALLOCATION;
     }
