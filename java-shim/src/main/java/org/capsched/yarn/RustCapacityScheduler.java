@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
@@ -784,6 +785,19 @@ public class RustCapacityScheduler
     return queues;
   }
 
+  /**
+   * Runs {@code inspection} on the core under the write lock, so that the core and the RM's
+   * objects are seen at one moment; for tests that compare the two.
+   */
+  <T> T inspect(Function<NativeScheduler, T> inspection) {
+    writeLock.lock();
+    try {
+      return inspection.apply(core);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
   @Override
   public QueueMetrics getRootQueueMetrics() {
     return queues.root().getMetrics();
@@ -793,92 +807,6 @@ public class RustCapacityScheduler
     QueueMetrics root = getRootQueueMetrics();
     root.setAvailableResourcesToQueue(
         Resources.subtract(getClusterResource(), root.getAllocatedResources()));
-  }
-
-  // ----- consistency -------------------------------------------------------------------
-
-  /**
-   * Compares what the core holds with what the RM's own objects hold: every live and
-   * reserved container (application, number, node, size), every node's allocated
-   * resources and every queue's usage. Returns the differences, one line each; empty when
-   * the two sides agree. The tests call it after every step.
-   */
-  public List<String> checkConsistency() {
-    writeLock.lock();
-    try {
-      List<String> out = new ArrayList<>();
-      java.util.Set<String> inCore = new java.util.TreeSet<>();
-      Map<Integer, long[]> coreNodeUse = new HashMap<>();
-      long[] r = core.containerReport();
-      for (int i = 0; i < r.length; i += NativeScheduler.CONTAINER_REPORT_STRIDE) {
-        RustApplication app = appsByKey.get((int) r[i]);
-        RustSchedulerNode node = nodesByKey.get((int) r[i + 2]);
-        inCore.add(describe(app == null ? "app-key-" + r[i] : app.getApplicationId().toString(),
-            r[i + 1], node == null ? "node-key-" + r[i + 2] : node.getNodeID().toString(),
-            r[i + 3], r[i + 4], r[i + 5] == 1));
-        if (r[i + 5] == 0) {
-          long[] use = coreNodeUse.computeIfAbsent((int) r[i + 2], k -> new long[2]);
-          use[0] += r[i + 3];
-          use[1] += r[i + 4];
-        }
-      }
-      java.util.Set<String> inRm = new java.util.TreeSet<>();
-      for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
-        RustAppAttempt attempt = app.getCurrentAppAttempt();
-        if (attempt == null) {
-          continue;
-        }
-        String appId = attempt.getApplicationId().toString();
-        for (RMContainer c : attempt.getLiveContainers()) {
-          Resource size = c.getContainer().getResource();
-          inRm.add(describe(appId, c.getContainerId().getContainerId(),
-              c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
-              false));
-        }
-        for (RMContainer c : attempt.getReservedContainers()) {
-          Resource size = c.getReservedResource();
-          inRm.add(describe(appId, c.getContainerId().getContainerId(),
-              c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
-              true));
-        }
-      }
-      for (String c : inCore) {
-        if (!inRm.contains(c)) {
-          out.add("only in the core: " + c);
-        }
-      }
-      for (String c : inRm) {
-        if (!inCore.contains(c)) {
-          out.add("only in the RM: " + c);
-        }
-      }
-      for (RustSchedulerNode node : nodesByKey.values()) {
-        long[] use = coreNodeUse.getOrDefault(node.key(), new long[2]);
-        Resource rm = node.getAllocatedResource();
-        if (use[0] != rm.getMemorySize() || use[1] != rm.getVirtualCores()) {
-          out.add(String.format("node %s: core %d MB/%d vcores allocated, RM %s",
-              node.getNodeID(), use[0], use[1], rm));
-        }
-      }
-      for (QueueSnapshot q : getQueueSnapshots()) {
-        QueueMetrics m = queues.byPath(q.getPath()).getMetrics();
-        long mb = m.getAllocatedMB() + m.getReservedMB();
-        long vcores = m.getAllocatedVirtualCores() + m.getReservedVirtualCores();
-        if (mb != q.getUsedMemoryMb() || vcores != q.getUsedVcores()) {
-          out.add(String.format("queue %s: core uses %d MB/%d vcores, RM metrics %d MB/%d vcores",
-              q.getPath(), q.getUsedMemoryMb(), q.getUsedVcores(), mb, vcores));
-        }
-      }
-      return out;
-    } finally {
-      writeLock.unlock();
-    }
-  }
-
-  private static String describe(String app, long number, String node, long memory,
-      long vcores, boolean reserved) {
-    return String.format("%s container %d on %s: %d MB/%d vcores%s", app, number, node, memory,
-        vcores, reserved ? " (reserved)" : "");
   }
 
   // ----- small RM contract items --------------------------------------------------------

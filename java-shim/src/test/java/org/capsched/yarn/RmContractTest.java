@@ -98,7 +98,7 @@ public class RmContractTest {
   }
 
   private static void assertConsistent(MockRM rm) {
-    List<String> differences = scheduler(rm).checkConsistency();
+    List<String> differences = ConsistencyCheck.of(scheduler(rm));
     assertTrue("the Rust core and the RM disagree:\n" + String.join("\n", differences),
         differences.isEmpty());
   }

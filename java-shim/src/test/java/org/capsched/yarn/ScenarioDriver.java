@@ -132,7 +132,7 @@ final class ScenarioDriver implements AutoCloseable {
   List<String> consistency() {
     ResourceScheduler scheduler = rm.getResourceScheduler();
     return scheduler instanceof RustCapacityScheduler
-        ? ((RustCapacityScheduler) scheduler).checkConsistency() : Collections.<String>emptyList();
+        ? ConsistencyCheck.of((RustCapacityScheduler) scheduler) : Collections.<String>emptyList();
   }
 
   /** Applies one scenario line. */
