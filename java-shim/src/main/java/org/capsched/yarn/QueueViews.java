@@ -16,6 +16,8 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.util.Records;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The queues as the RM and its clients read them ({@code yarn queue -status},
@@ -25,6 +27,9 @@ import org.apache.hadoop.yarn.util.Records;
  * the queue directory current at the time.
  */
 final class QueueViews {
+  /** Logs under the scheduler's name, where an operator looks. */
+  private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+
   private final NativeScheduler core;
   private final Supplier<QueueDirectory> queues;
 
@@ -115,8 +120,18 @@ final class QueueViews {
     return info;
   }
 
-  /** The ACLs {@code user} holds on every queue, one entry per queue in tree order. */
-  List<QueueUserACLInfo> userAclInfo(UserGroupInformation user) {
+  /**
+   * The ACLs the calling user holds on every queue, one entry per queue in tree order; none
+   * if the user cannot be told.
+   */
+  List<QueueUserACLInfo> userAclInfo() {
+    UserGroupInformation user;
+    try {
+      user = UserGroupInformation.getCurrentUser();
+    } catch (IOException e) {
+      LOG.warn("Cannot determine the current user for queue ACLs", e);
+      return Collections.emptyList();
+    }
     List<QueueUserACLInfo> out = new ArrayList<>();
     for (RustQueue q : queues.get().all()) {
       out.addAll(userAclInfo(q.getPath(), user));

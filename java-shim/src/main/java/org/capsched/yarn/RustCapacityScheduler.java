@@ -1,9 +1,6 @@
 package org.capsched.yarn;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,6 +10,7 @@ import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -23,31 +21,22 @@ import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -64,12 +53,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
-import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,9 +66,12 @@ import org.slf4j.LoggerFactory;
  * {@code capacity-scheduler.xml}.
  *
  * <p>This class is a translation table: each RM call or scheduler event becomes one call on
- * {@link NativeScheduler}, and what the core returns is applied to the RM's own objects
- * (applications, attempts, nodes, RMContainers, QueueMetrics). It makes no scheduling
- * decision of its own.
+ * {@link NativeScheduler}, and what the core returns is handed to the class that applies it
+ * to the RM's own objects: {@link AllocationApplier} (containers and reservations),
+ * {@link ApplicationApplier} (applications and attempts), {@link QueueViews} (what clients
+ * read about queues). Finished containers go back to the core through a
+ * {@link ReleaseBatch}, and {@link ConfigurationInputs} gathers what the core's
+ * configuration is built from. It makes no scheduling decision of its own.
  */
 public class RustCapacityScheduler
     extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
@@ -96,13 +86,15 @@ public class RustCapacityScheduler
   private NativeScheduler core;
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
-  private QueueViews views;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
   private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
   private ReleaseBatch releases;
-  private AllocationApplier applier;
+  private AllocationApplier allocations;
+  private ApplicationApplier apps;
+  private QueueViews views;
 
+  /** A scheduler to be set up by the RM ({@link #serviceInit}). */
   public RustCapacityScheduler() {
     super(RustCapacityScheduler.class.getName());
   }
@@ -124,6 +116,7 @@ public class RustCapacityScheduler
     this.rmContext = rmContext;
   }
 
+  /** Loads capacity-scheduler.xml into a new core and builds the RM-side queues from it. */
   @Override
   public void serviceInit(Configuration configuration) throws Exception {
     this.conf = configuration;
@@ -133,17 +126,13 @@ public class RustCapacityScheduler
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
-    Resource max = getMaximumResourceCapability();
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
-    long[] clusterSettings = {
-        minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
-        max.getMemorySize(), max.getVirtualCores(),
-        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0 };
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
-    core = new NativeScheduler(in.xml, in.source, clusterSettings, epoch, in.capacityProperties,
-        in.systemProperties);
+    core = new NativeScheduler(in.xml, in.source, clusterSettings(configuration), epoch,
+        in.capacityProperties, in.systemProperties);
     releases = new ReleaseBatch(core);
-    applier = new AllocationApplier(appsByKey, nodesByKey, releases);
+    allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
+    apps = new ApplicationApplier(rmContext, applications, appsByKey);
     views = new QueueViews(core, () -> queues);
     rebuildQueues(configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
@@ -151,6 +140,15 @@ public class RustCapacityScheduler
     schedulingMonitorManager.initialize(rmContext, configuration);
   }
 
+  /** Minimum and maximum allocation and whether ACLs are on, as the core takes them. */
+  private long[] clusterSettings(Configuration configuration) {
+    Resource max = getMaximumResourceCapability();
+    return new long[] {minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
+        max.getMemorySize(), max.getVirtualCores(),
+        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0};
+  }
+
+  /** Stops the scheduler and frees the core. */
   @Override
   public void serviceStop() throws Exception {
     super.serviceStop();
@@ -159,6 +157,10 @@ public class RustCapacityScheduler
     }
   }
 
+  /**
+   * {@code yarn rmadmin -refreshQueues}: the core validates and swaps in the new
+   * configuration, or refuses it whole (an IOException naming every problem).
+   */
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
@@ -177,11 +179,13 @@ public class RustCapacityScheduler
     LOG.info("Queues refreshed from {}: {}", in.source, queues);
   }
 
+  /**
+   * Nothing to do here: applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED
+   * with the recovering flag, containers through the reports NodeManagers send when they
+   * register again (recoverContainersOnNode, which calls {@link #recoverContainer}).
+   */
   @Override
   public void recover(RMState state) {
-    // Applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED with the recovering
-    // flag, containers through the reports NodeManagers send when they register again
-    // (recoverContainersOnNode, which calls recoverContainer below).
   }
 
   /**
@@ -241,14 +245,12 @@ public class RustCapacityScheduler
     }
   }
 
+  /** Hands an event to what handles its type. */
   private void dispatch(SchedulerEvent event) {
     switch (event.getType()) {
-    case NODE_ADDED: {
-      NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-      addNode(e.getAddedRMNode());
-      recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
+    case NODE_ADDED:
+      addNode((NodeAddedSchedulerEvent) event);
       break;
-    }
     case NODE_REMOVED:
       removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
       break;
@@ -260,29 +262,18 @@ public class RustCapacityScheduler
     case NODE_UPDATE:
       nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
       break;
-    case APP_ADDED: {
-      AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-      addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
-          e.getApplicatonPriority(), e.getIsAppRecovering(), e.isUnmanagedAM());
+    case APP_ADDED:
+      addApplication((AppAddedSchedulerEvent) event);
       break;
-    }
-    case APP_REMOVED: {
-      AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-      removeApplication(e.getApplicationID(), e.getFinalState());
+    case APP_REMOVED:
+      removeApplication((AppRemovedSchedulerEvent) event);
       break;
-    }
-    case APP_ATTEMPT_ADDED: {
-      AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-      addApplicationAttempt(e.getApplicationAttemptId(),
-          e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
+    case APP_ATTEMPT_ADDED:
+      addApplicationAttempt((AppAttemptAddedSchedulerEvent) event);
       break;
-    }
-    case APP_ATTEMPT_REMOVED: {
-      AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-      removeApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-          e.getKeepContainersAcrossAppAttempts());
+    case APP_ATTEMPT_REMOVED:
+      removeApplicationAttempt((AppAttemptRemovedSchedulerEvent) event);
       break;
-    }
     case CONTAINER_EXPIRED: {
       ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
       completedContainer(getRMContainer(id),
@@ -290,21 +281,13 @@ public class RustCapacityScheduler
           RMContainerEventType.EXPIRE);
       break;
     }
-    case RELEASE_CONTAINER: {
-      RMContainer container = ((ReleaseContainerEvent) event).getContainer();
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
+    case RELEASE_CONTAINER:
+      end(((ReleaseContainerEvent) event).getContainer(), SchedulerUtils.RELEASED_CONTAINER,
           RMContainerEventType.RELEASED);
       break;
-    }
-    case MARK_CONTAINER_FOR_PREEMPTION: {
-      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-      RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
-      if (attempt != null) {
-        attempt.markContainerForPreemption(container.getContainerId());
-      }
+    case MARK_CONTAINER_FOR_PREEMPTION:
+      markForPreemption(((ContainerPreemptEvent) event).getContainer());
       break;
-    }
     case MARK_CONTAINER_FOR_KILLABLE: {
       RMContainer container = ((ContainerPreemptEvent) event).getContainer();
       completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
@@ -312,13 +295,10 @@ public class RustCapacityScheduler
           RMContainerEventType.KILL);
       break;
     }
-    case KILL_RESERVED_CONTAINER: {
-      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), "Reservation killed by the ResourceManager"),
-          RMContainerEventType.KILL);
+    case KILL_RESERVED_CONTAINER:
+      end(((ContainerPreemptEvent) event).getContainer(),
+          "Reservation killed by the ResourceManager", RMContainerEventType.KILL);
       break;
-    }
     default:
       // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
       // do yet; queue-management events concern auto-created queues, which it does not
@@ -327,7 +307,8 @@ public class RustCapacityScheduler
     }
   }
 
-  private void addNode(RMNode rmNode) {
+  private void addNode(NodeAddedSchedulerEvent event) {
+    RMNode rmNode = event.getAddedRMNode();
     Resource total = rmNode.getTotalCapability();
     String nodeName = usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
     int key = core.addNode(rmNode.getNodeID().toString(), nodeName, rmNode.getRackName(),
@@ -338,6 +319,7 @@ public class RustCapacityScheduler
     updateAvailableResourcesMetrics();
     LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
         rmNode.getRackName(), total, getClusterResource());
+    recoverContainersOnNode(event.getContainerReports(), rmNode);
   }
 
   private void removeNode(RMNode rmNode) {
@@ -346,13 +328,11 @@ public class RustCapacityScheduler
       return;
     }
     for (RMContainer container : node.getCopiedListOfRunningContainers()) {
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+      end(container, SchedulerUtils.LOST_CONTAINER, RMContainerEventType.KILL);
     }
     RMContainer reserved = node.getReservedContainer();
     if (reserved != null) {
-      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
-          reserved.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+      end(reserved, SchedulerUtils.LOST_CONTAINER, RMContainerEventType.KILL);
     }
     releases.flush();
     nodeTracker.removeNode(rmNode.getNodeID());
@@ -365,9 +345,9 @@ public class RustCapacityScheduler
     updateAvailableResourcesMetrics();
   }
 
+  /** {@code yarn rmadmin -updateNodeResource}: the node's new size, for the RM and the core. */
   @Override
-  public void updateNodeResource(RMNode nm,
-      org.apache.hadoop.yarn.api.records.ResourceOption resourceOption) {
+  public void updateNodeResource(RMNode nm, ResourceOption resourceOption) {
     writeLock.lock();
     try {
       super.updateNodeResource(nm, resourceOption);
@@ -402,39 +382,28 @@ public class RustCapacityScheduler
       return;
     }
     long[] finished = releases.take();
-    long[] allocations = core.nodeUpdate(node.key(), finished);
-    if (allocations.length > 0 || finished.length > 0) {
-      applier.apply(node, allocations);
+    long[] decided = core.nodeUpdate(node.key(), finished);
+    if (decided.length > 0 || finished.length > 0) {
+      allocations.apply(node, decided);
       updateAvailableResourcesMetrics();
     }
   }
 
-  private void addApplication(ApplicationId id, String queueName, String user,
-      Priority priority, boolean recovering, boolean unmanagedAM) {
-    String[] groups = groupsOf(user);
-    Resource am = amResource(id, unmanagedAM);
-    if (priority == null) {
-      priority = Priority.newInstance(0);
-    }
+  private void addApplication(AppAddedSchedulerEvent e) {
+    ApplicationId id = e.getApplicationId();
+    String[] groups = groupsOf(e.getUser());
+    Resource am = amResource(id, e.isUnmanagedAM());
+    Priority priority = e.getApplicatonPriority() == null
+        ? Priority.newInstance(0) : e.getApplicatonPriority();
     String[] out = new String[1];
-    int key = core.submit(id.getClusterTimestamp(), id.getId(), queueName, user, groups,
-        priority.getPriority(), recovering, am.getMemorySize(),
+    int key = core.submit(id.getClusterTimestamp(), id.getId(), e.getQueue(), e.getUser(),
+        groups, priority.getPriority(), e.getIsAppRecovering(), am.getMemorySize(),
         am.getVirtualCores(), out);
     if (key < 0) {
-      LOG.info("Rejected {}: {}", id, out[0]);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, out[0]));
-      return;
-    }
-    RustQueue queue = queues.byPath(out[0]);
-    RustApplication app = new RustApplication(id, key, queue, user, priority, unmanagedAM);
-    applications.put(id, app);
-    appsByKey.put(key, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    LOG.info("Accepted application {} from user {} in queue {}", id, user, queue.getPath());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+      apps.rejected(id, out[0]);
+    } else {
+      apps.admitted(id, key, queues.byPath(out[0]), e.getUser(), priority, e.isUnmanagedAM(),
+          e.getIsAppRecovering());
     }
   }
 
@@ -443,7 +412,7 @@ public class RustCapacityScheduler
     if (unmanagedAM || rmContext == null) {
       return Resources.none();
     }
-    org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp app = rmContext.getRMApps().get(id);
+    RMApp app = rmContext.getRMApps().get(id);
     if (app == null || app.getAMResourceRequests() == null
         || app.getAMResourceRequests().isEmpty()) {
       return getMinimumResourceCapability();
@@ -451,30 +420,28 @@ public class RustCapacityScheduler
     return app.getAMResourceRequests().get(0).getCapability();
   }
 
-  private void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
-      boolean recovering) {
+  private String[] groupsOf(String user) {
+    if (!YarnConfiguration.isAclEnabled(conf)) {
+      return new String[0];
+    }
+    return UserGroupInformation.createRemoteUser(user).getGroupNames();
+  }
+
+  private void addApplicationAttempt(AppAttemptAddedSchedulerEvent e) {
+    ApplicationAttemptId attemptId = e.getApplicationAttemptId();
     RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
     if (app == null) {
       LOG.warn("Attempt {} added for unknown application", attemptId);
       return;
     }
-    RustQueue queue = (RustQueue) app.getQueue();
-    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(), queue, rmContext,
-        app.getPriority(), recovering);
-    if (transferState) {
-      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
-    }
-    app.setCurrentAppAttempt(attempt);
+    apps.newAttempt(app, attemptId, e.getTransferStateFromPreviousAttempt(),
+        e.getIsAttemptRecovering());
     core.addAttempt(app.key(), attemptId.getAttemptId());
-    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
+    apps.attemptAdded(app, attemptId, e.getIsAttemptRecovering());
   }
 
-  private void removeApplicationAttempt(ApplicationAttemptId attemptId,
-      RMAppAttemptState finalState, boolean keepContainers) {
+  private void removeApplicationAttempt(AppAttemptRemovedSchedulerEvent e) {
+    ApplicationAttemptId attemptId = e.getApplicationAttemptID();
     RustAppAttempt attempt = getApplicationAttempt(attemptId);
     RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
     if (app == null || attempt == null) {
@@ -484,39 +451,48 @@ public class RustCapacityScheduler
     // Live containers first, then reservations, each in the attempt's map order, as Apache
     // kills them: the users' usage ratios are charged back in that order.
     for (RMContainer container : attempt.getLiveContainers()) {
-      if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
-        continue;
+      if (!e.getKeepContainersAcrossAppAttempts()
+          || !container.getState().equals(RMContainerState.RUNNING)) {
+        end(container, SchedulerUtils.COMPLETED_APPLICATION, RMContainerEventType.KILL);
       }
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION),
-          RMContainerEventType.KILL);
     }
     for (RMContainer reserved : attempt.getReservedContainers()) {
-      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
-          reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
+      end(reserved, "Application attempt ended", RMContainerEventType.KILL);
     }
     releases.flush();
     core.removeAttempt(app.key());
-    attempt.stop(finalState);
+    attempt.stop(e.getFinalAttemptState());
   }
 
-  private void removeApplication(ApplicationId id, RMAppState finalState) {
-    RustApplication app = (RustApplication) applications.remove(id);
+  private void removeApplication(AppRemovedSchedulerEvent e) {
+    RustApplication app = apps.removed(e.getApplicationID(), e.getFinalState());
     if (app == null) {
-      LOG.warn("Unknown application {} removed", id);
       return;
     }
-    appsByKey.remove(app.key());
-    ((RustQueue) app.getQueue()).getAbstractUsersManager()
-        .deactivateApplication(app.getUser(), id);
-    app.stop(finalState);
     long[] leftover = core.removeApp(app.key());
     if (leftover.length > 0) {
-      LOG.warn("Application {} still held {} containers at removal; they were released", id,
-          leftover.length / 2);
+      LOG.warn("Application {} still held {} containers at removal; they were released",
+          e.getApplicationID(), leftover.length / 2);
     }
   }
 
+  private void markForPreemption(RMContainer container) {
+    RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
+    if (attempt != null) {
+      attempt.markContainerForPreemption(container.getContainerId());
+    }
+  }
+
+  /** Ends {@code container} with an abnormal exit status saying {@code why}. */
+  private void end(RMContainer container, String why, RMContainerEventType event) {
+    completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+        container.getContainerId(), why), event);
+  }
+
+  /**
+   * A container (or reservation) is over: the applier takes it off the RM's objects and
+   * the release batch gives it back to the core.
+   */
   @Override
   protected void completedContainerInternal(RMContainer rmContainer,
       ContainerStatus containerStatus, RMContainerEventType event) {
@@ -524,8 +500,8 @@ public class RustCapacityScheduler
     try {
       Container container = rmContainer.getContainer();
       ContainerId id = container.getId();
-      applier.finish(rmContainer, containerStatus, event, getCurrentAttemptForContainer(id),
-          getSchedulerNode(container.getNodeId()));
+      allocations.finish(rmContainer, containerStatus, event,
+          getCurrentAttemptForContainer(id), getSchedulerNode(container.getNodeId()));
       RustApplication app = (RustApplication) applications.get(
           id.getApplicationAttemptId().getApplicationId());
       if (app != null) {
@@ -537,6 +513,7 @@ public class RustCapacityScheduler
     }
   }
 
+  /** Kills a container on the RM's behalf. */
   @Override
   public void killContainer(RMContainer container) {
     completedContainer(container, SchedulerUtils.createKilledContainerStatus(
@@ -545,6 +522,11 @@ public class RustCapacityScheduler
 
   // ----- the ApplicationMaster protocol -------------------------------------------------
 
+  /**
+   * An AM's heartbeat: its releases go back to the core in one crossing, then its asks and
+   * blacklist in another, which answers with its headroom; it takes away whatever
+   * heartbeats have allocated to it since.
+   */
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
@@ -558,64 +540,47 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    // One crossing for all the AM's releases, before the core sees its asks.
     inBatch(() -> releaseContainers(release, attempt));
     if (attempt.isStopped()) {
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
-    final long[][] headroom = new long[1][];
-    final Asks asks = Asks.encode(ask);
-    final String[] additions = names(blacklistAdditions);
-    final String[] removals = names(blacklistRemovals);
-    final boolean waitingForAm = attempt.isWaitingForAMContainer();
-    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
-        asks.longs, asks.names, additions, removals, waitingForAm));
-    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
-    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
-    attempt.setHeadroom(room);
-    attempt.setApplicationHeadroomForMetrics(room);
+    Resource room = updateAsks(app, attempt, ask, blacklistAdditions, blacklistRemovals);
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why.
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
         attempt.pullUpdatedNMTokens());
   }
 
+  /**
+   * Gives the AM's asks and blacklist changes to the RM's request table and to the core
+   * (under the attempt's lock, so the two agree); returns the headroom the core answers,
+   * which the attempt records.
+   */
+  private Resource updateAsks(RustApplication app, RustAppAttempt attempt,
+      List<ResourceRequest> ask, List<String> blacklistAdditions,
+      List<String> blacklistRemovals) {
+    long[][] headroom = new long[1][];
+    Asks asks = Asks.encode(ask);
+    String[] additions = names(blacklistAdditions);
+    String[] removals = names(blacklistRemovals);
+    boolean waitingForAm = attempt.isWaitingForAMContainer();
+    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
+        asks.longs, asks.names, additions, removals, waitingForAm));
+    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
+    attempt.setHeadroom(room);
+    attempt.setApplicationHeadroomForMetrics(room);
+    return room;
+  }
+
   private static String[] names(List<String> list) {
     return list == null ? new String[0] : list.toArray(new String[0]);
   }
 
-  /** Asks flattened for the JNI call. */
-  private static final class Asks {
-    final int[] ints;
-    final long[] longs;
-    final String[] names;
-
-    private Asks(int n) {
-      ints = new int[3 * n];
-      longs = new long[3 * n];
-      names = new String[n];
-    }
-
-    static Asks encode(List<ResourceRequest> requests) {
-      Asks a = new Asks(requests.size());
-      int i = 0;
-      for (ResourceRequest r : requests) {
-        a.ints[3 * i] = r.getPriority().getPriority();
-        a.ints[3 * i + 1] = r.getNumContainers();
-        a.ints[3 * i + 2] = r.getRelaxLocality() ? 1 : 0;
-        a.longs[3 * i] = r.getAllocationRequestId();
-        a.longs[3 * i + 1] = r.getCapability().getMemorySize();
-        a.longs[3 * i + 2] = r.getCapability().getVirtualCores();
-        a.names[i] = r.getResourceName();
-        i++;
-      }
-      return a;
-    }
-  }
-
   // ----- moves and priorities ------------------------------------------------------------
 
+  /** Whether the application may move to {@code newQueue}; throws the reason if not. */
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
@@ -623,9 +588,8 @@ public class RustCapacityScheduler
   }
 
   /**
-   * Moves an application (and everything it holds) to another leaf, if the core allows:
-   * the RM's own attempt object then moves its metrics, pending asks and users-manager
-   * entry the way it does for Apache's scheduler.
+   * Moves an application (and everything it holds) to another leaf, if the core allows;
+   * returns the leaf's full path.
    */
   @Override
   public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
@@ -649,18 +613,8 @@ public class RustCapacityScheduler
       default:
         break;
       }
-      RustQueue dest = queues.byPath(out[0]);
-      if (commit && dest != app.getQueue()) {
-        RustQueue source = (RustQueue) app.getQueue();
-        RustAppAttempt attempt = app.getCurrentAppAttempt();
-        if (attempt != null) {
-          attempt.move(dest);
-        } else {
-          source.getMetrics().moveAppFrom(null, app.isUnmanagedAM());
-          dest.getMetrics().moveAppTo(null, app.isUnmanagedAM());
-        }
-        app.setQueue(dest);
-        LOG.info("Moved application {} from {} to {}", appId, source.getPath(), dest.getPath());
+      if (commit) {
+        apps.moved(app, queues.byPath(out[0]));
       }
       return out[0];
     } finally {
@@ -668,6 +622,10 @@ public class RustCapacityScheduler
     }
   }
 
+  /**
+   * The priority an application submitted (or updated) to {@code queuePath} runs at: the
+   * requested one or the queue's default, capped at the cluster's maximum.
+   */
   @Override
   public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
       String queuePath, ApplicationId applicationId) {
@@ -699,16 +657,9 @@ public class RustCapacityScheduler
         future.set(null);
         return priority;
       }
-      rmApp.getApplicationSubmissionContext().setPriority(priority);
-      ApplicationStateData state = ApplicationStateData.newInstance(rmApp.getSubmitTime(),
-          rmApp.getStartTime(), rmApp.getApplicationSubmissionContext(), rmApp.getUser(),
-          rmApp.getRealUser(), rmApp.getCallerContext());
-      state.setApplicationTimeouts(rmApp.getApplicationTimeouts());
-      state.setLaunchTime(rmApp.getLaunchTime());
-      rmContext.getStateStore().updateApplicationStateSynchronously(state, false, future);
+      apps.savePriority(rmApp, priority, future);
       core.updatePriority(app.key(), priority.getPriority());
-      app.setPriority(priority);
-      LOG.info("Application {} now runs at priority {}", applicationId, priority.getPriority());
+      apps.reprioritised(app, priority);
       return priority;
     } finally {
       writeLock.unlock();
@@ -719,28 +670,15 @@ public class RustCapacityScheduler
 
   /** Re-creates the queue directory from the core after a load or refresh. */
   private void rebuildQueues(Configuration configuration) {
-    String[] strings = core.queueStrings();
-    QueueDirectory old = queues;
-    Map<String, RustQueue> byPath = new HashMap<>();
-    List<RustQueue> inOrder = new ArrayList<>();
     boolean userMetrics = core.userMetricsEnabled();
-    for (int i = 0; i < strings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
-      String path = strings[i];
-      RustQueue queue = old.byPath(path);
-      if (queue == null) {
-        int dot = path.lastIndexOf('.');
-        RustQueue parent = dot < 0 ? null : byPath.get(path.substring(0, dot));
-        queue = new RustQueue(this, views, path, parent, userMetrics, configuration);
-      }
-      byPath.put(path, queue);
-      inOrder.add(queue);
-    }
-    queues = new QueueDirectory(inOrder);
+    queues = queues.rebuilt(core.queueStrings(), (path, parent) ->
+        new RustQueue(this, views, path, parent, userMetrics, configuration));
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")
         ? new DominantResourceCalculator() : new DefaultResourceCalculator();
   }
 
+  /** {@code yarn queue -status}: a queue by full path or unambiguous short name. */
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
@@ -752,16 +690,10 @@ public class RustCapacityScheduler
     return views.snapshots();
   }
 
+  /** {@code mapred queue -showacls}: the calling user's ACLs on every queue, as configured. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    UserGroupInformation user;
-    try {
-      user = UserGroupInformation.getCurrentUser();
-    } catch (IOException e) {
-      LOG.warn("Cannot determine the current user for queue ACLs", e);
-      return Collections.emptyList();
-    }
-    return views.userAclInfo(user);
+    return views.userAclInfo();
   }
 
   /**
@@ -775,6 +707,7 @@ public class RustCapacityScheduler
     return views.hasAccess(callerUGI, acl, queueName, true);
   }
 
+  /** The attempts of the applications in a queue and below it; null for an unknown queue. */
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
     return views.appsInQueue(queueName, applications.values());
@@ -798,6 +731,7 @@ public class RustCapacityScheduler
     }
   }
 
+  /** The root queue's metrics, which add up every queue's. */
   @Override
   public QueueMetrics getRootQueueMetrics() {
     return queues.root().getMetrics();
@@ -811,6 +745,7 @@ public class RustCapacityScheduler
 
   // ----- small RM contract items --------------------------------------------------------
 
+  /** The calculator the configuration names (Default or Dominant). */
   @Override
   public ResourceCalculator getResourceCalculator() {
     return calculator;
@@ -825,12 +760,5 @@ public class RustCapacityScheduler
   public RMContainer getRMContainer(ContainerId containerId) {
     RustAppAttempt attempt = getCurrentAttemptForContainer(containerId);
     return attempt == null ? null : attempt.getRMContainer(containerId);
-  }
-
-  private String[] groupsOf(String user) {
-    if (!YarnConfiguration.isAclEnabled(conf)) {
-      return new String[0];
-    }
-    return UserGroupInformation.createRemoteUser(user).getGroupNames();
   }
 }
