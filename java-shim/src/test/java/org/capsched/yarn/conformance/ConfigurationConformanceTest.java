@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -16,8 +16,12 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.harness.RmHarness;
 import org.junit.AfterClass;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -118,8 +122,8 @@ public class ConfigurationConformanceTest {
     }
   }
 
-  private static Outcome load(Class<? extends org.apache.hadoop.yarn.server.resourcemanager
-      .scheduler.ResourceScheduler> scheduler, byte[] xml) throws Exception {
+  private static Outcome load(Class<? extends ResourceScheduler> scheduler, byte[] xml)
+      throws Exception {
     Outcome out = new Outcome();
     MockRM rm;
     try {
