@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -49,6 +50,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
@@ -440,9 +442,7 @@ public class RmContractTest {
     MockRM rm = start(conf);
     rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = submit(rm, "a", "alice", GB);
-    org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest kill =
-        org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest.newInstance(
-            app.getApplicationId());
+    KillApplicationRequest kill = KillApplicationRequest.newInstance(app.getApplicationId());
     try {
       UserGroupInformation.createRemoteUser("carol").doAs(
           (java.security.PrivilegedExceptionAction<Object>) () ->
@@ -512,8 +512,7 @@ public class RmContractTest {
     assertEquals("root.b", app.getQueue());
     assertEquals(0, coreUsedMb(rm, "root.a"));
     assertEquals(3 * GB, coreUsedMb(rm, "root.b"));
-    assertEquals(3 * GB, org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics
-        .getQueueMetrics().get("root.b").getAllocatedMB());
+    assertEquals(3 * GB, QueueMetrics.getQueueMetrics().get("root.b").getAllocatedMB());
     assertConsistent(rm);
   }
 
