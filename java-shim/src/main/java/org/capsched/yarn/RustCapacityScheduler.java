@@ -540,7 +540,10 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    inBatch(() -> releaseContainers(release, attempt));
+    if (!release.isEmpty()) {
+      // The batch takes the scheduler's lock; most AM heartbeats release nothing.
+      inBatch(() -> releaseContainers(release, attempt));
+    }
     if (attempt.isStopped()) {
       return EMPTY_ALLOCATION;
     }
