@@ -7,6 +7,7 @@ package org.capsched.yarn;
 public class NativeSchedulerPanicException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** A panic, with the panic's message. */
   public NativeSchedulerPanicException(String message) {
     super(message);
   }

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * An immutable index of the RM-side queue objects, in the core's tree order (root first).
@@ -30,6 +31,28 @@ final class QueueDirectory {
     byShortName.keySet().removeIf(name -> shortNameCounts.get(name) > 1);
   }
 
+  /**
+   * The directory for the queues the core now has ({@code queueStrings}, in tree order,
+   * parents first): a queue whose path this directory has keeps its RM-side object, so its
+   * metrics live on; {@code newQueue} makes the others from their path and parent.
+   */
+  QueueDirectory rebuilt(String[] queueStrings,
+      BiFunction<String, RustQueue, RustQueue> newQueue) {
+    Map<String, RustQueue> made = new HashMap<>();
+    List<RustQueue> inOrder = new ArrayList<>();
+    for (int i = 0; i < queueStrings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
+      String path = queueStrings[i];
+      RustQueue queue = byPath(path);
+      if (queue == null) {
+        int dot = path.lastIndexOf('.');
+        queue = newQueue.apply(path, dot < 0 ? null : made.get(path.substring(0, dot)));
+      }
+      made.put(path, queue);
+      inOrder.add(queue);
+    }
+    return new QueueDirectory(inOrder);
+  }
+
   RustQueue byPath(String path) {
     Integer i = indexByPath.get(path);
     return i == null ? null : queues.get(i);
@@ -37,6 +60,12 @@ final class QueueDirectory {
 
   RustQueue byShortName(String name) {
     return byShortName.get(name);
+  }
+
+  /** The queue a client names: by full path, else by a short name no other queue has. */
+  RustQueue resolve(String name) {
+    RustQueue q = byPath(name);
+    return q != null ? q : byShortName(name);
   }
 
   int indexOf(String path) {

@@ -33,18 +33,22 @@ public final class QueueSnapshot {
     return parent;
   }
 
+  /** Configured capacity, a share of the parent. */
   public double getCapacity() {
     return report[offset];
   }
 
+  /** Configured maximum capacity, a share of the parent. */
   public double getMaximumCapacity() {
     return report[offset + 1];
   }
 
+  /** Effective capacity, a share of the cluster. */
   public double getAbsoluteCapacity() {
     return report[offset + 2];
   }
 
+  /** Effective maximum capacity, a share of the cluster. */
   public double getAbsoluteMaximumCapacity() {
     return report[offset + 3];
   }
@@ -59,10 +63,12 @@ public final class QueueSnapshot {
     return report[offset + 5];
   }
 
+  /** Memory the queue's containers and reservations use, in MB. */
   public long getUsedMemoryMb() {
     return (long) report[offset + 6];
   }
 
+  /** Virtual cores the queue's containers and reservations use. */
   public long getUsedVcores() {
     return (long) report[offset + 7];
   }
@@ -81,18 +87,22 @@ public final class QueueSnapshot {
     return report[offset + 11];
   }
 
+  /** {@code maximum-applications} in effect for the queue. */
   public int getMaximumApplications() {
     return (int) report[offset + 12];
   }
 
+  /** {@code user-limit-factor}. */
   public double getUserLimitFactor() {
     return report[offset + 13];
   }
 
+  /** {@code minimum-user-limit-percent}. */
   public double getMinimumUserLimitPercent() {
     return report[offset + 14];
   }
 
+  /** {@code maximum-am-resource-percent} in effect for the queue. */
   public double getMaximumAmResourcePercent() {
     return report[offset + 15];
   }

@@ -1,22 +1,16 @@
 package org.capsched.yarn;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -25,36 +19,24 @@ import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
-import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.SchedulingRequest;
-import org.apache.hadoop.yarn.LocalConfigurationProvider;
-import org.apache.hadoop.yarn.conf.ConfigurationProvider;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
-import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
-import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
-import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -71,12 +53,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
-import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,9 +66,12 @@ import org.slf4j.LoggerFactory;
  * {@code capacity-scheduler.xml}.
  *
  * <p>This class is a translation table: each RM call or scheduler event becomes one call on
- * {@link NativeScheduler}, and what the core returns is applied to the RM's own objects
- * (applications, attempts, nodes, RMContainers, QueueMetrics). It makes no scheduling
- * decision of its own.
+ * {@link NativeScheduler}, and what the core returns is handed to the class that applies it
+ * to the RM's own objects: {@link AllocationApplier} (containers and reservations),
+ * {@link ApplicationApplier} (applications and attempts), {@link QueueViews} (what clients
+ * read about queues). Finished containers go back to the core through a
+ * {@link ReleaseBatch}, and {@link ConfigurationInputs} gathers what the core's
+ * configuration is built from. It makes no scheduling decision of its own.
  */
 public class RustCapacityScheduler
     extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
@@ -98,8 +81,6 @@ public class RustCapacityScheduler
   /** The file Apache's CapacityScheduler reads, and so do we. */
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
 
-  private static final String CAPACITY_PREFIX = "yarn.scheduler.capacity.";
-
   private Configuration conf;
   private boolean usePortForNodeName;
   private NativeScheduler core;
@@ -108,11 +89,12 @@ public class RustCapacityScheduler
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
   private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
-  /** Containers gone while a batch is open, as (application key, number) pairs. */
-  private long[] releasedBatch = new long[16];
-  private int releasedCount;
-  private int batchDepth;
+  private ReleaseBatch releases;
+  private AllocationApplier allocations;
+  private ApplicationApplier apps;
+  private QueueViews views;
 
+  /** A scheduler to be set up by the RM ({@link #serviceInit}). */
   public RustCapacityScheduler() {
     super(RustCapacityScheduler.class.getName());
   }
@@ -134,6 +116,7 @@ public class RustCapacityScheduler
     this.rmContext = rmContext;
   }
 
+  /** Loads capacity-scheduler.xml into a new core and builds the RM-side queues from it. */
   @Override
   public void serviceInit(Configuration configuration) throws Exception {
     this.conf = configuration;
@@ -143,21 +126,29 @@ public class RustCapacityScheduler
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
-    Resource max = getMaximumResourceCapability();
-    ConfigurationFile file = readConfigurationFile(configuration);
-    long[] clusterSettings = {
-        minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
-        max.getMemorySize(), max.getVirtualCores(),
-        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0 };
+    ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
-    core = new NativeScheduler(file.bytes, file.source, clusterSettings, epoch,
-        capacityProperties(configuration), systemProperties());
+    core = new NativeScheduler(in.xml, in.source, clusterSettings(configuration), epoch,
+        in.capacityProperties, in.systemProperties);
+    releases = new ReleaseBatch(core);
+    allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
+    apps = new ApplicationApplier(rmContext, applications, appsByKey);
+    views = new QueueViews(core, () -> queues);
     rebuildQueues(configuration);
-    LOG.info("Rust capacity scheduler started with {} from {}", queues, file.source);
+    LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
   }
 
+  /** Minimum and maximum allocation and whether ACLs are on, as the core takes them. */
+  private long[] clusterSettings(Configuration configuration) {
+    Resource max = getMaximumResourceCapability();
+    return new long[] {minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
+        max.getMemorySize(), max.getVirtualCores(),
+        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0};
+  }
+
+  /** Stops the scheduler and frees the core. */
   @Override
   public void serviceStop() throws Exception {
     super.serviceStop();
@@ -166,30 +157,35 @@ public class RustCapacityScheduler
     }
   }
 
+  /**
+   * {@code yarn rmadmin -refreshQueues}: the core validates and swaps in the new
+   * configuration, or refuses it whole (an IOException naming every problem).
+   */
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
-    ConfigurationFile file = readConfigurationFile(newConf);
+    ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
     String warnings;
     try {
-      warnings = core.refresh(file.bytes, file.source, capacityProperties(newConf),
-          systemProperties());
+      warnings = core.refresh(in.xml, in.source, in.capacityProperties, in.systemProperties);
     } catch (SchedulerConfigurationException e) {
-      throw new IOException("Failed to re-init queues from " + file.source + ": "
+      throw new IOException("Failed to re-init queues from " + in.source + ": "
           + e.getMessage(), e);
     }
     if (!warnings.isEmpty()) {
-      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", file.source, warnings);
+      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", in.source, warnings);
     }
     rebuildQueues(newConf);
     super.reinitialize(newConf, context);
-    LOG.info("Queues refreshed from {}: {}", file.source, queues);
+    LOG.info("Queues refreshed from {}: {}", in.source, queues);
   }
 
+  /**
+   * Nothing to do here: applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED
+   * with the recovering flag, containers through the reports NodeManagers send when they
+   * register again (recoverContainersOnNode, which calls {@link #recoverContainer}).
+   */
   @Override
   public void recover(RMState state) {
-    // Applications are recovered through APP_ADDED / APP_ATTEMPT_ADDED with the recovering
-    // flag, containers through the reports NodeManagers send when they register again
-    // (recoverContainersOnNode, which calls recoverContainer below).
   }
 
   /**
@@ -220,100 +216,99 @@ public class RustCapacityScheduler
 
   // ----- events -------------------------------------------------------------------------
 
+  /**
+   * One scheduler event, under the write lock and inside one release batch: the containers
+   * it finishes (an attempt's or a lost node's, say) reach the core in one crossing, ahead
+   * of any later core call that must see them.
+   */
   @Override
   public void handle(SchedulerEvent event) {
+    inBatch(() -> dispatch(event));
+  }
+
+  /**
+   * Runs {@code work} under the write lock with a release batch open: the containers it
+   * finishes reach the core in one crossing when it ends, unless a core call it makes
+   * takes or flushes them sooner.
+   */
+  private void inBatch(Runnable work) {
     writeLock.lock();
     try {
-      switch (event.getType()) {
-      case NODE_ADDED: {
-        NodeAddedSchedulerEvent e = (NodeAddedSchedulerEvent) event;
-        addNode(e.getAddedRMNode());
-        recoverContainersOnNode(e.getContainerReports(), e.getAddedRMNode());
-        break;
+      releases.open();
+      try {
+        work.run();
+      } finally {
+        releases.close();
       }
-      case NODE_REMOVED:
-        removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
-        break;
-      case NODE_RESOURCE_UPDATE: {
-        NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
-        updateNodeResource(e.getRMNode(), e.getResourceOption());
-        break;
-      }
-      case NODE_UPDATE:
-        nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
-        break;
-      case APP_ADDED: {
-        AppAddedSchedulerEvent e = (AppAddedSchedulerEvent) event;
-        addApplication(e.getApplicationId(), e.getQueue(), e.getUser(),
-            e.getApplicatonPriority(), e.getIsAppRecovering(), e.isUnmanagedAM());
-        break;
-      }
-      case APP_REMOVED: {
-        AppRemovedSchedulerEvent e = (AppRemovedSchedulerEvent) event;
-        removeApplication(e.getApplicationID(), e.getFinalState());
-        break;
-      }
-      case APP_ATTEMPT_ADDED: {
-        AppAttemptAddedSchedulerEvent e = (AppAttemptAddedSchedulerEvent) event;
-        addApplicationAttempt(e.getApplicationAttemptId(),
-            e.getTransferStateFromPreviousAttempt(), e.getIsAttemptRecovering());
-        break;
-      }
-      case APP_ATTEMPT_REMOVED: {
-        AppAttemptRemovedSchedulerEvent e = (AppAttemptRemovedSchedulerEvent) event;
-        removeApplicationAttempt(e.getApplicationAttemptID(), e.getFinalAttemptState(),
-            e.getKeepContainersAcrossAppAttempts());
-        break;
-      }
-      case CONTAINER_EXPIRED: {
-        ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
-        completedContainer(getRMContainer(id),
-            SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
-            RMContainerEventType.EXPIRE);
-        break;
-      }
-      case RELEASE_CONTAINER: {
-        RMContainer container = ((ReleaseContainerEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-            container.getContainerId(), SchedulerUtils.RELEASED_CONTAINER),
-            RMContainerEventType.RELEASED);
-        break;
-      }
-      case MARK_CONTAINER_FOR_PREEMPTION: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
-        if (attempt != null) {
-          attempt.markContainerForPreemption(container.getContainerId());
-        }
-        break;
-      }
-      case MARK_CONTAINER_FOR_KILLABLE: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
-            container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
-            RMContainerEventType.KILL);
-        break;
-      }
-      case KILL_RESERVED_CONTAINER: {
-        RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-        completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-            container.getContainerId(), "Reservation killed by the ResourceManager"),
-            RMContainerEventType.KILL);
-        break;
-      }
-      default:
-        // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
-        // do yet; queue-management events concern auto-created queues, which it does not
-        // support.
-        LOG.warn("Ignoring scheduler event {}", event.getType());
-      }
-      flushReleased();
     } finally {
       writeLock.unlock();
     }
   }
 
-  private void addNode(RMNode rmNode) {
+  /** Hands an event to what handles its type. */
+  private void dispatch(SchedulerEvent event) {
+    switch (event.getType()) {
+    case NODE_ADDED:
+      addNode((NodeAddedSchedulerEvent) event);
+      break;
+    case NODE_REMOVED:
+      removeNode(((NodeRemovedSchedulerEvent) event).getRemovedRMNode());
+      break;
+    case NODE_RESOURCE_UPDATE: {
+      NodeResourceUpdateSchedulerEvent e = (NodeResourceUpdateSchedulerEvent) event;
+      updateNodeResource(e.getRMNode(), e.getResourceOption());
+      break;
+    }
+    case NODE_UPDATE:
+      nodeUpdate(((NodeUpdateSchedulerEvent) event).getRMNode());
+      break;
+    case APP_ADDED:
+      addApplication((AppAddedSchedulerEvent) event);
+      break;
+    case APP_REMOVED:
+      removeApplication((AppRemovedSchedulerEvent) event);
+      break;
+    case APP_ATTEMPT_ADDED:
+      addApplicationAttempt((AppAttemptAddedSchedulerEvent) event);
+      break;
+    case APP_ATTEMPT_REMOVED:
+      removeApplicationAttempt((AppAttemptRemovedSchedulerEvent) event);
+      break;
+    case CONTAINER_EXPIRED: {
+      ContainerId id = ((ContainerExpiredSchedulerEvent) event).getContainerId();
+      completedContainer(getRMContainer(id),
+          SchedulerUtils.createAbnormalContainerStatus(id, SchedulerUtils.EXPIRED_CONTAINER),
+          RMContainerEventType.EXPIRE);
+      break;
+    }
+    case RELEASE_CONTAINER:
+      end(((ReleaseContainerEvent) event).getContainer(), SchedulerUtils.RELEASED_CONTAINER,
+          RMContainerEventType.RELEASED);
+      break;
+    case MARK_CONTAINER_FOR_PREEMPTION:
+      markForPreemption(((ContainerPreemptEvent) event).getContainer());
+      break;
+    case MARK_CONTAINER_FOR_KILLABLE: {
+      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
+      completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
+          container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
+          RMContainerEventType.KILL);
+      break;
+    }
+    case KILL_RESERVED_CONTAINER:
+      end(((ContainerPreemptEvent) event).getContainer(),
+          "Reservation killed by the ResourceManager", RMContainerEventType.KILL);
+      break;
+    default:
+      // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
+      // do yet; queue-management events concern auto-created queues, which it does not
+      // support.
+      LOG.warn("Ignoring scheduler event {}", event.getType());
+    }
+  }
+
+  private void addNode(NodeAddedSchedulerEvent event) {
+    RMNode rmNode = event.getAddedRMNode();
     Resource total = rmNode.getTotalCapability();
     String nodeName = usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
     int key = core.addNode(rmNode.getNodeID().toString(), nodeName, rmNode.getRackName(),
@@ -324,6 +319,7 @@ public class RustCapacityScheduler
     updateAvailableResourcesMetrics();
     LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
         rmNode.getRackName(), total, getClusterResource());
+    recoverContainersOnNode(event.getContainerReports(), rmNode);
   }
 
   private void removeNode(RMNode rmNode) {
@@ -332,15 +328,13 @@ public class RustCapacityScheduler
       return;
     }
     for (RMContainer container : node.getCopiedListOfRunningContainers()) {
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+      end(container, SchedulerUtils.LOST_CONTAINER, RMContainerEventType.KILL);
     }
     RMContainer reserved = node.getReservedContainer();
     if (reserved != null) {
-      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
-          reserved.getContainerId(), SchedulerUtils.LOST_CONTAINER), RMContainerEventType.KILL);
+      end(reserved, SchedulerUtils.LOST_CONTAINER, RMContainerEventType.KILL);
     }
-    flushReleased();
+    releases.flush();
     nodeTracker.removeNode(rmNode.getNodeID());
     nodesByKey.remove(node.key());
     long[] leftover = core.removeNode(node.key());
@@ -351,9 +345,9 @@ public class RustCapacityScheduler
     updateAvailableResourcesMetrics();
   }
 
+  /** {@code yarn rmadmin -updateNodeResource}: the node's new size, for the RM and the core. */
   @Override
-  public void updateNodeResource(RMNode nm,
-      org.apache.hadoop.yarn.api.records.ResourceOption resourceOption) {
+  public void updateNodeResource(RMNode nm, ResourceOption resourceOption) {
     writeLock.lock();
     try {
       super.updateNodeResource(nm, resourceOption);
@@ -369,117 +363,47 @@ public class RustCapacityScheduler
   }
 
   /**
-   * One heartbeat: the base class processes launched and completed containers (completions
-   * are batched), then one native call reclaims them and returns every allocation for the
-   * node, which is materialised here.
+   * One heartbeat: the base class processes launched and completed containers (into the
+   * release batch), then one native call reclaims them and returns every allocation for the
+   * node, which the applier applies; decisions it cannot apply go back with the batch.
    */
   @Override
   protected void nodeUpdate(RMNode nm) {
-    writeLock.lock();
-    try {
-      batchDepth++;
-      try {
-        super.nodeUpdate(nm);
-      } finally {
-        batchDepth--;
-      }
-      long[] finished = takeReleased();
-      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
-      boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
-          || rmContext.isSchedulerReadyForAllocatingContainers();
-      if (node == null || !ready) {
-        if (finished.length > 0) {
-          core.release(finished);
-        }
-        return;
-      }
-      long[] allocations = core.nodeUpdate(node.key(), finished);
-      if (allocations.length > 0 || finished.length > 0) {
-        materialize(node, allocations);
-        updateAvailableResourcesMetrics();
-      }
-    } finally {
-      writeLock.unlock();
-    }
+    inBatch(() -> heartbeat(nm));
   }
 
-  /**
-   * Applies the core's decisions for one node to the RM's objects: new containers,
-   * reservations made, cancelled, or turned into containers.
-   */
-  private void materialize(RustSchedulerNode heartbeatNode, long[] allocations) {
-    NodeType[] localities = NodeType.values();
-    for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
-      // Usually the heartbeating node; another one when a reservation there is dropped.
-      RustSchedulerNode node = nodesByKey.getOrDefault((int) allocations[i + 8], heartbeatNode);
-      int appKey = (int) allocations[i];
-      long number = allocations[i + 1];
-      int kind = (int) allocations[i + 7];
-      RustApplication app = appsByKey.get(appKey);
-      RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      if (attempt == null) {
-        // The attempt went away since the core decided: give back what it was given.
-        if (kind != NativeScheduler.UNRESERVE) {
-          core.release(new long[] {appKey, number});
-        }
-        continue;
-      }
-      SchedulerRequestKey key = attempt.requestKey((int) allocations[i + 4], allocations[i + 5]);
-      if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
-        RMContainer reserved = node.getReservedContainer();
-        if (reserved != null) {
-          attempt.unreserve(key, node, reserved);
-        }
-        if (kind == NativeScheduler.UNRESERVE) {
-          continue;
-        }
-      }
-      ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
-      Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
-      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
-          node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
-          key.getAllocationRequestId());
-      if (kind == NativeScheduler.RESERVE) {
-        attempt.reserve(key, node, null, container, false);
-        continue;
-      }
-      RMContainer rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node,
-          key, container);
-      if (rmContainer == null) {
-        // The AM withdrew the ask since the core decided: give it back.
-        core.release(new long[] {appKey, number});
-        continue;
-      }
-      node.allocateContainer(rmContainer);
-    }
-  }
-
-  private void addApplication(ApplicationId id, String queueName, String user,
-      Priority priority, boolean recovering, boolean unmanagedAM) {
-    String[] groups = groupsOf(user);
-    Resource am = amResource(id, unmanagedAM);
-    if (priority == null) {
-      priority = Priority.newInstance(0);
-    }
-    String[] out = new String[1];
-    int key = core.submit(id.getClusterTimestamp(), id.getId(), queueName, user, groups,
-        priority.getPriority(), recovering, am.getMemorySize(),
-        am.getVirtualCores(), out);
-    if (key < 0) {
-      LOG.info("Rejected {}: {}", id, out[0]);
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, out[0]));
+  private void heartbeat(RMNode nm) {
+    super.nodeUpdate(nm);
+    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+    boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
+        || rmContext.isSchedulerReadyForAllocatingContainers();
+    if (node == null || !ready) {
+      // Closing the batch gives the finished containers back.
       return;
     }
-    RustQueue queue = queues.byPath(out[0]);
-    RustApplication app = new RustApplication(id, key, queue, user, priority, unmanagedAM);
-    applications.put(id, app);
-    appsByKey.put(key, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    LOG.info("Accepted application {} from user {} in queue {}", id, user, queue.getPath());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+    long[] finished = releases.take();
+    long[] decided = core.nodeUpdate(node.key(), finished);
+    if (decided.length > 0 || finished.length > 0) {
+      allocations.apply(node, decided);
+      updateAvailableResourcesMetrics();
+    }
+  }
+
+  private void addApplication(AppAddedSchedulerEvent e) {
+    ApplicationId id = e.getApplicationId();
+    String[] groups = groupsOf(e.getUser());
+    Resource am = amResource(id, e.isUnmanagedAM());
+    Priority priority = e.getApplicatonPriority() == null
+        ? Priority.newInstance(0) : e.getApplicatonPriority();
+    String[] out = new String[1];
+    int key = core.submit(id.getClusterTimestamp(), id.getId(), e.getQueue(), e.getUser(),
+        groups, priority.getPriority(), e.getIsAppRecovering(), am.getMemorySize(),
+        am.getVirtualCores(), out);
+    if (key < 0) {
+      apps.rejected(id, out[0]);
+    } else {
+      apps.admitted(id, key, queues.byPath(out[0]), e.getUser(), priority, e.isUnmanagedAM(),
+          e.getIsAppRecovering());
     }
   }
 
@@ -488,7 +412,7 @@ public class RustCapacityScheduler
     if (unmanagedAM || rmContext == null) {
       return Resources.none();
     }
-    org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp app = rmContext.getRMApps().get(id);
+    RMApp app = rmContext.getRMApps().get(id);
     if (app == null || app.getAMResourceRequests() == null
         || app.getAMResourceRequests().isEmpty()) {
       return getMinimumResourceCapability();
@@ -496,30 +420,28 @@ public class RustCapacityScheduler
     return app.getAMResourceRequests().get(0).getCapability();
   }
 
-  private void addApplicationAttempt(ApplicationAttemptId attemptId, boolean transferState,
-      boolean recovering) {
+  private String[] groupsOf(String user) {
+    if (!YarnConfiguration.isAclEnabled(conf)) {
+      return new String[0];
+    }
+    return UserGroupInformation.createRemoteUser(user).getGroupNames();
+  }
+
+  private void addApplicationAttempt(AppAttemptAddedSchedulerEvent e) {
+    ApplicationAttemptId attemptId = e.getApplicationAttemptId();
     RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
     if (app == null) {
       LOG.warn("Attempt {} added for unknown application", attemptId);
       return;
     }
-    RustQueue queue = (RustQueue) app.getQueue();
-    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(), queue, rmContext,
-        app.getPriority(), recovering);
-    if (transferState) {
-      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
-    }
-    app.setCurrentAppAttempt(attempt);
+    apps.newAttempt(app, attemptId, e.getTransferStateFromPreviousAttempt(),
+        e.getIsAttemptRecovering());
     core.addAttempt(app.key(), attemptId.getAttemptId());
-    queue.getMetrics().submitAppAttempt(app.getUser(), app.isUnmanagedAM());
-    if (!recovering) {
-      rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
-    }
+    apps.attemptAdded(app, attemptId, e.getIsAttemptRecovering());
   }
 
-  private void removeApplicationAttempt(ApplicationAttemptId attemptId,
-      RMAppAttemptState finalState, boolean keepContainers) {
+  private void removeApplicationAttempt(AppAttemptRemovedSchedulerEvent e) {
+    ApplicationAttemptId attemptId = e.getApplicationAttemptID();
     RustAppAttempt attempt = getApplicationAttempt(attemptId);
     RustApplication app = (RustApplication) applications.get(attemptId.getApplicationId());
     if (app == null || attempt == null) {
@@ -529,39 +451,48 @@ public class RustCapacityScheduler
     // Live containers first, then reservations, each in the attempt's map order, as Apache
     // kills them: the users' usage ratios are charged back in that order.
     for (RMContainer container : attempt.getLiveContainers()) {
-      if (keepContainers && container.getState().equals(RMContainerState.RUNNING)) {
-        continue;
+      if (!e.getKeepContainersAcrossAppAttempts()
+          || !container.getState().equals(RMContainerState.RUNNING)) {
+        end(container, SchedulerUtils.COMPLETED_APPLICATION, RMContainerEventType.KILL);
       }
-      completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
-          container.getContainerId(), SchedulerUtils.COMPLETED_APPLICATION),
-          RMContainerEventType.KILL);
     }
     for (RMContainer reserved : attempt.getReservedContainers()) {
-      completedContainer(reserved, SchedulerUtils.createAbnormalContainerStatus(
-          reserved.getContainerId(), "Application attempt ended"), RMContainerEventType.KILL);
+      end(reserved, "Application attempt ended", RMContainerEventType.KILL);
     }
-    flushReleased();
+    releases.flush();
     core.removeAttempt(app.key());
-    attempt.stop(finalState);
+    attempt.stop(e.getFinalAttemptState());
   }
 
-  private void removeApplication(ApplicationId id, RMAppState finalState) {
-    RustApplication app = (RustApplication) applications.remove(id);
+  private void removeApplication(AppRemovedSchedulerEvent e) {
+    RustApplication app = apps.removed(e.getApplicationID(), e.getFinalState());
     if (app == null) {
-      LOG.warn("Unknown application {} removed", id);
       return;
     }
-    appsByKey.remove(app.key());
-    ((RustQueue) app.getQueue()).getAbstractUsersManager()
-        .deactivateApplication(app.getUser(), id);
-    app.stop(finalState);
     long[] leftover = core.removeApp(app.key());
     if (leftover.length > 0) {
-      LOG.warn("Application {} still held {} containers at removal; they were released", id,
-          leftover.length / 2);
+      LOG.warn("Application {} still held {} containers at removal; they were released",
+          e.getApplicationID(), leftover.length / 2);
     }
   }
 
+  private void markForPreemption(RMContainer container) {
+    RustAppAttempt attempt = getCurrentAttemptForContainer(container.getContainerId());
+    if (attempt != null) {
+      attempt.markContainerForPreemption(container.getContainerId());
+    }
+  }
+
+  /** Ends {@code container} with an abnormal exit status saying {@code why}. */
+  private void end(RMContainer container, String why, RMContainerEventType event) {
+    completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
+        container.getContainerId(), why), event);
+  }
+
+  /**
+   * A container (or reservation) is over: the applier takes it off the RM's objects and
+   * the release batch gives it back to the core.
+   */
   @Override
   protected void completedContainerInternal(RMContainer rmContainer,
       ContainerStatus containerStatus, RMContainerEventType event) {
@@ -569,28 +500,12 @@ public class RustCapacityScheduler
     try {
       Container container = rmContainer.getContainer();
       ContainerId id = container.getId();
-      RustAppAttempt attempt = getCurrentAttemptForContainer(id);
-      FiCaSchedulerNode node = getSchedulerNode(container.getNodeId());
-      if (rmContainer.getState() == RMContainerState.RESERVED) {
-        // A reservation ends: the node is free again for everyone.
-        if (attempt != null && node != null) {
-          attempt.unreserve(rmContainer.getReservedSchedulerKey(), node, rmContainer);
-        }
-        rmContainer.handle(new org.apache.hadoop.yarn.server.resourcemanager.rmcontainer
-            .RMContainerFinishedEvent(id, containerStatus, event));
-      } else {
-        if (attempt != null) {
-          attempt.containerCompleted(rmContainer, containerStatus, event,
-              RMNodeLabelsManager.NO_LABEL);
-        }
-        if (node != null) {
-          node.releaseContainer(id, false);
-        }
-      }
-      SchedulerApplication<RustAppAttempt> app =
-          applications.get(id.getApplicationAttemptId().getApplicationId());
+      allocations.finish(rmContainer, containerStatus, event,
+          getCurrentAttemptForContainer(id), getSchedulerNode(container.getNodeId()));
+      RustApplication app = (RustApplication) applications.get(
+          id.getApplicationAttemptId().getApplicationId());
       if (app != null) {
-        released(((RustApplication) app).key(), id.getContainerId());
+        releases.add(app.key(), id.getContainerId());
       }
       LOG.debug("Container {} finished ({})", id, event);
     } finally {
@@ -598,29 +513,7 @@ public class RustCapacityScheduler
     }
   }
 
-  private void released(int appKey, long number) {
-    if (releasedCount + 2 > releasedBatch.length) {
-      releasedBatch = Arrays.copyOf(releasedBatch, releasedBatch.length * 2);
-    }
-    releasedBatch[releasedCount++] = appKey;
-    releasedBatch[releasedCount++] = number;
-    if (batchDepth == 0) {
-      flushReleased();
-    }
-  }
-
-  private long[] takeReleased() {
-    long[] out = Arrays.copyOf(releasedBatch, releasedCount);
-    releasedCount = 0;
-    return out;
-  }
-
-  private void flushReleased() {
-    if (releasedCount > 0) {
-      core.release(takeReleased());
-    }
-  }
-
+  /** Kills a container on the RM's behalf. */
   @Override
   public void killContainer(RMContainer container) {
     completedContainer(container, SchedulerUtils.createKilledContainerStatus(
@@ -629,6 +522,11 @@ public class RustCapacityScheduler
 
   // ----- the ApplicationMaster protocol -------------------------------------------------
 
+  /**
+   * An AM's heartbeat: its releases go back to the core in one crossing, then its asks and
+   * blacklist in another, which answers with its headroom; it takes away whatever
+   * heartbeats have allocated to it since.
+   */
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
       List<SchedulingRequest> schedulingRequests, List<ContainerId> release,
@@ -642,63 +540,50 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    releaseContainers(release, attempt);
+    if (!release.isEmpty()) {
+      // The batch takes the scheduler's lock; most AM heartbeats release nothing.
+      inBatch(() -> releaseContainers(release, attempt));
+    }
     if (attempt.isStopped()) {
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
-    final long[][] headroom = new long[1][];
-    final Asks asks = Asks.encode(ask);
-    final String[] additions = names(blacklistAdditions);
-    final String[] removals = names(blacklistRemovals);
-    final boolean waitingForAm = attempt.isWaitingForAMContainer();
-    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
-        asks.longs, asks.names, additions, removals, waitingForAm));
-    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
-    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
-    attempt.setHeadroom(room);
-    attempt.setApplicationHeadroomForMetrics(room);
+    Resource room = updateAsks(app, attempt, ask, blacklistAdditions, blacklistRemovals);
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why.
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
         attempt.pullUpdatedNMTokens());
   }
 
+  /**
+   * Gives the AM's asks and blacklist changes to the RM's request table and to the core
+   * (under the attempt's lock, so the two agree); returns the headroom the core answers,
+   * which the attempt records.
+   */
+  private Resource updateAsks(RustApplication app, RustAppAttempt attempt,
+      List<ResourceRequest> ask, List<String> blacklistAdditions,
+      List<String> blacklistRemovals) {
+    long[][] headroom = new long[1][];
+    Asks asks = Asks.encode(ask);
+    String[] additions = names(blacklistAdditions);
+    String[] removals = names(blacklistRemovals);
+    boolean waitingForAm = attempt.isWaitingForAMContainer();
+    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
+        asks.longs, asks.names, additions, removals, waitingForAm));
+    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
+    attempt.setHeadroom(room);
+    attempt.setApplicationHeadroomForMetrics(room);
+    return room;
+  }
+
   private static String[] names(List<String> list) {
     return list == null ? new String[0] : list.toArray(new String[0]);
   }
 
-  /** Asks flattened for the JNI call. */
-  private static final class Asks {
-    final int[] ints;
-    final long[] longs;
-    final String[] names;
-
-    private Asks(int n) {
-      ints = new int[3 * n];
-      longs = new long[3 * n];
-      names = new String[n];
-    }
-
-    static Asks encode(List<ResourceRequest> requests) {
-      Asks a = new Asks(requests.size());
-      int i = 0;
-      for (ResourceRequest r : requests) {
-        a.ints[3 * i] = r.getPriority().getPriority();
-        a.ints[3 * i + 1] = r.getNumContainers();
-        a.ints[3 * i + 2] = r.getRelaxLocality() ? 1 : 0;
-        a.longs[3 * i] = r.getAllocationRequestId();
-        a.longs[3 * i + 1] = r.getCapability().getMemorySize();
-        a.longs[3 * i + 2] = r.getCapability().getVirtualCores();
-        a.names[i] = r.getResourceName();
-        i++;
-      }
-      return a;
-    }
-  }
-
   // ----- moves and priorities ------------------------------------------------------------
 
+  /** Whether the application may move to {@code newQueue}; throws the reason if not. */
   @Override
   public void preValidateMoveApplication(ApplicationId appId, String newQueue)
       throws YarnException {
@@ -706,9 +591,8 @@ public class RustCapacityScheduler
   }
 
   /**
-   * Moves an application (and everything it holds) to another leaf, if the core allows:
-   * the RM's own attempt object then moves its metrics, pending asks and users-manager
-   * entry the way it does for Apache's scheduler.
+   * Moves an application (and everything it holds) to another leaf, if the core allows;
+   * returns the leaf's full path.
    */
   @Override
   public String moveApplication(ApplicationId appId, String newQueue) throws YarnException {
@@ -732,18 +616,8 @@ public class RustCapacityScheduler
       default:
         break;
       }
-      RustQueue dest = queues.byPath(out[0]);
-      if (commit && dest != app.getQueue()) {
-        RustQueue source = (RustQueue) app.getQueue();
-        RustAppAttempt attempt = app.getCurrentAppAttempt();
-        if (attempt != null) {
-          attempt.move(dest);
-        } else {
-          source.getMetrics().moveAppFrom(null, app.isUnmanagedAM());
-          dest.getMetrics().moveAppTo(null, app.isUnmanagedAM());
-        }
-        app.setQueue(dest);
-        LOG.info("Moved application {} from {} to {}", appId, source.getPath(), dest.getPath());
+      if (commit) {
+        apps.moved(app, queues.byPath(out[0]));
       }
       return out[0];
     } finally {
@@ -751,6 +625,10 @@ public class RustCapacityScheduler
     }
   }
 
+  /**
+   * The priority an application submitted (or updated) to {@code queuePath} runs at: the
+   * requested one or the queue's default, capped at the cluster's maximum.
+   */
   @Override
   public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
       String queuePath, ApplicationId applicationId) {
@@ -782,16 +660,9 @@ public class RustCapacityScheduler
         future.set(null);
         return priority;
       }
-      rmApp.getApplicationSubmissionContext().setPriority(priority);
-      ApplicationStateData state = ApplicationStateData.newInstance(rmApp.getSubmitTime(),
-          rmApp.getStartTime(), rmApp.getApplicationSubmissionContext(), rmApp.getUser(),
-          rmApp.getRealUser(), rmApp.getCallerContext());
-      state.setApplicationTimeouts(rmApp.getApplicationTimeouts());
-      state.setLaunchTime(rmApp.getLaunchTime());
-      rmContext.getStateStore().updateApplicationStateSynchronously(state, false, future);
+      apps.savePriority(rmApp, priority, future);
       core.updatePriority(app.key(), priority.getPriority());
-      app.setPriority(priority);
-      LOG.info("Application {} now runs at priority {}", applicationId, priority.getPriority());
+      apps.reprioritised(app, priority);
       return priority;
     } finally {
       writeLock.unlock();
@@ -802,157 +673,68 @@ public class RustCapacityScheduler
 
   /** Re-creates the queue directory from the core after a load or refresh. */
   private void rebuildQueues(Configuration configuration) {
-    String[] strings = core.queueStrings();
-    QueueDirectory old = queues;
-    Map<String, RustQueue> byPath = new HashMap<>();
-    List<RustQueue> inOrder = new ArrayList<>();
     boolean userMetrics = core.userMetricsEnabled();
-    for (int i = 0; i < strings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
-      String path = strings[i];
-      RustQueue queue = old.byPath(path);
-      if (queue == null) {
-        int dot = path.lastIndexOf('.');
-        RustQueue parent = dot < 0 ? null : byPath.get(path.substring(0, dot));
-        queue = new RustQueue(this, path, parent, userMetrics, configuration);
-      }
-      byPath.put(path, queue);
-      inOrder.add(queue);
-    }
-    queues = new QueueDirectory(inOrder);
+    queues = queues.rebuilt(core.queueStrings(), (path, parent) ->
+        new RustQueue(this, views, path, parent, userMetrics, configuration));
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")
         ? new DominantResourceCalculator() : new DefaultResourceCalculator();
   }
 
-  private RustQueue resolveQueue(String name) {
-    RustQueue q = queues.byPath(name);
-    return q != null ? q : queues.byShortName(name);
-  }
-
+  /** {@code yarn queue -status}: a queue by full path or unambiguous short name. */
   @Override
   public QueueInfo getQueueInfo(String queueName, boolean includeChildQueues,
       boolean recursive) throws IOException {
-    RustQueue queue = resolveQueue(queueName);
-    if (queue == null) {
-      throw new IOException("Unknown queue: " + queueName);
-    }
-    return queueInfo(queue.getPath(), includeChildQueues, recursive);
+    return views.find(queueName, includeChildQueues, recursive);
   }
 
   /** Every queue as the core sees it now, root first, each parent before its children. */
   public List<QueueSnapshot> getQueueSnapshots() {
-    double[] report = core.queueReport();
-    QueueDirectory dir = queues;
-    List<QueueSnapshot> out = new ArrayList<>(dir.size());
-    for (int i = 0; i < dir.size(); i++) {
-      out.add(new QueueSnapshot(dir.at(i).getPath(), report, i));
-    }
-    return out;
+    return views.snapshots();
   }
 
-  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
-  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
-    List<QueueSnapshot> snapshots = getQueueSnapshots();
-    return buildQueueInfo(snapshots, queues.indexOf(path), includeChildQueues, recursive);
-  }
-
-  private QueueInfo buildQueueInfo(List<QueueSnapshot> snapshots, int index,
-      boolean includeChildQueues, boolean recursive) {
-    QueueSnapshot q = snapshots.get(index);
-    QueueInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueInfo.class);
-    info.setQueueName(q.getName());
-    info.setQueuePath(q.getPath());
-    info.setCapacity((float) q.getCapacity());
-    info.setMaximumCapacity((float) q.getMaximumCapacity());
-    info.setCurrentCapacity((float) q.getUsedCapacity());
-    info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
-    info.setWeight((float) q.getWeight());
-    info.setMaxParallelApps(q.getMaxParallelApps());
-    info.setSchedulerType("RustCapacityScheduler");
-    // Only the default partition is scheduled: asks naming a node label are refused by the
-    // RM's own request validation, with the label and the queue in the message.
-    info.setAccessibleNodeLabels(Collections.<String>emptySet());
-    info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
-    info.setPreemptionDisabled(true);
-    info.setIntraQueuePreemptionDisabled(true);
-    info.setApplications(Collections.emptyList());
-    List<QueueInfo> children = new ArrayList<>();
-    if (includeChildQueues) {
-      for (int c = 0; c < snapshots.size(); c++) {
-        if (snapshots.get(c).getParentIndex() == index) {
-          children.add(buildQueueInfo(snapshots, c, recursive, recursive));
-        }
-      }
-    }
-    info.setChildQueues(children);
-    return info;
-  }
-
+  /** {@code mapred queue -showacls}: the calling user's ACLs on every queue, as configured. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {
-    UserGroupInformation user;
-    try {
-      user = UserGroupInformation.getCurrentUser();
-    } catch (IOException e) {
-      LOG.warn("Cannot determine the current user for queue ACLs", e);
-      return Collections.emptyList();
-    }
-    List<QueueUserACLInfo> out = new ArrayList<>();
-    for (RustQueue q : queues.all()) {
-      out.addAll(queueUserAclInfo(q.getPath(), user));
-    }
-    return out;
+    return views.userAclInfo();
   }
 
-  List<QueueUserACLInfo> queueUserAclInfo(String path, UserGroupInformation user) {
-    List<QueueACL> granted = new ArrayList<>();
-    for (QueueACL acl : QueueACL.values()) {
-      if (hasQueueAccess(user, acl, path)) {
-        granted.add(acl);
-      }
-    }
-    QueueUserACLInfo info = org.apache.hadoop.yarn.util.Records.newRecord(QueueUserACLInfo.class);
-    info.setQueueName(path);
-    info.setUserAcls(granted);
-    return Collections.singletonList(info);
-  }
-
-  @Override
   /**
    * The RM's access check (kill, view, move, submit to a move's target) for a scheduler
    * that is not Apache's: unlike Apache's CapacityQueueACLsManager, the RM's generic one
    * asks even when yarn.acl.enable is false, so the core then grants everything, as
    * Apache does. An unknown queue grants nothing.
    */
+  @Override
   public boolean checkAccess(UserGroupInformation callerUGI, QueueACL acl, String queueName) {
-    return core.checkAccess(queueName, acl.ordinal(), callerUGI.getShortUserName(),
-        callerUGI.getGroupNames(), true);
+    return views.hasAccess(callerUGI, acl, queueName, true);
   }
 
-  /** The queue's ACLs as configured, whether or not they are enforced. */
-  boolean hasQueueAccess(UserGroupInformation user, QueueACL acl, String path) {
-    return core.checkAccess(path, acl.ordinal(), user.getShortUserName(), user.getGroupNames(),
-        false);
-  }
-
+  /** The attempts of the applications in a queue and below it; null for an unknown queue. */
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
-    RustQueue queue = resolveQueue(queueName);
-    if (queue == null) {
-      return null;
-    }
-    String prefix = queue.getPath() + ".";
-    List<ApplicationAttemptId> out = new ArrayList<>();
-    for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
-      String path = ((RustQueue) app.getQueue()).getPath();
-      RustAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && (path.equals(queue.getPath()) || path.startsWith(prefix))) {
-        out.add(attempt.getApplicationAttemptId());
-      }
-    }
-    return out;
+    return views.appsInQueue(queueName, applications.values());
   }
 
+  /** The RM-side queues as the core last loaded them, for tests. */
+  QueueDirectory queues() {
+    return queues;
+  }
+
+  /**
+   * Runs {@code inspection} on the core under the write lock, so that the core and the RM's
+   * objects are seen at one moment; for tests that compare the two.
+   */
+  <T> T inspect(Function<NativeScheduler, T> inspection) {
+    writeLock.lock();
+    try {
+      return inspection.apply(core);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** The root queue's metrics, which add up every queue's. */
   @Override
   public QueueMetrics getRootQueueMetrics() {
     return queues.root().getMetrics();
@@ -964,94 +746,9 @@ public class RustCapacityScheduler
         Resources.subtract(getClusterResource(), root.getAllocatedResources()));
   }
 
-  // ----- consistency -------------------------------------------------------------------
-
-  /**
-   * Compares what the core holds with what the RM's own objects hold: every live and
-   * reserved container (application, number, node, size), every node's allocated
-   * resources and every queue's usage. Returns the differences, one line each; empty when
-   * the two sides agree. The tests call it after every step.
-   */
-  public List<String> checkConsistency() {
-    writeLock.lock();
-    try {
-      List<String> out = new ArrayList<>();
-      java.util.Set<String> inCore = new java.util.TreeSet<>();
-      Map<Integer, long[]> coreNodeUse = new HashMap<>();
-      long[] r = core.containerReport();
-      for (int i = 0; i < r.length; i += NativeScheduler.CONTAINER_REPORT_STRIDE) {
-        RustApplication app = appsByKey.get((int) r[i]);
-        RustSchedulerNode node = nodesByKey.get((int) r[i + 2]);
-        inCore.add(describe(app == null ? "app-key-" + r[i] : app.getApplicationId().toString(),
-            r[i + 1], node == null ? "node-key-" + r[i + 2] : node.getNodeID().toString(),
-            r[i + 3], r[i + 4], r[i + 5] == 1));
-        if (r[i + 5] == 0) {
-          long[] use = coreNodeUse.computeIfAbsent((int) r[i + 2], k -> new long[2]);
-          use[0] += r[i + 3];
-          use[1] += r[i + 4];
-        }
-      }
-      java.util.Set<String> inRm = new java.util.TreeSet<>();
-      for (SchedulerApplication<RustAppAttempt> app : applications.values()) {
-        RustAppAttempt attempt = app.getCurrentAppAttempt();
-        if (attempt == null) {
-          continue;
-        }
-        String appId = attempt.getApplicationId().toString();
-        for (RMContainer c : attempt.getLiveContainers()) {
-          Resource size = c.getContainer().getResource();
-          inRm.add(describe(appId, c.getContainerId().getContainerId(),
-              c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
-              false));
-        }
-        for (RMContainer c : attempt.getReservedContainers()) {
-          Resource size = c.getReservedResource();
-          inRm.add(describe(appId, c.getContainerId().getContainerId(),
-              c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
-              true));
-        }
-      }
-      for (String c : inCore) {
-        if (!inRm.contains(c)) {
-          out.add("only in the core: " + c);
-        }
-      }
-      for (String c : inRm) {
-        if (!inCore.contains(c)) {
-          out.add("only in the RM: " + c);
-        }
-      }
-      for (RustSchedulerNode node : nodesByKey.values()) {
-        long[] use = coreNodeUse.getOrDefault(node.key(), new long[2]);
-        Resource rm = node.getAllocatedResource();
-        if (use[0] != rm.getMemorySize() || use[1] != rm.getVirtualCores()) {
-          out.add(String.format("node %s: core %d MB/%d vcores allocated, RM %s",
-              node.getNodeID(), use[0], use[1], rm));
-        }
-      }
-      for (QueueSnapshot q : getQueueSnapshots()) {
-        QueueMetrics m = queues.byPath(q.getPath()).getMetrics();
-        long mb = m.getAllocatedMB() + m.getReservedMB();
-        long vcores = m.getAllocatedVirtualCores() + m.getReservedVirtualCores();
-        if (mb != q.getUsedMemoryMb() || vcores != q.getUsedVcores()) {
-          out.add(String.format("queue %s: core uses %d MB/%d vcores, RM metrics %d MB/%d vcores",
-              q.getPath(), q.getUsedMemoryMb(), q.getUsedVcores(), mb, vcores));
-        }
-      }
-      return out;
-    } finally {
-      writeLock.unlock();
-    }
-  }
-
-  private static String describe(String app, long number, String node, long memory,
-      long vcores, boolean reserved) {
-    return String.format("%s container %d on %s: %d MB/%d vcores%s", app, number, node, memory,
-        vcores, reserved ? " (reserved)" : "");
-  }
-
   // ----- small RM contract items --------------------------------------------------------
 
+  /** The calculator the configuration names (Default or Dominant). */
   @Override
   public ResourceCalculator getResourceCalculator() {
     return calculator;
@@ -1066,89 +763,5 @@ public class RustCapacityScheduler
   public RMContainer getRMContainer(ContainerId containerId) {
     RustAppAttempt attempt = getCurrentAttemptForContainer(containerId);
     return attempt == null ? null : attempt.getRMContainer(containerId);
-  }
-
-  // ----- configuration inputs -----------------------------------------------------------
-
-  /** The bytes of capacity-scheduler.xml and a name for it in messages. */
-  private static final class ConfigurationFile {
-    final byte[] bytes;
-    final String source;
-
-    ConfigurationFile(byte[] bytes, String source) {
-      this.bytes = bytes;
-      this.source = source;
-    }
-  }
-
-  /**
-   * Reads capacity-scheduler.xml the way Apache's scheduler does: through the RM's
-   * configuration provider (the classpath by default, or the file-system based store).
-   */
-  private ConfigurationFile readConfigurationFile(Configuration configuration)
-      throws IOException {
-    ConfigurationProvider provider = rmContext == null ? null
-        : rmContext.getConfigurationProvider();
-    InputStream in;
-    try {
-      in = provider != null
-          ? provider.getConfigurationInputStream(configuration, CONFIGURATION_FILE)
-          : configuration.getConfResourceAsInputStream(CONFIGURATION_FILE);
-    } catch (YarnException e) {
-      throw new IOException("Cannot read " + CONFIGURATION_FILE + ": " + e.getMessage(), e);
-    }
-    if (in == null) {
-      throw new IOException(CONFIGURATION_FILE + " was not found on the ResourceManager's "
-          + "classpath (or in its configuration store); the Rust capacity scheduler needs it");
-    }
-    String source;
-    if (provider == null || provider instanceof LocalConfigurationProvider) {
-      URL url = configuration.getResource(CONFIGURATION_FILE);
-      source = url != null ? url.toString() : CONFIGURATION_FILE;
-    } else {
-      source = configuration.get(YarnConfiguration.FS_BASED_RM_CONF_STORE,
-          YarnConfiguration.DEFAULT_FS_BASED_RM_CONF_STORE) + "/" + CONFIGURATION_FILE;
-    }
-    try (InputStream stream = in) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      int n;
-      while ((n = stream.read(buf)) > 0) {
-        out.write(buf, 0, n);
-      }
-      return new ConfigurationFile(out.toByteArray(), source);
-    }
-  }
-
-  /**
-   * Capacity scheduler keys set in the RM's own configuration (yarn-site.xml or code); the
-   * file overrides them, as in Apache where capacity-scheduler.xml is added on top.
-   */
-  private static String[] capacityProperties(Configuration configuration) {
-    List<String> pairs = new ArrayList<>();
-    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(CAPACITY_PREFIX)
-        .entrySet()) {
-      pairs.add(CAPACITY_PREFIX + e.getKey());
-      pairs.add(e.getValue());
-    }
-    return pairs.toArray(new String[0]);
-  }
-
-  /** System properties, consulted first by Hadoop's ${var} expansion. */
-  private static String[] systemProperties() {
-    Properties props = System.getProperties();
-    List<String> pairs = new ArrayList<>();
-    for (String name : props.stringPropertyNames()) {
-      pairs.add(name);
-      pairs.add(props.getProperty(name));
-    }
-    return pairs.toArray(new String[0]);
-  }
-
-  private String[] groupsOf(String user) {
-    if (!YarnConfiguration.isAclEnabled(conf)) {
-      return new String[0];
-    }
-    return UserGroupInformation.createRemoteUser(user).getGroupNames();
   }
 }

@@ -1,5 +1,6 @@
 package org.capsched.yarn;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
@@ -23,13 +24,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicat
  */
 final class RustQueue implements Queue {
   private final RustCapacityScheduler scheduler;
+  private final QueueViews views;
   private final String path;
   private final QueueMetrics metrics;
   private final ActiveUsersManager usersManager;
 
-  RustQueue(RustCapacityScheduler scheduler, String path, RustQueue parent,
+  RustQueue(RustCapacityScheduler scheduler, QueueViews views, String path, RustQueue parent,
       boolean userMetrics, Configuration conf) {
     this.scheduler = scheduler;
+    this.views = views;
     this.path = path;
     this.metrics = QueueMetrics.forQueue(path, parent, userMetrics, conf);
     this.usersManager = new ActiveUsersManager(metrics);
@@ -58,17 +61,17 @@ final class RustQueue implements Queue {
 
   @Override
   public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
-    return scheduler.queueInfo(path, includeChildQueues, recursive);
+    return views.queueInfo(path, includeChildQueues, recursive);
   }
 
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
-    return scheduler.queueUserAclInfo(path, user);
+    return views.userAclInfo(path, user);
   }
 
   @Override
   public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
-    return scheduler.hasQueueAccess(user, acl, path);
+    return views.hasAccess(user, acl, path, false);
   }
 
   @Override
@@ -86,8 +89,8 @@ final class RustQueue implements Queue {
 
   @Override
   public Set<String> getAccessibleNodeLabels() {
-    // The default partition only (see RustCapacityScheduler#queueInfo).
-    return java.util.Collections.emptySet();
+    // The default partition only (see QueueViews#queueInfo).
+    return Collections.emptySet();
   }
 
   @Override

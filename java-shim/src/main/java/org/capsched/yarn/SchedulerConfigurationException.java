@@ -7,6 +7,7 @@ package org.capsched.yarn;
 public class SchedulerConfigurationException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** A refusal whose message lists every problem. */
   public SchedulerConfigurationException(String message) {
     super(message);
   }

@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -49,10 +50,12 @@ import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
+import org.capsched.yarn.harness.RmHarness;
 import org.junit.After;
 import org.junit.Test;
 
@@ -98,7 +101,7 @@ public class RmContractTest {
   }
 
   private static void assertConsistent(MockRM rm) {
-    List<String> differences = scheduler(rm).checkConsistency();
+    List<String> differences = ConsistencyCheck.of(scheduler(rm));
     assertTrue("the Rust core and the RM disagree:\n" + String.join("\n", differences),
         differences.isEmpty());
   }
@@ -424,7 +427,8 @@ public class RmContractTest {
     UserGroupInformation anyone = UserGroupInformation.createRemoteUser("anyone");
     assertTrue(scheduler(rm).checkAccess(anyone, QueueACL.ADMINISTER_QUEUE, "root.a"));
     // What mapred queue -showacls reports stays what the file says.
-    assertTrue(scheduler(rm).queueUserAclInfo("root.a", anyone).get(0).getUserAcls().isEmpty());
+    RustQueue a = scheduler(rm).queues().byPath("root.a");
+    assertTrue(a.getQueueUserAclInfo(anyone).get(0).getUserAcls().isEmpty());
   }
 
   @Test(timeout = 120_000)
@@ -438,9 +442,7 @@ public class RmContractTest {
     MockRM rm = start(conf);
     rm.registerNode("h1:1234", 8 * GB, 8);
     RMApp app = submit(rm, "a", "alice", GB);
-    org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest kill =
-        org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest.newInstance(
-            app.getApplicationId());
+    KillApplicationRequest kill = KillApplicationRequest.newInstance(app.getApplicationId());
     try {
       UserGroupInformation.createRemoteUser("carol").doAs(
           (java.security.PrivilegedExceptionAction<Object>) () ->
@@ -510,8 +512,7 @@ public class RmContractTest {
     assertEquals("root.b", app.getQueue());
     assertEquals(0, coreUsedMb(rm, "root.a"));
     assertEquals(3 * GB, coreUsedMb(rm, "root.b"));
-    assertEquals(3 * GB, org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics
-        .getQueueMetrics().get("root.b").getAllocatedMB());
+    assertEquals(3 * GB, QueueMetrics.getQueueMetrics().get("root.b").getAllocatedMB());
     assertConsistent(rm);
   }
 

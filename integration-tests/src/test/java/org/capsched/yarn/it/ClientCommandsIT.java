@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.client.cli.ApplicationCLI;
 import org.apache.hadoop.yarn.client.cli.QueueCLI;
 import org.apache.hadoop.yarn.client.cli.YarnCLI;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.capsched.yarn.ConsistencyCheck;
 import org.junit.Test;
 
 /**
@@ -109,7 +110,7 @@ public class ClientCommandsIT {
       run(new ApplicationCLI(), conf, "application", "-appId", app.toString(), "-updatePriority", "9");
       assertEquals(Priority.newInstance(5), yarn.getApplicationReport(app).getPriority());
 
-      assertTrue(cluster.scheduler().checkConsistency().isEmpty());
+      assertTrue(ConsistencyCheck.of(cluster.scheduler()).isEmpty());
       yarn.killApplication(app);
     }
   }

@@ -1,19 +1,28 @@
-package org.capsched.yarn;
+package org.capsched.yarn.harness;
 
 import java.lang.reflect.Field;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.metrics2.lib.DefaultMetricsSystem;
+import org.apache.hadoop.security.SecurityUtil;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.DecommissioningNodesWatcher;
+import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
+import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceTrackerService;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.slf4j.event.Level;
 
 /**
  * Starts a real ResourceManager (Hadoop's MockRM: the RM with an in-process dispatcher and
@@ -22,19 +31,19 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
  * class loader), so both schedulers find it exactly as in a deployed RM with the default
  * configuration provider, and no other copy (Hadoop's test jars carry some) can interfere.
  */
-final class RmHarness {
+public final class RmHarness {
   static {
     DefaultMetricsSystem.setMiniClusterMode(true);
     // Test nodes have made-up host names (h1, h2); like Hadoop's own RM tests, build
     // token services from names rather than resolved addresses.
-    org.apache.hadoop.security.SecurityUtil.setTokenServiceUseIp(false);
+    SecurityUtil.setTokenServiceUseIp(false);
   }
 
   private RmHarness() {
   }
 
   /** A configuration that makes the RM read {@code capacitySchedulerXml}. */
-  static YarnConfiguration configuration(Class<? extends ResourceScheduler> scheduler,
+  public static YarnConfiguration configuration(Class<? extends ResourceScheduler> scheduler,
       byte[] capacitySchedulerXml) throws Exception {
     Path dir = Files.createTempDirectory("capsched-rm-");
     Path file = dir.resolve(YarnConfiguration.CS_CONFIGURATION_FILE);
@@ -61,7 +70,7 @@ final class RmHarness {
   }
 
   /** Starts an RM; throws whatever the RM throws when the configuration is refused. */
-  static MockRM start(YarnConfiguration conf) throws Exception {
+  public static MockRM start(YarnConfiguration conf) throws Exception {
     return start(conf, null);
   }
 
@@ -69,11 +78,11 @@ final class RmHarness {
    * Starts an RM on {@code store} (a restarted RM recovers from its predecessor's store;
    * null for a new one).
    */
-  static MockRM start(YarnConfiguration conf, RMStateStore store) throws Exception {
+  public static MockRM start(YarnConfiguration conf, RMStateStore store) throws Exception {
     QueueMetrics.clearQueueMetrics();
     MockRM rm = new HarnessRM(conf, store);
     // MockRM turns every logger to DEBUG; at scenario scale that costs minutes.
-    org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.WARN);
+    GenericTestUtils.setRootLogLevel(Level.WARN);
     try {
       rm.start();
     } catch (RuntimeException e) {
@@ -133,7 +142,7 @@ final class RmHarness {
   }
 
   /** capacity-scheduler.xml from name/value pairs (names without "yarn.scheduler.capacity."). */
-  static String xml(String... pairs) {
+  public static String xml(String... pairs) {
     StringBuilder b = new StringBuilder("<configuration>\n");
     for (int i = 0; i < pairs.length; i += 2) {
       b.append("  <property><name>yarn.scheduler.capacity.").append(pairs[i])
@@ -146,21 +155,20 @@ final class RmHarness {
    * Heartbeats {@code nm} (up to 20 times) until the AM has pulled {@code n} more
    * containers; returns what it got.
    */
-  static java.util.List<org.apache.hadoop.yarn.api.records.Container> collect(MockRM rm,
-      org.apache.hadoop.yarn.server.resourcemanager.MockAM am,
-      org.apache.hadoop.yarn.server.resourcemanager.MockNM nm, int n) throws Exception {
-    java.util.List<org.apache.hadoop.yarn.api.records.Container> got = new java.util.ArrayList<>();
+  public static List<Container> collect(MockRM rm, MockAM am, MockNM nm, int n)
+      throws Exception {
+    List<Container> got = new ArrayList<>();
     for (int i = 0; i < 20 && got.size() < n; i++) {
       nm.nodeHeartbeat(true);
       rm.drainEvents();
-      got.addAll(am.allocate(java.util.Collections.emptyList(),
-          java.util.Collections.emptyList()).getAllocatedContainers());
+      got.addAll(am.allocate(Collections.emptyList(), Collections.emptyList())
+          .getAllocatedContainers());
     }
     return got;
   }
 
   /** The innermost message of a failure, which is where the RM puts the reason. */
-  static String reason(Throwable t) {
+  public static String reason(Throwable t) {
     Throwable root = t;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();

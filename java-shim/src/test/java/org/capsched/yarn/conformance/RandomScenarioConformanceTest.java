@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertTrue;
 
@@ -9,6 +9,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.capsched.yarn.harness.ScenarioFile;
 import org.junit.Test;
 
 /**
@@ -38,7 +39,7 @@ public class RandomScenarioConformanceTest {
       int before = report.size();
       try {
         divergence = ScenarioConformanceTest.compare("seed " + seed,
-            ScenarioDriver.parse(text, Paths.get(".")), report);
+            ScenarioFile.parse(text, Paths.get(".")), report);
       } catch (AssertionError | Exception e) {
         // The consistency check failing, or a step failing outright, is a divergence too.
         divergence = "seed " + seed + ": " + e;

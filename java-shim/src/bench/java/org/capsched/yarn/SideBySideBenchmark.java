@@ -1,5 +1,6 @@
 package org.capsched.yarn;
 
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
@@ -15,9 +16,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
@@ -43,6 +46,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 import org.apache.hadoop.yarn.util.Records;
+import org.capsched.yarn.harness.RmHarness;
+import org.slf4j.event.Level;
 
 /**
  * Performance of Apache's CapacityScheduler and ours, side by side in one JVM and one run,
@@ -267,7 +272,7 @@ public final class SideBySideBenchmark {
             if (r == List.class) {
               return Collections.emptyList();
             }
-            if (r == java.util.Set.class) {
+            if (r == Set.class) {
               return Collections.emptySet();
             }
             // A primitive's default is what a fresh one-element array of it holds.
@@ -470,7 +475,7 @@ public final class SideBySideBenchmark {
     // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
     // is already an average over every node's heartbeat.
     int largeNoOpReps = Integer.getInteger("capsched.bench.large-noop-reps", 1);
-    org.apache.hadoop.test.GenericTestUtils.setRootLogLevel(org.slf4j.event.Level.ERROR);
+    GenericTestUtils.setRootLogLevel(Level.ERROR);
     List<Shape> shapes = small
         ? Arrays.asList(new Shape(100, 2, 5, 100, 20), new Shape(200, 10, 10, 400, 20))
         : Arrays.asList(new Shape(1000, 10, 10, 1000, 20), new Shape(5000, 10, 100, 10000, 20));
@@ -600,24 +605,24 @@ public final class SideBySideBenchmark {
     final Path file;
     final StringBuilder text = new StringBuilder();
 
-    Report(Path dir) throws java.io.IOException {
+    Report(Path dir) throws IOException {
       Files.createDirectories(dir);
       file = dir.resolve("benchmark.md");
     }
 
-    void section(String title, String header, String rule) throws java.io.IOException {
+    void section(String title, String header, String rule) throws IOException {
       text.append(text.length() == 0 ? "" : "\n").append("### ").append(title).append("\n\n")
           .append(header).append('\n').append(rule).append('\n');
       flush();
     }
 
-    void row(String line) throws java.io.IOException {
+    void row(String line) throws IOException {
       text.append(line).append('\n');
       System.out.println(line);
       flush();
     }
 
-    private void flush() throws java.io.IOException {
+    private void flush() throws IOException {
       Files.write(file, text.toString().getBytes(StandardCharsets.UTF_8));
     }
   }

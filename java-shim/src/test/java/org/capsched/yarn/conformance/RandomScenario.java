@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import java.util.ArrayList;
 import java.util.List;

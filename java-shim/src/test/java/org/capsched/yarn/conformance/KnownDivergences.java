@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

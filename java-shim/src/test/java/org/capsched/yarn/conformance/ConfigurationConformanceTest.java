@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -16,8 +16,12 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.harness.RmHarness;
 import org.junit.AfterClass;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -25,7 +29,7 @@ import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
 
 /**
- * Every capacity-scheduler.xml in shared/compat/real-configs is loaded by Apache's
+ * Every capacity-scheduler.xml in integration-tests/configs/real-configs is loaded by Apache's
  * CapacityScheduler and by ours, each inside a real ResourceManager with the same node.
  * Both must accept or both must refuse the file; when accepted, every queue's capacity,
  * maximum capacity and their absolute (cluster-wide) forms must agree to 1e-4.
@@ -36,14 +40,14 @@ public class ConfigurationConformanceTest {
   private static final List<String> REPORT = new ArrayList<>();
 
   /**
-   * The real-world corpus (shared/compat/real-configs), plus synthetic files in
+   * The real-world corpus (integration-tests/configs/real-configs), plus synthetic files in
    * src/test/resources/conformance for modes the corpus lacks (weights, absolute
    * resources, deeper trees, node labels).
    */
   @Parameters(name = "{0}")
   public static Collection<Object[]> files() throws IOException {
     List<Object[]> out = new ArrayList<>();
-    addAll(new File(System.getProperty("capsched.compat.dir", "../../shared/compat/real-configs")), out);
+    addAll(new File(System.getProperty("capsched.compat.dir", "../integration-tests/configs/real-configs")), out);
     addAll(new File(System.getProperty("capsched.conformance.dir", "src/test/resources/conformance")), out);
     return out;
   }
@@ -118,8 +122,8 @@ public class ConfigurationConformanceTest {
     }
   }
 
-  private static Outcome load(Class<? extends org.apache.hadoop.yarn.server.resourcemanager
-      .scheduler.ResourceScheduler> scheduler, byte[] xml) throws Exception {
+  private static Outcome load(Class<? extends ResourceScheduler> scheduler, byte[] xml)
+      throws Exception {
     Outcome out = new Outcome();
     MockRM rm;
     try {

@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertTrue;
 
@@ -10,12 +10,17 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.harness.ScenarioDriver;
+import org.capsched.yarn.harness.ScenarioFile;
+import org.capsched.yarn.harness.ScenarioFile.ScenarioLine;
 import org.junit.AfterClass;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -57,7 +62,7 @@ public class ScenarioConformanceTest {
 
   @Test(timeout = 300_000)
   public void oursAgreesWithApacheAfterEveryStep() throws Exception {
-    String divergence = compare(name, ScenarioDriver.read(file), REPORT);
+    String divergence = compare(name, ScenarioFile.read(file), REPORT);
     if (divergence != null) {
       throw new AssertionError(divergence);
     }
@@ -68,7 +73,7 @@ public class ScenarioConformanceTest {
    * that divergences.txt does not explain (null when they agree throughout, or part where
    * the list says why), and notes the outcome in {@code report}.
    */
-  static String compare(String name, List<ScenarioDriver.ScenarioLine> lines, List<String> report)
+  static String compare(String name, List<ScenarioLine> lines, List<String> report)
       throws Exception {
     List<Map<String, String>> apache = run(CapacityScheduler.class, lines, report);
     List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines, report);
@@ -92,14 +97,14 @@ public class ScenarioConformanceTest {
   }
 
   private static List<Map<String, String>> run(Class<? extends ResourceScheduler> scheduler,
-      List<ScenarioDriver.ScenarioLine> lines, List<String> report) throws Exception {
+      List<ScenarioLine> lines, List<String> report) throws Exception {
     String config = lines.stream().filter(l -> "config".equals(l.words.get(0)))
         .findFirst().orElseThrow(() -> new IllegalArgumentException("no config")).block;
     Map<String, String> cluster = lines.stream().filter(l -> "cluster".equals(l.words.get(0)))
-        .findFirst().map(l -> l.named).orElse(java.util.Collections.<String, String>emptyMap());
+        .findFirst().map(l -> l.named).orElse(Collections.<String, String>emptyMap());
     List<Map<String, String>> snapshots = new ArrayList<>();
     try (ScenarioDriver driver = new ScenarioDriver(scheduler, config, cluster)) {
-      for (ScenarioDriver.ScenarioLine line : lines) {
+      for (ScenarioLine line : lines) {
         long start = System.nanoTime();
         driver.step(line.words, line.named, line.block);
         long ms = (System.nanoTime() - start) / 1_000_000;

@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertEquals;
 
@@ -17,6 +17,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.harness.RmHarness;
 import org.junit.AfterClass;
 import org.junit.Test;
 import org.junit.runner.RunWith;

@@ -1,4 +1,4 @@
-package org.capsched.yarn;
+package org.capsched.yarn.conformance;
 
 import static org.junit.Assert.assertTrue;
 
@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 
+import org.capsched.yarn.harness.ScenarioFile;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.Parameterized;
@@ -96,7 +97,7 @@ public class RandomSeedsConformanceTest {
   public void agreesWithApache() throws Exception {
     List<String> report = new ArrayList<>();
     String divergence = ScenarioConformanceTest.compare("seed " + seed,
-        ScenarioDriver.parse(RandomScenario.generate(seed), Paths.get(".")), report);
+        ScenarioFile.parse(RandomScenario.generate(seed), Paths.get(".")), report);
     assertTrue(divergence + "\n(replay: gradle :java-shim:randomConformance -Pseeds=" + seed + "-" + seed
         + ", then build/reports/divergent/seed-" + seed + ".scn)", divergence == null);
   }

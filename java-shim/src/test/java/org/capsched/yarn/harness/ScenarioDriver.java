@@ -1,9 +1,8 @@
-package org.capsched.yarn;
+package org.capsched.yarn.harness;
 
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,11 +10,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
-
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
@@ -38,13 +38,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
-import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
+import org.capsched.yarn.ConsistencyCheck;
+import org.capsched.yarn.RustCapacityScheduler;
 
 /**
  * Drives one scenario file (see docs/scenario-format.md) through a real ResourceManager
@@ -61,7 +63,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
  * the AM. Node racks reach the RM as a real cluster's do, through its {@code RackResolver}
  * (see {@link ScenarioRacks}).
  */
-final class ScenarioDriver implements AutoCloseable {
+public final class ScenarioDriver implements AutoCloseable {
   private static final int PORT = 1234;
   /** The cluster timestamp of every run: 2023-11-14, 22:13:20 UTC. */
   private static final long CLUSTER_TIMESTAMP = 1_700_000_000_000L;
@@ -91,7 +93,7 @@ final class ScenarioDriver implements AutoCloseable {
    * Starts the RM with {@code configXml} and the scenario's {@code cluster} settings
    * (min-allocation, max-allocation, acl, max-priority; see docs/scenario-format.md).
    */
-  ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml,
+  public ScenarioDriver(Class<? extends ResourceScheduler> scheduler, String configXml,
       Map<String, String> cluster) throws Exception {
     this.conf = RmHarness.configuration(scheduler, configXml.getBytes(StandardCharsets.UTF_8));
     conf.setClass(CommonConfigurationKeysPublic.NET_TOPOLOGY_NODE_SWITCH_MAPPING_IMPL_KEY,
@@ -129,14 +131,14 @@ final class ScenarioDriver implements AutoCloseable {
    * With our scheduler, the differences between the Rust core's containers and usage and
    * the RM's objects (empty when they agree); with any other scheduler, nothing.
    */
-  List<String> consistency() {
+  public List<String> consistency() {
     ResourceScheduler scheduler = rm.getResourceScheduler();
     return scheduler instanceof RustCapacityScheduler
-        ? ((RustCapacityScheduler) scheduler).checkConsistency() : Collections.<String>emptyList();
+        ? ConsistencyCheck.of((RustCapacityScheduler) scheduler) : Collections.<String>emptyList();
   }
 
   /** Applies one scenario line. */
-  void step(List<String> words, Map<String, String> named, String block) throws Exception {
+  public void step(List<String> words, Map<String, String> named, String block) throws Exception {
     String verb = words.get(0);
     switch (verb) {
     case "node":
@@ -342,9 +344,9 @@ final class ScenarioDriver implements AutoCloseable {
    * What the RM's objects say now, as sorted "fact = value" lines. Queue figures come from
    * QueueMetrics (allocated and reserved), user figures from each queue's user metrics.
    */
-  Map<String, String> snapshot() {
+  public Map<String, String> snapshot() {
     Map<String, String> facts = new TreeMap<>();
-    java.util.Set<String> users = new java.util.TreeSet<>();
+    Set<String> users = new TreeSet<>();
     for (RMApp app : apps.values()) {
       users.add(app.getUser());
     }
@@ -437,62 +439,9 @@ final class ScenarioDriver implements AutoCloseable {
     return nodes.get(name).getNodeId();
   }
 
+  /** Stops the RM. */
   @Override
   public void close() {
     rm.stop();
-  }
-
-  /** A scenario file's lines, with inline blocks (config/refresh ... end) attached. */
-  static List<ScenarioLine> read(Path file) throws Exception {
-    return parse(new String(Files.readAllBytes(file), StandardCharsets.UTF_8), file.getParent());
-  }
-
-  /** Parses scenario text; {@code base} resolves {@code config FILE} lines. */
-  static List<ScenarioLine> parse(String text, Path base) throws Exception {
-    List<String> lines = java.util.Arrays.asList(text.split("\n", -1));
-    List<ScenarioLine> out = new ArrayList<>();
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).trim();
-      if (line.isEmpty() || line.startsWith("#")) {
-        continue;
-      }
-      ScenarioLine s = new ScenarioLine(i + 1, line);
-      boolean takesBlock = ("config".equals(s.words.get(0)) && s.words.size() == 1)
-          || "refresh".equals(s.words.get(0));
-      if (takesBlock) {
-        StringBuilder block = new StringBuilder();
-        while (!lines.get(++i).trim().equals("end")) {
-          block.append(lines.get(i)).append('\n');
-        }
-        s.block = block.toString();
-      } else if ("config".equals(s.words.get(0))) {
-        s.block = new String(Files.readAllBytes(base.resolve(s.words.get(1))),
-            StandardCharsets.UTF_8);
-      }
-      out.add(s);
-    }
-    return out;
-  }
-
-  /** One scenario line: positional words and name=value arguments. */
-  static final class ScenarioLine {
-    final int number;
-    final String text;
-    final List<String> words = new ArrayList<>();
-    final Map<String, String> named = new HashMap<>();
-    String block;
-
-    ScenarioLine(int number, String text) {
-      this.number = number;
-      this.text = text;
-      for (String w : text.split("\\s+")) {
-        int eq = w.indexOf('=');
-        if (eq > 0 && !w.startsWith("\"")) {
-          named.put(w.substring(0, eq), w.substring(eq + 1));
-        } else {
-          words.add(w);
-        }
-      }
-    }
   }
 }

@@ -1,7 +1,8 @@
-package org.capsched.yarn;
+package org.capsched.yarn.harness;
 
 import java.util.ArrayList;
 import java.util.List;
+
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
 

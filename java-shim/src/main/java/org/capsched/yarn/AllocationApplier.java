@@ -1,0 +1,118 @@
+package org.capsched.yarn;
+
+import java.util.Map;
+
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerFinishedEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+
+/**
+ * Makes the RM's objects (RMContainers, attempts, nodes, and through them the queue
+ * metrics) say what the core decided: a container allocated, a node reserved, a reservation
+ * given up or turned into a container; and takes a finished container off them. A decision
+ * that can no longer be applied, because its attempt ended or its ask was withdrawn since
+ * the core made it, goes back to the core through the release batch.
+ *
+ * <p>Callers hold the scheduler's write lock.
+ */
+final class AllocationApplier {
+  private final Map<Integer, RustApplication> appsByKey;
+  private final Map<Integer, RustSchedulerNode> nodesByKey;
+  private final ReleaseBatch releases;
+
+  /**
+   * An applier that finds applications and nodes by the core's keys in the two maps (the
+   * scheduler's own, kept current by it) and gives stale decisions to {@code releases}.
+   */
+  AllocationApplier(Map<Integer, RustApplication> appsByKey,
+      Map<Integer, RustSchedulerNode> nodesByKey, ReleaseBatch releases) {
+    this.appsByKey = appsByKey;
+    this.nodesByKey = nodesByKey;
+    this.releases = releases;
+  }
+
+  /**
+   * Applies what the core decided on one heartbeat, {@link NativeScheduler#ALLOCATION_STRIDE}
+   * longs per decision: new containers, reservations made, given up, or turned into
+   * containers.
+   */
+  void apply(RustSchedulerNode heartbeatNode, long[] allocations) {
+    NodeType[] localities = NodeType.values();
+    for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
+      // Usually the heartbeating node; another one when a reservation there is dropped.
+      RustSchedulerNode node = nodesByKey.getOrDefault((int) allocations[i + 8], heartbeatNode);
+      int appKey = (int) allocations[i];
+      long number = allocations[i + 1];
+      int kind = (int) allocations[i + 7];
+      RustApplication app = appsByKey.get(appKey);
+      RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+      if (attempt == null) {
+        // The attempt went away since the core decided: give back what it was given.
+        if (kind != NativeScheduler.UNRESERVE) {
+          releases.add(appKey, number);
+        }
+        continue;
+      }
+      SchedulerRequestKey key = attempt.requestKey((int) allocations[i + 4], allocations[i + 5]);
+      if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
+        RMContainer reserved = node.getReservedContainer();
+        if (reserved != null) {
+          attempt.unreserve(key, node, reserved);
+        }
+        if (kind == NativeScheduler.UNRESERVE) {
+          continue;
+        }
+      }
+      ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
+      Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
+      Container container = BuilderUtils.newContainer(id, node.getNodeID(),
+          node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
+          key.getAllocationRequestId());
+      if (kind == NativeScheduler.RESERVE) {
+        attempt.reserve(key, node, null, container, false);
+        continue;
+      }
+      RMContainer rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node,
+          key, container);
+      if (rmContainer == null) {
+        // The AM withdrew the ask since the core decided: give it back.
+        releases.add(appKey, number);
+        continue;
+      }
+      node.allocateContainer(rmContainer);
+    }
+  }
+
+  /**
+   * Takes a container that has finished (or a reservation that has ended) off its attempt
+   * and node, either of which may be gone already (null).
+   */
+  void finish(RMContainer rmContainer, ContainerStatus status, RMContainerEventType event,
+      RustAppAttempt attempt, FiCaSchedulerNode node) {
+    ContainerId id = rmContainer.getContainer().getId();
+    if (rmContainer.getState() == RMContainerState.RESERVED) {
+      // A reservation ends: the node is free again for everyone.
+      if (attempt != null && node != null) {
+        attempt.unreserve(rmContainer.getReservedSchedulerKey(), node, rmContainer);
+      }
+      rmContainer.handle(new RMContainerFinishedEvent(id, status, event));
+    } else {
+      if (attempt != null) {
+        attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
+      }
+      if (node != null) {
+        node.releaseContainer(id, false);
+      }
+    }
+  }
+}

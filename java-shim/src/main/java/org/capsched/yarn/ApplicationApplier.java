@@ -1,0 +1,153 @@
+package org.capsched.yarn;
+
+import java.util.Map;
+
+import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the RM's objects say what the core decided about an application: admitted to a
+ * queue or rejected, given an attempt, removed, moved to another leaf, or given a new
+ * priority. That means the scheduler's application records, the queue metrics and users
+ * managers, the RM's state store, and the events that move the RM's application and attempt
+ * state machines on.
+ *
+ * <p>Callers hold the scheduler's write lock. It logs under the scheduler's name, where an
+ * operator looks for what happened to an application.
+ */
+final class ApplicationApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+
+  private final RMContext rmContext;
+  private final Map<ApplicationId, SchedulerApplication<RustAppAttempt>> applications;
+  private final Map<Integer, RustApplication> appsByKey;
+
+  /**
+   * An applier that keeps {@code applications} (the scheduler's own records, by id) and
+   * {@code appsByKey} (the same, by the core's key) and tells {@code rmContext}'s dispatcher.
+   */
+  ApplicationApplier(RMContext rmContext,
+      Map<ApplicationId, SchedulerApplication<RustAppAttempt>> applications,
+      Map<Integer, RustApplication> appsByKey) {
+    this.rmContext = rmContext;
+    this.applications = applications;
+    this.appsByKey = appsByKey;
+  }
+
+  /** The core refused the application: the RM fails it with {@code reason}. */
+  void rejected(ApplicationId id, String reason) {
+    LOG.info("Rejected {}: {}", id, reason);
+    rmContext.getDispatcher().getEventHandler()
+        .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, reason));
+  }
+
+  /** The core admitted the application to {@code queue} under {@code key}. */
+  void admitted(ApplicationId id, int key, RustQueue queue, String user, Priority priority,
+      boolean unmanagedAM, boolean recovering) {
+    RustApplication app = new RustApplication(id, key, queue, user, priority, unmanagedAM);
+    applications.put(id, app);
+    appsByKey.put(key, app);
+    queue.getMetrics().submitApp(user, unmanagedAM);
+    LOG.info("Accepted application {} from user {} in queue {}", id, user, queue.getPath());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+    }
+  }
+
+  /**
+   * The RM's object for a new attempt of {@code app}, made its current one (taking over the
+   * previous attempt's containers if {@code transferState}); before the core hears of it.
+   */
+  void newAttempt(RustApplication app, ApplicationAttemptId attemptId, boolean transferState,
+      boolean recovering) {
+    RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(),
+        (RustQueue) app.getQueue(), rmContext, app.getPriority(), recovering);
+    if (transferState) {
+      attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
+    }
+    app.setCurrentAppAttempt(attempt);
+  }
+
+  /** The core has the new attempt: it counts in the metrics, and the RM may launch it. */
+  void attemptAdded(RustApplication app, ApplicationAttemptId attemptId, boolean recovering) {
+    ((RustQueue) app.getQueue()).getMetrics().submitAppAttempt(app.getUser(),
+        app.isUnmanagedAM());
+    if (!recovering) {
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppAttemptEvent(attemptId, RMAppAttemptEventType.ATTEMPT_ADDED));
+    }
+  }
+
+  /**
+   * The RM is done with the application: its records go, ahead of the core's. Returns the
+   * application, or null if it was unknown.
+   */
+  RustApplication removed(ApplicationId id, RMAppState finalState) {
+    RustApplication app = (RustApplication) applications.remove(id);
+    if (app == null) {
+      LOG.warn("Unknown application {} removed", id);
+      return null;
+    }
+    appsByKey.remove(app.key());
+    ((RustQueue) app.getQueue()).getAbstractUsersManager()
+        .deactivateApplication(app.getUser(), id);
+    app.stop(finalState);
+    return app;
+  }
+
+  /**
+   * The core moved the application to {@code dest}: the RM's attempt moves its metrics,
+   * pending asks and users-manager entry the way it does for Apache's scheduler.
+   */
+  void moved(RustApplication app, RustQueue dest) {
+    if (dest == app.getQueue()) {
+      return;
+    }
+    RustQueue source = (RustQueue) app.getQueue();
+    RustAppAttempt attempt = app.getCurrentAppAttempt();
+    if (attempt != null) {
+      attempt.move(dest);
+    } else {
+      source.getMetrics().moveAppFrom(null, app.isUnmanagedAM());
+      dest.getMetrics().moveAppTo(null, app.isUnmanagedAM());
+    }
+    app.setQueue(dest);
+    LOG.info("Moved application {} from {} to {}", app.getApplicationId(), source.getPath(),
+        dest.getPath());
+  }
+
+  /**
+   * Saves the application's new priority in the RM's state store, as Apache does before
+   * the RM reports success; {@code future} completes when it is stored.
+   */
+  void savePriority(RMApp rmApp, Priority priority, SettableFuture<Object> future) {
+    rmApp.getApplicationSubmissionContext().setPriority(priority);
+    ApplicationStateData state = ApplicationStateData.newInstance(rmApp.getSubmitTime(),
+        rmApp.getStartTime(), rmApp.getApplicationSubmissionContext(), rmApp.getUser(),
+        rmApp.getRealUser(), rmApp.getCallerContext());
+    state.setApplicationTimeouts(rmApp.getApplicationTimeouts());
+    state.setLaunchTime(rmApp.getLaunchTime());
+    rmContext.getStateStore().updateApplicationStateSynchronously(state, false, future);
+  }
+
+  /** The core runs the application at {@code priority} now. */
+  void reprioritised(RustApplication app, Priority priority) {
+    app.setPriority(priority);
+    LOG.info("Application {} now runs at priority {}", app.getApplicationId(),
+        priority.getPriority());
+  }
+}

@@ -1,0 +1,189 @@
+package org.capsched.yarn;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.Supplier;
+
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.util.Records;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queues as the RM and its clients read them ({@code yarn queue -status},
+ * {@code mapred queue -list / -showacls}, the RM's access checks): QueueInfo from the
+ * core's queue report, queue ACLs from the core's configuration, and the applications in
+ * a queue from the RM's own records. It keeps no state; every answer is built afresh from
+ * the queue directory current at the time.
+ */
+final class QueueViews {
+  /** Logs under the scheduler's name, where an operator looks. */
+  private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+
+  private final NativeScheduler core;
+  private final Supplier<QueueDirectory> queues;
+
+  /** Views over {@code core}, naming queues as the directory {@code queues} gives now. */
+  QueueViews(NativeScheduler core, Supplier<QueueDirectory> queues) {
+    this.core = core;
+    this.queues = queues;
+  }
+
+  /** Every queue as the core sees it now, root first, each parent before its children. */
+  List<QueueSnapshot> snapshots() {
+    double[] report = core.queueReport();
+    return snapshots(report, queues.get());
+  }
+
+  private static List<QueueSnapshot> snapshots(double[] report, QueueDirectory dir) {
+    List<QueueSnapshot> out = new ArrayList<>(dir.size());
+    for (int i = 0; i < dir.size(); i++) {
+      out.add(new QueueSnapshot(dir.at(i).getPath(), report, i));
+    }
+    return out;
+  }
+
+  /**
+   * The QueueInfo of the queue a client names by full path or unambiguous short name.
+   *
+   * @throws IOException if no queue has that name
+   */
+  QueueInfo find(String name, boolean includeChildQueues, boolean recursive)
+      throws IOException {
+    RustQueue queue = queues.get().resolve(name);
+    if (queue == null) {
+      throw new IOException("Unknown queue: " + name);
+    }
+    return queueInfo(queue.getPath(), includeChildQueues, recursive);
+  }
+
+  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
+  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+    QueueDirectory dir = queues.get();
+    List<QueueSnapshot> snapshots = snapshots(core.queueReport(), dir);
+    List<List<Integer>> children = includeChildQueues ? children(snapshots) : null;
+    return build(snapshots, children, dir.indexOf(path), includeChildQueues, recursive);
+  }
+
+  /** Each queue's children, by index, in report order: one pass over the parent indices. */
+  private static List<List<Integer>> children(List<QueueSnapshot> snapshots) {
+    List<List<Integer>> out = new ArrayList<>(snapshots.size());
+    for (int i = 0; i < snapshots.size(); i++) {
+      out.add(new ArrayList<>());
+    }
+    for (int i = 0; i < snapshots.size(); i++) {
+      int parent = snapshots.get(i).getParentIndex();
+      if (parent >= 0) {
+        out.get(parent).add(i);
+      }
+    }
+    return out;
+  }
+
+  private static QueueInfo build(List<QueueSnapshot> snapshots, List<List<Integer>> children,
+      int index, boolean includeChildQueues, boolean recursive) {
+    QueueSnapshot q = snapshots.get(index);
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    info.setQueueName(q.getName());
+    info.setQueuePath(q.getPath());
+    info.setCapacity((float) q.getCapacity());
+    info.setMaximumCapacity((float) q.getMaximumCapacity());
+    info.setCurrentCapacity((float) q.getUsedCapacity());
+    info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
+    info.setWeight((float) q.getWeight());
+    info.setMaxParallelApps(q.getMaxParallelApps());
+    info.setSchedulerType("RustCapacityScheduler");
+    // Only the default partition is scheduled: asks naming a node label are refused by the
+    // RM's own request validation, with the label and the queue in the message.
+    info.setAccessibleNodeLabels(Collections.<String>emptySet());
+    info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
+    info.setPreemptionDisabled(true);
+    info.setIntraQueuePreemptionDisabled(true);
+    info.setApplications(Collections.emptyList());
+    List<QueueInfo> childInfos = new ArrayList<>();
+    if (includeChildQueues) {
+      for (int c : children.get(index)) {
+        childInfos.add(build(snapshots, children, c, recursive, recursive));
+      }
+    }
+    info.setChildQueues(childInfos);
+    return info;
+  }
+
+  /**
+   * The ACLs the calling user holds on every queue, one entry per queue in tree order; none
+   * if the user cannot be told.
+   */
+  List<QueueUserACLInfo> userAclInfo() {
+    UserGroupInformation user;
+    try {
+      user = UserGroupInformation.getCurrentUser();
+    } catch (IOException e) {
+      LOG.warn("Cannot determine the current user for queue ACLs", e);
+      return Collections.emptyList();
+    }
+    List<QueueUserACLInfo> out = new ArrayList<>();
+    for (RustQueue q : queues.get().all()) {
+      out.addAll(userAclInfo(q.getPath(), user));
+    }
+    return out;
+  }
+
+  /** The ACLs {@code user} holds on the queue at {@code path}, as configured. */
+  List<QueueUserACLInfo> userAclInfo(String path, UserGroupInformation user) {
+    List<QueueACL> granted = new ArrayList<>();
+    for (QueueACL acl : QueueACL.values()) {
+      if (hasAccess(user, acl, path, false)) {
+        granted.add(acl);
+      }
+    }
+    QueueUserACLInfo info = Records.newRecord(QueueUserACLInfo.class);
+    info.setQueueName(path);
+    info.setUserAcls(granted);
+    return Collections.singletonList(info);
+  }
+
+  /**
+   * Whether {@code user} holds {@code acl} on the queue at {@code path}. With
+   * {@code enforcedOnly}, everyone holds every ACL while yarn.acl.enable is false (what the
+   * RM's access checks expect); without, the ACLs are read as configured. An unknown queue
+   * grants nothing.
+   */
+  boolean hasAccess(UserGroupInformation user, QueueACL acl, String path,
+      boolean enforcedOnly) {
+    return core.checkAccess(path, acl.ordinal(), user.getShortUserName(), user.getGroupNames(),
+        enforcedOnly);
+  }
+
+  /**
+   * The current attempts of the applications in the queue a client names and its
+   * descendants; null if no queue has that name.
+   */
+  List<ApplicationAttemptId> appsInQueue(String name,
+      Collection<SchedulerApplication<RustAppAttempt>> applications) {
+    RustQueue queue = queues.get().resolve(name);
+    if (queue == null) {
+      return null;
+    }
+    String prefix = queue.getPath() + ".";
+    List<ApplicationAttemptId> out = new ArrayList<>();
+    for (SchedulerApplication<RustAppAttempt> app : applications) {
+      String path = ((RustQueue) app.getQueue()).getPath();
+      RustAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt != null && (path.equals(queue.getPath()) || path.startsWith(prefix))) {
+        out.add(attempt.getApplicationAttemptId());
+      }
+    }
+    return out;
+  }
+}

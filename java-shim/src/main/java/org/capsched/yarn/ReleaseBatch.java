@@ -1,0 +1,64 @@
+package org.capsched.yarn;
+
+import java.util.Arrays;
+
+/**
+ * Containers the RM is done with (completed, released, expired, lost with their node, killed
+ * with their attempt), on their way back to the core as (application key, container number)
+ * pairs. While a batch is open they are gathered, and reach the core in one {@code release}
+ * crossing when the outermost batch closes, or sooner: a heartbeat {@link #take}s them into
+ * its own crossing, and {@link #flush} sends them before a core call that must see them.
+ * With no batch open, each goes at once.
+ *
+ * <p>Not thread-safe: every caller holds the scheduler's write lock, and a batch is opened
+ * and closed within one hold of it, so no other thread ever finds a batch open.
+ */
+final class ReleaseBatch {
+  private final NativeScheduler core;
+  private long[] pairs = new long[16];
+  private int count;
+  private int depth;
+
+  /** An empty batch whose containers go to {@code core}. */
+  ReleaseBatch(NativeScheduler core) {
+    this.core = core;
+  }
+
+  /** Opens a batch; batches nest, and only closing the outermost one sends anything. */
+  void open() {
+    depth++;
+  }
+
+  /** Closes a batch; closing the outermost one sends what was gathered to the core. */
+  void close() {
+    if (--depth == 0) {
+      flush();
+    }
+  }
+
+  /** Container {@code number} of application {@code appKey} has gone. */
+  void add(int appKey, long number) {
+    if (count + 2 > pairs.length) {
+      pairs = Arrays.copyOf(pairs, pairs.length * 2);
+    }
+    pairs[count++] = appKey;
+    pairs[count++] = number;
+    if (depth == 0) {
+      flush();
+    }
+  }
+
+  /** What was gathered, for a core call that releases them itself; the batch is emptied. */
+  long[] take() {
+    long[] out = Arrays.copyOf(pairs, count);
+    count = 0;
+    return out;
+  }
+
+  /** Sends what was gathered to the core now, if anything. */
+  void flush() {
+    if (count > 0) {
+      core.release(take());
+    }
+  }
+}

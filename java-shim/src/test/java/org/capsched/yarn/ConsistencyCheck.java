@@ -1,0 +1,115 @@
+package org.capsched.yarn;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+
+/**
+ * Compares what the Rust core holds with what the RM's own objects hold: every live and
+ * reserved container (application, number, node, size), every node's allocated resources
+ * and every queue's usage. The tests run it after every step. It lives in the scheduler's
+ * package to reach the core, which the RM never needs to see.
+ */
+public final class ConsistencyCheck {
+  private ConsistencyCheck() {
+  }
+
+  /**
+   * The differences between {@code scheduler}'s core and its RM objects, one line each;
+   * empty when the two sides agree. Both are read under the scheduler's write lock.
+   */
+  public static List<String> of(RustCapacityScheduler scheduler) {
+    return scheduler.inspect(core -> compare(scheduler, core));
+  }
+
+  private static List<String> compare(RustCapacityScheduler scheduler, NativeScheduler core) {
+    Map<Integer, RustApplication> appsByKey = new HashMap<>();
+    for (SchedulerApplication<RustAppAttempt> app : scheduler.getSchedulerApplications().values()) {
+      appsByKey.put(((RustApplication) app).key(), (RustApplication) app);
+    }
+    Map<Integer, RustSchedulerNode> nodesByKey = new TreeMap<>();
+    for (FiCaSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
+      nodesByKey.put(((RustSchedulerNode) node).key(), (RustSchedulerNode) node);
+    }
+    Set<String> inCore = new TreeSet<>();
+    Map<Integer, long[]> coreNodeUse = new HashMap<>();
+    long[] r = core.containerReport();
+    for (int i = 0; i < r.length; i += NativeScheduler.CONTAINER_REPORT_STRIDE) {
+      RustApplication app = appsByKey.get((int) r[i]);
+      RustSchedulerNode node = nodesByKey.get((int) r[i + 2]);
+      inCore.add(describe(app == null ? "app-key-" + r[i] : app.getApplicationId().toString(),
+          r[i + 1], node == null ? "node-key-" + r[i + 2] : node.getNodeID().toString(),
+          r[i + 3], r[i + 4], r[i + 5] == 1));
+      if (r[i + 5] == 0) {
+        long[] use = coreNodeUse.computeIfAbsent((int) r[i + 2], k -> new long[2]);
+        use[0] += r[i + 3];
+        use[1] += r[i + 4];
+      }
+    }
+    Set<String> inRm = new TreeSet<>();
+    for (RustApplication app : appsByKey.values()) {
+      RustAppAttempt attempt = app.getCurrentAppAttempt();
+      if (attempt == null) {
+        continue;
+      }
+      String appId = attempt.getApplicationId().toString();
+      for (RMContainer c : attempt.getLiveContainers()) {
+        Resource size = c.getContainer().getResource();
+        inRm.add(describe(appId, c.getContainerId().getContainerId(),
+            c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+            false));
+      }
+      for (RMContainer c : attempt.getReservedContainers()) {
+        Resource size = c.getReservedResource();
+        inRm.add(describe(appId, c.getContainerId().getContainerId(),
+            c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+            true));
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String c : inCore) {
+      if (!inRm.contains(c)) {
+        out.add("only in the core: " + c);
+      }
+    }
+    for (String c : inRm) {
+      if (!inCore.contains(c)) {
+        out.add("only in the RM: " + c);
+      }
+    }
+    for (RustSchedulerNode node : nodesByKey.values()) {
+      long[] use = coreNodeUse.getOrDefault(node.key(), new long[2]);
+      Resource rm = node.getAllocatedResource();
+      if (use[0] != rm.getMemorySize() || use[1] != rm.getVirtualCores()) {
+        out.add(String.format("node %s: core %d MB/%d vcores allocated, RM %s",
+            node.getNodeID(), use[0], use[1], rm));
+      }
+    }
+    for (QueueSnapshot q : scheduler.getQueueSnapshots()) {
+      QueueMetrics m = scheduler.queues().byPath(q.getPath()).getMetrics();
+      long mb = m.getAllocatedMB() + m.getReservedMB();
+      long vcores = m.getAllocatedVirtualCores() + m.getReservedVirtualCores();
+      if (mb != q.getUsedMemoryMb() || vcores != q.getUsedVcores()) {
+        out.add(String.format("queue %s: core uses %d MB/%d vcores, RM metrics %d MB/%d vcores",
+            q.getPath(), q.getUsedMemoryMb(), q.getUsedVcores(), mb, vcores));
+      }
+    }
+    return out;
+  }
+
+  private static String describe(String app, long number, String node, long memory,
+      long vcores, boolean reserved) {
+    return String.format("%s container %d on %s: %d MB/%d vcores%s", app, number, node, memory,
+        vcores, reserved ? " (reserved)" : "");
+  }
+}
