@@ -42,48 +42,50 @@ final class AllocationApplier {
   }
 
   /**
-   * Applies what the core decided on one heartbeat, {@link NativeScheduler#ALLOCATION_STRIDE}
-   * longs per decision: new containers, reservations made, given up, or turned into
-   * containers.
+   * Applies what the core decided on one heartbeat, one {@link Wire.Allocation} record per
+   * decision: new containers, reservations made, given up, or turned into containers.
    */
   void apply(RustSchedulerNode heartbeatNode, long[] allocations) {
-    NodeType[] localities = NodeType.values();
-    for (int i = 0; i < allocations.length; i += NativeScheduler.ALLOCATION_STRIDE) {
+    for (int i = 0; i < allocations.length; i += Wire.Allocation.STRIDE) {
       // Usually the heartbeating node; another one when a reservation there is dropped.
-      RustSchedulerNode node = nodesByKey.getOrDefault((int) allocations[i + 8], heartbeatNode);
-      int appKey = (int) allocations[i];
-      long number = allocations[i + 1];
-      int kind = (int) allocations[i + 7];
+      RustSchedulerNode node =
+          nodesByKey.getOrDefault((int) allocations[i + Wire.Allocation.NODE], heartbeatNode);
+      int appKey = (int) allocations[i + Wire.Allocation.APP];
+      long number = allocations[i + Wire.Allocation.NUMBER];
+      int kind = (int) allocations[i + Wire.Allocation.KIND];
       RustApplication app = appsByKey.get(appKey);
       RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
       if (attempt == null) {
         // The attempt went away since the core decided: give back what it was given.
-        if (kind != NativeScheduler.UNRESERVE) {
+        if (kind != Wire.Kind.UNRESERVE) {
           releases.add(appKey, number);
         }
         continue;
       }
-      SchedulerRequestKey key = attempt.requestKey((int) allocations[i + 4], allocations[i + 5]);
-      if (kind == NativeScheduler.UNRESERVE || kind == NativeScheduler.ALLOCATE_RESERVED) {
+      SchedulerRequestKey key = attempt.requestKey(
+          (int) allocations[i + Wire.Allocation.PRIORITY],
+          allocations[i + Wire.Allocation.ALLOCATION_REQUEST_ID]);
+      if (kind == Wire.Kind.UNRESERVE || kind == Wire.Kind.ALLOCATE_RESERVED) {
         RMContainer reserved = node.getReservedContainer();
         if (reserved != null) {
           attempt.unreserve(key, node, reserved);
         }
-        if (kind == NativeScheduler.UNRESERVE) {
+        if (kind == Wire.Kind.UNRESERVE) {
           continue;
         }
       }
       ContainerId id = ContainerId.newContainerId(attempt.getApplicationAttemptId(), number);
-      Resource size = Resource.newInstance(allocations[i + 2], (int) allocations[i + 3]);
+      Resource size = Resource.newInstance(allocations[i + Wire.Allocation.MEMORY],
+          (int) allocations[i + Wire.Allocation.VCORES]);
       Container container = BuilderUtils.newContainer(id, node.getNodeID(),
           node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
           key.getAllocationRequestId());
-      if (kind == NativeScheduler.RESERVE) {
+      if (kind == Wire.Kind.RESERVE) {
         attempt.reserve(key, node, null, container, false);
         continue;
       }
-      RMContainer rmContainer = attempt.materialize(localities[(int) allocations[i + 6]], node,
-          key, container);
+      NodeType locality = Wire.nodeType(allocations[i + Wire.Allocation.LOCALITY]);
+      RMContainer rmContainer = attempt.materialize(locality, node, key, container);
       if (rmContainer == null) {
         // The AM withdrew the ask since the core decided: give it back.
         releases.add(appKey, number);

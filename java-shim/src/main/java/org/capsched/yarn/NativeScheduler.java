@@ -1,28 +1,16 @@
 package org.capsched.yarn;
 
 /**
- * The Rust scheduler core behind one opaque handle. Every method is one JNI crossing; the
- * wire formats are documented in {@code rust-core/src/jni/native_scheduler.rs}.
+ * The Rust scheduler core behind one opaque handle. Every method is one JNI crossing; record
+ * layouts and codes are in {@link Wire}, the natives in {@code rust-core/src/jni/}. A refusal
+ * the user should see comes back as a typed exception ({@link ApplicationRejectedException},
+ * {@link NoSuchLeafQueueException}).
  *
  * <p>Thread safety: the native side serialises calls with its own lock. {@link #close()}
  * frees the handle exactly once; callers stop using the object before closing it (the
  * scheduler closes it in {@code serviceStop}).
  */
 final class NativeScheduler implements AutoCloseable {
-  /** Longs per allocation returned by {@link #nodeUpdate}. */
-  static final int ALLOCATION_STRIDE = 9;
-  /** Allocation kinds, the last long of each allocation. */
-  static final int ALLOCATE = 0;
-  static final int RESERVE = 1;
-  static final int UNRESERVE = 2;
-  static final int ALLOCATE_RESERVED = 3;
-  /** Doubles per queue returned by {@link #queueReport}. */
-  static final int QUEUE_REPORT_STRIDE = 17;
-  /** Longs per container returned by {@link #containerReport}. */
-  static final int CONTAINER_REPORT_STRIDE = 6;
-  /** Strings per queue returned by {@link #queueStrings}. */
-  static final int QUEUE_STRINGS_STRIDE = 3;
-
   static {
     NativeLoader.load();
   }
@@ -57,7 +45,12 @@ final class NativeScheduler implements AutoCloseable {
     }
   }
 
-  String refresh(byte[] xml, String source, String[] baseProperties, String[] systemProperties) {
+  /**
+   * Validates the configuration completely and swaps it in, returning its warnings.
+   *
+   * @throws SchedulerConfigurationException with every problem; nothing changes
+   */
+  String[] refresh(byte[] xml, String source, String[] baseProperties, String[] systemProperties) {
     return refresh(handle(), xml, source, baseProperties, systemProperties);
   }
 
@@ -81,10 +74,21 @@ final class NativeScheduler implements AutoCloseable {
     release(handle(), containers);
   }
 
+  /**
+   * Admits an application; returns its key.
+   *
+   * @throws ApplicationRejectedException with the reason the user sees
+   */
   int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
-      long priority, boolean recovering, long amMemory, long amVcores, String[] out) {
+      long priority, boolean recovering, long amMemory, long amVcores)
+      throws ApplicationRejectedException {
     return submit(handle(), clusterTimestamp, id, queue, user, groups, priority, recovering,
-        amMemory, amVcores, out);
+        amMemory, amVcores);
+  }
+
+  /** The full path of the leaf queue an application runs in. */
+  String applicationQueue(int app) {
+    return applicationQueue(handle(), app);
   }
 
   void addAttempt(int app, int attemptId) {
@@ -99,23 +103,27 @@ final class NativeScheduler implements AutoCloseable {
     return removeApp(handle(), app);
   }
 
-  long[] allocate(int app, int[] askInts, long[] askLongs, String[] askNames,
+  /**
+   * One AM heartbeat: the containers it released ({@code (application, number)} pairs), its
+   * asks (see {@link Asks}) and its blacklist changes. Returns its headroom as
+   * {@code [memory, vcores]}.
+   */
+  long[] allocate(int app, long[] released, int[] askInts, long[] askLongs, String[] askNames,
       String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm) {
-    return allocate(handle(), app, askInts, askLongs, askNames, blacklistAdditions,
+    return allocate(handle(), app, released, askInts, askLongs, askNames, blacklistAdditions,
         blacklistRemovals, waitingForAm);
   }
 
-  /** {@link #moveApplication} results besides 0 (allowed, or moved). */
-  static final int MOVE_NO_SUCH_LEAF = 1;
-  static final int MOVE_NOT_ADMITTED = 2;
-
   /**
    * Checks whether an application may move to {@code target} and, with {@code commit},
-   * moves it. Returns 0 with {@code out[0]} the destination's full path; otherwise
-   * {@link #MOVE_NO_SUCH_LEAF} or {@link #MOVE_NOT_ADMITTED} with {@code out[0]} the reason.
+   * moves it. Returns the destination leaf's full path.
+   *
+   * @throws NoSuchLeafQueueException if {@code target} names no leaf queue
+   * @throws ApplicationRejectedException if the leaf does not admit the application
    */
-  int moveApplication(int app, String target, boolean commit, String[] out) {
-    return moveApplication(handle(), app, target, commit, out);
+  String moveApplication(int app, String target, boolean commit)
+      throws NoSuchLeafQueueException, ApplicationRejectedException {
+    return moveApplication(handle(), app, target, commit);
   }
 
   /** The priority an application submitted or updated to {@code queue} runs at. */
@@ -135,18 +143,20 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /**
-   * Every container the core holds, {@link #CONTAINER_REPORT_STRIDE} longs each:
-   * application, number, node, memory, vcores, and 0 (live) or 1 (reserved).
+   * Every container the core holds, one {@link Wire.ContainerReport} record each (a
+   * diagnostics native: test and benchmark builds of the library only).
    */
   long[] containerReport() {
     return containerReport(handle());
   }
 
-  String[] queueStrings() {
-    return queueStrings(handle());
+  /** Every queue's full path, in tree order (the order of {@link #queueReport}'s records). */
+  String[] queuePaths() {
+    return queuePaths(handle());
   }
 
-  double[] queueReport() {
+  /** Every queue's figures and counts, in tree order. */
+  QueueReport queueReport() {
     return queueReport(handle());
   }
 
@@ -160,7 +170,7 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /**
-   * Whether {@code user} holds queue ACL {@code acl} (a QueueACL ordinal) on {@code queue}.
+   * Whether {@code user} holds queue ACL {@code acl} (a {@link Wire.Acl} code) on {@code queue}.
    * With {@code enforcedOnly}, everyone holds every ACL while yarn.acl.enable is false
    * (what the RM's access checks expect); without, the ACLs are read as configured.
    */
@@ -169,12 +179,15 @@ final class NativeScheduler implements AutoCloseable {
     return checkAccess(handle(), queue, acl, user, groups, enforcedOnly);
   }
 
-  /** Bytes every native core in this process holds on the heap (for memory benchmarks). */
+  /**
+   * Bytes every native core in this process holds on the heap (for memory benchmarks; a
+   * diagnostics native).
+   */
   static native long nativeHeapBytes();
 
   /**
    * Makes the native core panic on purpose; the panic must come back as a
-   * {@link NativeSchedulerPanicException} carrying {@code message}.
+   * {@link NativeSchedulerPanicException} carrying {@code message} (a diagnostics native).
    */
   static native void checkPanicFunnel(String message);
 
@@ -183,7 +196,7 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native void destroy(long handle);
 
-  private static native String refresh(long handle, byte[] xml, String source,
+  private static native String[] refresh(long handle, byte[] xml, String source,
       String[] baseProperties, String[] systemProperties);
 
   private static native int addNode(long handle, String nodeId, String host, String rack,
@@ -199,7 +212,9 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native int submit(long handle, long clusterTimestamp, int id, String queue,
       String user, String[] groups, long priority, boolean recovering, long amMemory,
-      long amVcores, String[] out);
+      long amVcores) throws ApplicationRejectedException;
+
+  private static native String applicationQueue(long handle, int app);
 
   private static native void addAttempt(long handle, int app, int attemptId);
 
@@ -207,12 +222,12 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native long[] removeApp(long handle, int app);
 
-  private static native long[] allocate(long handle, int app, int[] askInts, long[] askLongs,
-      String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals,
-      boolean waitingForAm);
+  private static native long[] allocate(long handle, int app, long[] released, int[] askInts,
+      long[] askLongs, String[] askNames, String[] blacklistAdditions,
+      String[] blacklistRemovals, boolean waitingForAm);
 
-  private static native int moveApplication(long handle, int app, String target,
-      boolean commit, String[] out);
+  private static native String moveApplication(long handle, int app, String target,
+      boolean commit) throws NoSuchLeafQueueException, ApplicationRejectedException;
 
   private static native int applicationPriority(long handle, String queue, boolean requested,
       int priority, int clusterMax);
@@ -224,9 +239,9 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native long[] containerReport(long handle);
 
-  private static native String[] queueStrings(long handle);
+  private static native String[] queuePaths(long handle);
 
-  private static native double[] queueReport(long handle);
+  private static native QueueReport queueReport(long handle);
 
   private static native String resourceCalculator(long handle);
 

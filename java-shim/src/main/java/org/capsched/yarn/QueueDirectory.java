@@ -32,16 +32,14 @@ final class QueueDirectory {
   }
 
   /**
-   * The directory for the queues the core now has ({@code queueStrings}, in tree order,
-   * parents first): a queue whose path this directory has keeps its RM-side object, so its
-   * metrics live on; {@code newQueue} makes the others from their path and parent.
+   * The directory for the queues the core now has ({@code paths}, in tree order, parents
+   * first): a queue whose path this directory has keeps its RM-side object, so its metrics
+   * live on; {@code newQueue} makes the others from their path and parent.
    */
-  QueueDirectory rebuilt(String[] queueStrings,
-      BiFunction<String, RustQueue, RustQueue> newQueue) {
+  QueueDirectory rebuilt(String[] paths, BiFunction<String, RustQueue, RustQueue> newQueue) {
     Map<String, RustQueue> made = new HashMap<>();
     List<RustQueue> inOrder = new ArrayList<>();
-    for (int i = 0; i < queueStrings.length; i += NativeScheduler.QUEUE_STRINGS_STRIDE) {
-      String path = queueStrings[i];
+    for (String path : paths) {
       RustQueue queue = byPath(path);
       if (queue == null) {
         int dot = path.lastIndexOf('.');

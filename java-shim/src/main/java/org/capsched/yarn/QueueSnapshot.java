@@ -7,15 +7,17 @@ package org.capsched.yarn;
  */
 public final class QueueSnapshot {
   private final String path;
-  private final int parent;
-  private final double[] report;
-  private final int offset;
+  private final double[] figures;
+  private final long[] counts;
+  private final int figure;
+  private final int count;
 
-  QueueSnapshot(String path, double[] report, int index) {
+  QueueSnapshot(String path, QueueReport report, int index) {
     this.path = path;
-    this.report = report;
-    this.offset = index * NativeScheduler.QUEUE_REPORT_STRIDE;
-    this.parent = (int) report[offset + 10];
+    this.figures = report.figures;
+    this.counts = report.counts;
+    this.figure = index * Wire.QueueFigures.STRIDE;
+    this.count = index * Wire.QueueCounts.STRIDE;
   }
 
   /** Full path, such as root.engineering.qa. */
@@ -30,86 +32,86 @@ public final class QueueSnapshot {
 
   /** Index of the parent in the snapshot list, -1 for root. */
   public int getParentIndex() {
-    return parent;
+    return (int) counts[count + Wire.QueueCounts.PARENT];
   }
 
   /** Configured capacity, a share of the parent. */
   public double getCapacity() {
-    return report[offset];
+    return figures[figure + Wire.QueueFigures.CAPACITY];
   }
 
   /** Configured maximum capacity, a share of the parent. */
   public double getMaximumCapacity() {
-    return report[offset + 1];
+    return figures[figure + Wire.QueueFigures.MAXIMUM_CAPACITY];
   }
 
   /** Effective capacity, a share of the cluster. */
   public double getAbsoluteCapacity() {
-    return report[offset + 2];
+    return figures[figure + Wire.QueueFigures.ABSOLUTE_CAPACITY];
   }
 
   /** Effective maximum capacity, a share of the cluster. */
   public double getAbsoluteMaximumCapacity() {
-    return report[offset + 3];
+    return figures[figure + Wire.QueueFigures.ABSOLUTE_MAXIMUM_CAPACITY];
   }
 
   /** Used resources as a share of the guarantee. */
   public double getUsedCapacity() {
-    return report[offset + 4];
+    return figures[figure + Wire.QueueFigures.USED_CAPACITY];
   }
 
   /** Used resources as a share of the cluster. */
   public double getAbsoluteUsedCapacity() {
-    return report[offset + 5];
+    return figures[figure + Wire.QueueFigures.ABSOLUTE_USED_CAPACITY];
   }
 
   /** Memory the queue's containers and reservations use, in MB. */
   public long getUsedMemoryMb() {
-    return (long) report[offset + 6];
+    return counts[count + Wire.QueueCounts.USED_MEMORY];
   }
 
   /** Virtual cores the queue's containers and reservations use. */
   public long getUsedVcores() {
-    return (long) report[offset + 7];
+    return counts[count + Wire.QueueCounts.USED_VCORES];
   }
 
   /** Applications in this queue and its descendants. */
   public int getNumApplications() {
-    return (int) report[offset + 8];
+    return (int) counts[count + Wire.QueueCounts.APPLICATIONS];
   }
 
   public boolean isStopped() {
-    return report[offset + 9] != 0;
+    return counts[count + Wire.QueueCounts.STOPPED] != 0;
   }
 
   /** The weight, or -1 unless the queue's capacity is given as a weight. */
   public double getWeight() {
-    return report[offset + 11];
+    return figures[figure + Wire.QueueFigures.WEIGHT];
   }
 
   /** {@code maximum-applications} in effect for the queue. */
   public int getMaximumApplications() {
-    return (int) report[offset + 12];
+    return (int) counts[count + Wire.QueueCounts.MAXIMUM_APPLICATIONS];
   }
 
   /** {@code user-limit-factor}. */
   public double getUserLimitFactor() {
-    return report[offset + 13];
+    return figures[figure + Wire.QueueFigures.USER_LIMIT_FACTOR];
   }
 
   /** {@code minimum-user-limit-percent}. */
   public double getMinimumUserLimitPercent() {
-    return report[offset + 14];
+    return figures[figure + Wire.QueueFigures.MINIMUM_USER_LIMIT_PERCENT];
   }
 
   /** {@code maximum-am-resource-percent} in effect for the queue. */
   public double getMaximumAmResourcePercent() {
-    return report[offset + 15];
+    return figures[figure + Wire.QueueFigures.MAXIMUM_AM_RESOURCE_PERCENT];
   }
 
   /** {@code max-parallel-apps}, Integer.MAX_VALUE when unlimited. */
   public int getMaxParallelApps() {
-    double v = report[offset + 16];
+    long v = counts[count + Wire.QueueCounts.MAX_PARALLEL_APPS];
     return v < 0 ? Integer.MAX_VALUE : (int) v;
   }
 

@@ -41,11 +41,10 @@ final class QueueViews {
 
   /** Every queue as the core sees it now, root first, each parent before its children. */
   List<QueueSnapshot> snapshots() {
-    double[] report = core.queueReport();
-    return snapshots(report, queues.get());
+    return snapshots(core.queueReport(), queues.get());
   }
 
-  private static List<QueueSnapshot> snapshots(double[] report, QueueDirectory dir) {
+  private static List<QueueSnapshot> snapshots(QueueReport report, QueueDirectory dir) {
     List<QueueSnapshot> out = new ArrayList<>(dir.size());
     for (int i = 0; i < dir.size(); i++) {
       out.add(new QueueSnapshot(dir.at(i).getPath(), report, i));
@@ -161,7 +160,7 @@ final class QueueViews {
    */
   boolean hasAccess(UserGroupInformation user, QueueACL acl, String path,
       boolean enforcedOnly) {
-    return core.checkAccess(path, acl.ordinal(), user.getShortUserName(), user.getGroupNames(),
+    return core.checkAccess(path, Wire.aclCode(acl), user.getShortUserName(), user.getGroupNames(),
         enforcedOnly);
   }
 

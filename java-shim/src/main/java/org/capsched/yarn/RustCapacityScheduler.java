@@ -77,6 +77,7 @@ public class RustCapacityScheduler
     extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+  private static final long[] NO_CONTAINERS = new long[0];
 
   /** The file Apache's CapacityScheduler reads, and so do we. */
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
@@ -164,15 +165,15 @@ public class RustCapacityScheduler
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
-    String warnings;
+    String[] warnings;
     try {
       warnings = core.refresh(in.xml, in.source, in.capacityProperties, in.systemProperties);
     } catch (SchedulerConfigurationException e) {
       throw new IOException("Failed to re-init queues from " + in.source + ": "
           + e.getMessage(), e);
     }
-    if (!warnings.isEmpty()) {
-      LOG.warn("Queue refresh from {} succeeded with warnings:\n{}", in.source, warnings);
+    for (String warning : warnings) {
+      LOG.warn("Queue refresh from {}: {}", in.source, warning);
     }
     rebuildQueues(newConf);
     super.reinitialize(newConf, context);
@@ -237,6 +238,25 @@ public class RustCapacityScheduler
       releases.open();
       try {
         work.run();
+      } finally {
+        releases.close();
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Releases an AM's containers from the RM's objects under the write lock, and returns
+   * them as {@code (application, number)} pairs for the core instead of sending them.
+   */
+  private long[] released(List<ContainerId> release, RustAppAttempt attempt) {
+    writeLock.lock();
+    try {
+      releases.open();
+      try {
+        releaseContainers(release, attempt);
+        return releases.take();
       } finally {
         releases.close();
       }
@@ -395,15 +415,14 @@ public class RustCapacityScheduler
     Resource am = amResource(id, e.isUnmanagedAM());
     Priority priority = e.getApplicatonPriority() == null
         ? Priority.newInstance(0) : e.getApplicatonPriority();
-    String[] out = new String[1];
-    int key = core.submit(id.getClusterTimestamp(), id.getId(), e.getQueue(), e.getUser(),
-        groups, priority.getPriority(), e.getIsAppRecovering(), am.getMemorySize(),
-        am.getVirtualCores(), out);
-    if (key < 0) {
-      apps.rejected(id, out[0]);
-    } else {
-      apps.admitted(id, key, queues.byPath(out[0]), e.getUser(), priority, e.isUnmanagedAM(),
-          e.getIsAppRecovering());
+    try {
+      int key = core.submit(id.getClusterTimestamp(), id.getId(), e.getQueue(), e.getUser(),
+          groups, priority.getPriority(), e.getIsAppRecovering(), am.getMemorySize(),
+          am.getVirtualCores());
+      apps.admitted(id, key, queues.byPath(core.applicationQueue(key)), e.getUser(), priority,
+          e.isUnmanagedAM(), e.getIsAppRecovering());
+    } catch (ApplicationRejectedException rejection) {
+      apps.rejected(id, rejection.getMessage());
     }
   }
 
@@ -523,9 +542,9 @@ public class RustCapacityScheduler
   // ----- the ApplicationMaster protocol -------------------------------------------------
 
   /**
-   * An AM's heartbeat: its releases go back to the core in one crossing, then its asks and
-   * blacklist in another, which answers with its headroom; it takes away whatever
-   * heartbeats have allocated to it since.
+   * An AM's heartbeat: its releases, asks and blacklist changes go to the core in one
+   * crossing, which answers with its headroom; it takes away whatever heartbeats have
+   * allocated to it since.
    */
   @Override
   public Allocation allocate(ApplicationAttemptId attemptId, List<ResourceRequest> ask,
@@ -540,15 +559,19 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    if (!release.isEmpty()) {
-      // The batch takes the scheduler's lock; most AM heartbeats release nothing.
-      inBatch(() -> releaseContainers(release, attempt));
-    }
+    // The RM-side objects let go of the released containers now; the core hears of them
+    // with the asks, in the same crossing (most AM heartbeats release nothing, and then
+    // take no scheduler lock).
+    long[] released = release.isEmpty() ? NO_CONTAINERS : released(release, attempt);
     if (attempt.isStopped()) {
+      if (released.length > 0) {
+        core.release(released);
+      }
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
-    Resource room = updateAsks(app, attempt, ask, blacklistAdditions, blacklistRemovals);
+    Resource room = updateAsks(app, attempt, released, ask, blacklistAdditions,
+        blacklistRemovals);
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why.
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
@@ -560,7 +583,7 @@ public class RustCapacityScheduler
    * (under the attempt's lock, so the two agree); returns the headroom the core answers,
    * which the attempt records.
    */
-  private Resource updateAsks(RustApplication app, RustAppAttempt attempt,
+  private Resource updateAsks(RustApplication app, RustAppAttempt attempt, long[] released,
       List<ResourceRequest> ask, List<String> blacklistAdditions,
       List<String> blacklistRemovals) {
     long[][] headroom = new long[1][];
@@ -568,8 +591,8 @@ public class RustCapacityScheduler
     String[] additions = names(blacklistAdditions);
     String[] removals = names(blacklistRemovals);
     boolean waitingForAm = attempt.isWaitingForAMContainer();
-    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), asks.ints,
-        asks.longs, asks.names, additions, removals, waitingForAm));
+    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), released,
+        asks.ints, asks.longs, asks.names, additions, removals, waitingForAm));
     attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
     Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
     attempt.setHeadroom(room);
@@ -606,20 +629,16 @@ public class RustCapacityScheduler
       if (app == null) {
         throw new YarnException("App to be moved " + appId + " not found.");
       }
-      String[] out = new String[1];
-      switch (core.moveApplication(app.key(), target, commit, out)) {
-      case NativeScheduler.MOVE_NO_SUCH_LEAF:
-        throw new YarnException(out[0]);
-      case NativeScheduler.MOVE_NOT_ADMITTED:
-        // Apache's wording: the target queue's own refusal, as an access-control failure.
-        throw new YarnException(new AccessControlException(out[0]));
-      default:
-        break;
-      }
+      String path = core.moveApplication(app.key(), target, commit);
       if (commit) {
-        apps.moved(app, queues.byPath(out[0]));
+        apps.moved(app, queues.byPath(path));
       }
-      return out[0];
+      return path;
+    } catch (NoSuchLeafQueueException e) {
+      throw new YarnException(e.getMessage());
+    } catch (ApplicationRejectedException e) {
+      // Apache's wording: the target queue's own refusal, as an access-control failure.
+      throw new YarnException(new AccessControlException(e.getMessage()));
     } finally {
       writeLock.unlock();
     }
@@ -674,7 +693,7 @@ public class RustCapacityScheduler
   /** Re-creates the queue directory from the core after a load or refresh. */
   private void rebuildQueues(Configuration configuration) {
     boolean userMetrics = core.userMetricsEnabled();
-    queues = queues.rebuilt(core.queueStrings(), (path, parent) ->
+    queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
         new RustQueue(this, views, path, parent, userMetrics, configuration));
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")

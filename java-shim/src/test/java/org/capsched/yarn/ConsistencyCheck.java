@@ -44,16 +44,22 @@ public final class ConsistencyCheck {
     Set<String> inCore = new TreeSet<>();
     Map<Integer, long[]> coreNodeUse = new HashMap<>();
     long[] r = core.containerReport();
-    for (int i = 0; i < r.length; i += NativeScheduler.CONTAINER_REPORT_STRIDE) {
-      RustApplication app = appsByKey.get((int) r[i]);
-      RustSchedulerNode node = nodesByKey.get((int) r[i + 2]);
-      inCore.add(describe(app == null ? "app-key-" + r[i] : app.getApplicationId().toString(),
-          r[i + 1], node == null ? "node-key-" + r[i + 2] : node.getNodeID().toString(),
-          r[i + 3], r[i + 4], r[i + 5] == 1));
-      if (r[i + 5] == 0) {
-        long[] use = coreNodeUse.computeIfAbsent((int) r[i + 2], k -> new long[2]);
-        use[0] += r[i + 3];
-        use[1] += r[i + 4];
+    for (int i = 0; i < r.length; i += Wire.ContainerReport.STRIDE) {
+      int appKey = (int) r[i + Wire.ContainerReport.APP];
+      int nodeKey = (int) r[i + Wire.ContainerReport.NODE];
+      long memory = r[i + Wire.ContainerReport.MEMORY];
+      long vcores = r[i + Wire.ContainerReport.VCORES];
+      boolean reserved = r[i + Wire.ContainerReport.RESERVED] == 1;
+      RustApplication app = appsByKey.get(appKey);
+      RustSchedulerNode node = nodesByKey.get(nodeKey);
+      inCore.add(describe(app == null ? "app-key-" + appKey : app.getApplicationId().toString(),
+          r[i + Wire.ContainerReport.NUMBER],
+          node == null ? "node-key-" + nodeKey : node.getNodeID().toString(), memory, vcores,
+          reserved));
+      if (!reserved) {
+        long[] use = coreNodeUse.computeIfAbsent(nodeKey, k -> new long[2]);
+        use[0] += memory;
+        use[1] += vcores;
       }
     }
     Set<String> inRm = new TreeSet<>();

@@ -38,7 +38,8 @@ public class NativeBoundaryTest {
     }
     // The JVM and the library are still fine afterwards.
     try (NativeScheduler core = create(XML)) {
-      assertEquals(3 * NativeScheduler.QUEUE_STRINGS_STRIDE, core.queueStrings().length);
+      assertEquals(3, core.queuePaths().length);
+      assertEquals(3, core.queueReport().size());
     }
   }
 
@@ -69,8 +70,8 @@ public class NativeBoundaryTest {
         assertTrue(e.getMessage(), e.getMessage().contains("odd length 1"));
       }
       try {
-        core.allocate(0, new int[3], new long[0], new String[] {"*"}, new String[0],
-            new String[0], false);
+        core.allocate(0, new long[0], new int[3], new long[0], new String[] {"*"},
+            new String[0], new String[0], false);
         fail("accepted disagreeing ask arrays");
       } catch (IllegalArgumentException e) {
         assertTrue(e.getMessage(), e.getMessage().contains("ask arrays disagree"));

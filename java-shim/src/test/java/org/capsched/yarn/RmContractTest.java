@@ -183,6 +183,19 @@ public class RmContractTest {
     assertTrue(why, why.contains("Queue root.b is STOPPED. Cannot accept submission of application"));
   }
 
+  @Test(timeout = 120_000)
+  public void applicationsSubmittedBeforeAnyNodeManagerRegistersAreAcceptedAndRunOnceOneDoes()
+      throws Exception {
+    MockRM rm = start(conf(TWO_QUEUES));
+    RMApp app = submit(rm, "a", "u1", GB);
+    assertEquals(RMAppState.ACCEPTED, app.getState());
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
+    am.allocate(ResourceRequest.ANY, GB, 1, Collections.<ContainerId>emptyList());
+    assertEquals(1, collect(rm, am, nm, 1).size());
+    assertConsistent(rm);
+  }
+
   // ----- allocate() --------------------------------------------------------------------
 
   @Test(timeout = 120_000)
