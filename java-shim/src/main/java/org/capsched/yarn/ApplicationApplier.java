@@ -54,17 +54,18 @@ final class ApplicationApplier {
         .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, reason));
   }
 
-  /** The core admitted the application to {@code queue} under {@code key}. */
-  void admitted(ApplicationId id, int key, RustQueue queue, String user, Priority priority,
-      boolean unmanagedAM, boolean recovering) {
-    RustApplication app = new RustApplication(id, key, queue, user, priority, unmanagedAM);
-    applications.put(id, app);
+  /** The core admitted the submission to {@code queue} under {@code key}. */
+  void admitted(Submission sub, int key, RustQueue queue) {
+    RustApplication app =
+        new RustApplication(sub.id, key, queue, sub.user, sub.priority, sub.unmanagedAM);
+    applications.put(sub.id, app);
     appsByKey.put(key, app);
-    queue.getMetrics().submitApp(user, unmanagedAM);
-    LOG.info("Accepted application {} from user {} in queue {}", id, user, queue.getPath());
-    if (!recovering) {
+    queue.getMetrics().submitApp(sub.user, sub.unmanagedAM);
+    LOG.info("Accepted application {} from user {} in queue {}", sub.id, sub.user,
+        queue.getPath());
+    if (!sub.recovering) {
       rmContext.getDispatcher().getEventHandler()
-          .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+          .handle(new RMAppEvent(sub.id, RMAppEventType.APP_ACCEPTED));
     }
   }
 

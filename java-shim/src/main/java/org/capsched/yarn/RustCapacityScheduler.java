@@ -68,7 +68,8 @@ import org.slf4j.LoggerFactory;
  * <p>This class is a translation table: each RM call or scheduler event becomes one call on
  * {@link NativeScheduler}, and what the core returns is handed to the class that applies it
  * to the RM's own objects: {@link AllocationApplier} (containers and reservations),
- * {@link ApplicationApplier} (applications and attempts), {@link QueueViews} (what clients
+ * {@link ApplicationApplier} (applications and attempts), {@link NodeApplier} (nodes),
+ * {@link QueueViews} (what clients
  * read about queues). Finished containers go back to the core through a
  * {@link ReleaseBatch}, and {@link ConfigurationInputs} gathers what the core's
  * configuration is built from. It makes no scheduling decision of its own.
@@ -83,7 +84,6 @@ public class RustCapacityScheduler
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
 
   private Configuration conf;
-  private boolean usePortForNodeName;
   private NativeScheduler core;
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
@@ -93,6 +93,7 @@ public class RustCapacityScheduler
   private ReleaseBatch releases;
   private AllocationApplier allocations;
   private ApplicationApplier apps;
+  private NodeApplier nodes;
   private QueueViews views;
 
   /** A scheduler to be set up by the RM ({@link #serviceInit}). */
@@ -122,9 +123,6 @@ public class RustCapacityScheduler
   public void serviceInit(Configuration configuration) throws Exception {
     this.conf = configuration;
     this.applications = new ConcurrentHashMap<>();
-    this.usePortForNodeName = configuration.getBoolean(
-        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
-        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME);
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
@@ -134,6 +132,9 @@ public class RustCapacityScheduler
     releases = new ReleaseBatch(core);
     allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
     apps = new ApplicationApplier(rmContext, applications, appsByKey);
+    nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
+        YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME));
     views = new QueueViews(core, () -> queues);
     rebuildQueues(configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
@@ -330,15 +331,9 @@ public class RustCapacityScheduler
   private void addNode(NodeAddedSchedulerEvent event) {
     RMNode rmNode = event.getAddedRMNode();
     Resource total = rmNode.getTotalCapability();
-    String nodeName = usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
-    int key = core.addNode(rmNode.getNodeID().toString(), nodeName, rmNode.getRackName(),
-        total.getMemorySize(), total.getVirtualCores());
-    RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key);
-    nodeTracker.addNode(node);
-    nodesByKey.put(key, node);
+    nodes.added(rmNode, core.addNode(rmNode.getNodeID().toString(), nodes.nameOf(rmNode),
+        rmNode.getRackName(), total.getMemorySize(), total.getVirtualCores()));
     updateAvailableResourcesMetrics();
-    LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
-        rmNode.getRackName(), total, getClusterResource());
     recoverContainersOnNode(event.getContainerReports(), rmNode);
   }
 
@@ -355,13 +350,7 @@ public class RustCapacityScheduler
       end(reserved, SchedulerUtils.LOST_CONTAINER, RMContainerEventType.KILL);
     }
     releases.flush();
-    nodeTracker.removeNode(rmNode.getNodeID());
-    nodesByKey.remove(node.key());
-    long[] leftover = core.removeNode(node.key());
-    if (leftover.length > 0) {
-      LOG.warn("Node {} still held {} containers the RM did not know; they were released",
-          rmNode.getNodeAddress(), leftover.length / 2);
-    }
+    nodes.removed(node, core.removeNode(node.key()));
     updateAvailableResourcesMetrics();
   }
 
@@ -410,40 +399,15 @@ public class RustCapacityScheduler
   }
 
   private void addApplication(AppAddedSchedulerEvent e) {
-    ApplicationId id = e.getApplicationId();
-    String[] groups = groupsOf(e.getUser());
-    Resource am = amResource(id, e.isUnmanagedAM());
-    Priority priority = e.getApplicatonPriority() == null
-        ? Priority.newInstance(0) : e.getApplicatonPriority();
+    Submission sub = Submission.of(e, rmContext, conf, getMinimumResourceCapability());
     try {
-      int key = core.submit(id.getClusterTimestamp(), id.getId(), e.getQueue(), e.getUser(),
-          groups, priority.getPriority(), e.getIsAppRecovering(), am.getMemorySize(),
-          am.getVirtualCores());
-      apps.admitted(id, key, queues.byPath(core.applicationQueue(key)), e.getUser(), priority,
-          e.isUnmanagedAM(), e.getIsAppRecovering());
+      int key = core.submit(sub.id.getClusterTimestamp(), sub.id.getId(), sub.queue, sub.user,
+          sub.groups, sub.priority.getPriority(), sub.recovering, sub.am.getMemorySize(),
+          sub.am.getVirtualCores());
+      apps.admitted(sub, key, queues.byPath(core.applicationQueue(key)));
     } catch (ApplicationRejectedException rejection) {
-      apps.rejected(id, rejection.getMessage());
+      apps.rejected(sub.id, rejection.getMessage());
     }
-  }
-
-  /** The ApplicationMaster's size as submitted (none for an unmanaged AM). */
-  private Resource amResource(ApplicationId id, boolean unmanagedAM) {
-    if (unmanagedAM || rmContext == null) {
-      return Resources.none();
-    }
-    RMApp app = rmContext.getRMApps().get(id);
-    if (app == null || app.getAMResourceRequests() == null
-        || app.getAMResourceRequests().isEmpty()) {
-      return getMinimumResourceCapability();
-    }
-    return app.getAMResourceRequests().get(0).getCapability();
-  }
-
-  private String[] groupsOf(String user) {
-    if (!YarnConfiguration.isAclEnabled(conf)) {
-      return new String[0];
-    }
-    return UserGroupInformation.createRemoteUser(user).getGroupNames();
   }
 
   private void addApplicationAttempt(AppAttemptAddedSchedulerEvent e) {

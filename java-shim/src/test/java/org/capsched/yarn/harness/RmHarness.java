@@ -51,6 +51,13 @@ public final class RmHarness {
     YarnConfiguration conf = new YarnConfiguration();
     conf.setClassLoader(new CapacitySchedulerXmlLoader(conf.getClassLoader(), file.toUri().toURL()));
     conf.setClass(YarnConfiguration.RM_SCHEDULER, scheduler, ResourceScheduler.class);
+    // The RM's node-attribute and node-label stores default to one directory under /tmp for
+    // every RM of the user: two test runs at once (two checkouts) would write each other's
+    // mirror files. Each RM gets its own, beside its configuration.
+    conf.set(YarnConfiguration.FS_NODE_ATTRIBUTE_STORE_ROOT_DIR,
+        dir.resolve("node-attribute").toUri().toString());
+    conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        dir.resolve("node-labels").toUri().toString());
     return conf;
   }
 

@@ -1,0 +1,60 @@
+package org.capsched.yarn;
+
+import java.util.Map;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ClusterNodeTracker;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the RM's node records say what the core knows about nodes: a node joined under the
+ * key the core gave it, or left. Callers hold the scheduler's write lock. It logs under the
+ * scheduler's name.
+ */
+final class NodeApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
+
+  private final ClusterNodeTracker<FiCaSchedulerNode> nodeTracker;
+  private final Map<Integer, RustSchedulerNode> nodesByKey;
+  private final boolean usePortForNodeName;
+
+  /**
+   * An applier that keeps the RM's {@code nodeTracker} and {@code nodesByKey} (the same
+   * nodes, by the core's key); with {@code usePortForNodeName}, a node's name (which asks
+   * name) is host:port, as the RM's own setting says.
+   */
+  NodeApplier(ClusterNodeTracker<FiCaSchedulerNode> nodeTracker,
+      Map<Integer, RustSchedulerNode> nodesByKey, boolean usePortForNodeName) {
+    this.nodeTracker = nodeTracker;
+    this.nodesByKey = nodesByKey;
+    this.usePortForNodeName = usePortForNodeName;
+  }
+
+  /** The name node-local asks use for {@code rmNode}. */
+  String nameOf(RMNode rmNode) {
+    return usePortForNodeName ? rmNode.getNodeID().toString() : rmNode.getHostName();
+  }
+
+  /** The node has joined, and the core knows it as {@code key}. */
+  void added(RMNode rmNode, int key) {
+    RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key);
+    nodeTracker.addNode(node);
+    nodesByKey.put(key, node);
+    LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
+        rmNode.getRackName(), rmNode.getTotalCapability(), nodeTracker.getClusterCapacity());
+  }
+
+  /**
+   * The node has left; the core released {@code leftover} ({@code (application, number)}
+   * pairs), containers the RM's records no longer held.
+   */
+  void removed(RustSchedulerNode node, long[] leftover) {
+    nodeTracker.removeNode(node.getNodeID());
+    nodesByKey.remove(node.key());
+    if (leftover.length > 0) {
+      LOG.warn("Node {} still held {} containers the RM did not know; they were released",
+          node.getNodeID(), leftover.length / 2);
+    }
+  }
+}

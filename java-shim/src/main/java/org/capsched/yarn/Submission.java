@@ -1,0 +1,64 @@
+package org.capsched.yarn;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
+import org.apache.hadoop.yarn.util.resource.Resources;
+
+/**
+ * What the core is told about an APP_ADDED: the event's fields, the user's groups (for the
+ * ACL check, when ACLs are on) and the ApplicationMaster's size (what the AM limits count).
+ */
+final class Submission {
+  final ApplicationId id;
+  final String queue;
+  final String user;
+  final String[] groups;
+  final Priority priority;
+  final Resource am;
+  final boolean recovering;
+  final boolean unmanagedAM;
+
+  private Submission(AppAddedSchedulerEvent e, String[] groups, Resource am) {
+    this.id = e.getApplicationId();
+    this.queue = e.getQueue();
+    this.user = e.getUser();
+    this.groups = groups;
+    this.priority = e.getApplicatonPriority() == null
+        ? Priority.newInstance(0) : e.getApplicatonPriority();
+    this.am = am;
+    this.recovering = e.getIsAppRecovering();
+    this.unmanagedAM = e.isUnmanagedAM();
+  }
+
+  /**
+   * The submission {@code e} describes; an AM without a recorded request counts as
+   * {@code minimum} (the RM's own AM requests are normalised to at least that).
+   */
+  static Submission of(AppAddedSchedulerEvent e, RMContext rmContext, Configuration conf,
+      Resource minimum) {
+    String[] groups = YarnConfiguration.isAclEnabled(conf)
+        ? UserGroupInformation.createRemoteUser(e.getUser()).getGroupNames() : new String[0];
+    return new Submission(e, groups, amResource(e, rmContext, minimum));
+  }
+
+  /** The ApplicationMaster's size as submitted (none for an unmanaged AM). */
+  private static Resource amResource(AppAddedSchedulerEvent e, RMContext rmContext,
+      Resource minimum) {
+    if (e.isUnmanagedAM() || rmContext == null) {
+      return Resources.none();
+    }
+    RMApp app = rmContext.getRMApps().get(e.getApplicationId());
+    if (app == null || app.getAMResourceRequests() == null
+        || app.getAMResourceRequests().isEmpty()) {
+      return minimum;
+    }
+    return app.getAMResourceRequests().get(0).getCapability();
+  }
+}
