@@ -58,15 +58,7 @@ fn cluster(user_limit_factor: &str) -> Scheduler {
         for l in 0..LEAVES_PER_PARENT {
             for a in 0..APPS_PER_LEAF {
                 id += 1;
-                let sub = Submission {
-                    app_id: (1, id),
-                    queue: format!("p{p}l{l}"),
-                    user: format!("user{a}"),
-                    groups: vec![],
-                    priority: 0,
-                    recovering: false,
-                    am_resource: Resource::new(1024, 1),
-                };
+                let sub = Submission::new(id, &format!("p{p}l{l}"), &format!("user{a}"), Resource::new(1024, 1));
                 let (key, _) = s.submit(&sub).expect("admitted");
                 s.add_attempt(key, 1);
                 let ask = Ask {

@@ -15,16 +15,7 @@ fn scheduler(props: &[(&'static str, &'static str)]) -> Scheduler {
 }
 
 fn submit(s: &mut Scheduler, id: i32, queue: &str) -> u32 {
-    let sub = Submission {
-        app_id: (1, id),
-        queue: queue.into(),
-        user: "alice".into(),
-        groups: vec![],
-        priority: 0,
-        recovering: false,
-        am_resource: Resource::new(1024, 1),
-    };
-    s.submit(&sub).unwrap_or_else(|r| panic!("{}", r.0)).0
+    s.submit(&Submission::new(id, queue, "alice", Resource::new(1024, 1))).unwrap_or_else(|r| panic!("{}", r.0)).0
 }
 
 struct Case {

@@ -251,15 +251,7 @@ mod tests {
     fn submissions_moves_and_acls_answer_with_codes_and_reasons() {
         let h = handle(AB);
         h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
-        let sub = |queue: &str| Submission {
-            app_id: (1, 1),
-            queue: queue.into(),
-            user: "u".into(),
-            groups: vec![],
-            priority: 0,
-            recovering: false,
-            am_resource: Resource::new(1024, 1),
-        };
+        let sub = |queue: &str| Submission::new(1, queue, "u", Resource::new(1024, 1));
         assert!(matches!(submit(&h, &sub("nowhere")), Err(NativeError::Rejected(_))));
         let app = submit(&h, &sub("a")).unwrap();
         assert_eq!(application_queue(&h, app).unwrap(), "root.a");
@@ -281,19 +273,7 @@ mod tests {
     fn a_heartbeat_encodes_what_it_placed() {
         let h = handle(AB);
         let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
-        let app = submit(
-            &h,
-            &Submission {
-                app_id: (1, 1),
-                queue: "a".into(),
-                user: "u".into(),
-                groups: vec![],
-                priority: 0,
-                recovering: false,
-                am_resource: Resource::new(1024, 1),
-            },
-        )
-        .unwrap();
+        let app = submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
         h.with(|s| s.add_attempt(app, 1));
         let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
         let call = |released: Vec<i64>, asks: Vec<Ask>| AllocateCall {

@@ -30,6 +30,21 @@ pub struct Submission {
     pub am_resource: Resource,
 }
 
+impl Submission {
+    /// A plain submission of `(1, id)`: no groups, priority 0, not recovering.
+    pub fn new(id: i32, queue: &str, user: &str, am_resource: Resource) -> Self {
+        Submission {
+            app_id: (1, id),
+            queue: queue.into(),
+            user: user.into(),
+            groups: Vec::new(),
+            priority: 0,
+            recovering: false,
+            am_resource,
+        }
+    }
+}
+
 /// The two queue ACLs (YARN's `QueueACL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QueueAcl {
@@ -265,16 +280,7 @@ mod tests {
     }
 
     fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
-        let sub = Submission {
-            app_id: (1, id),
-            queue: queue.into(),
-            user: user.into(),
-            groups: vec![],
-            priority: 0,
-            recovering: false,
-            am_resource: Resource::new(1024, 1),
-        };
-        s.submit(&sub).expect("admitted").0
+        s.submit(&Submission::new(id, queue, user, Resource::new(1024, 1))).expect("admitted").0
     }
 
     #[test]

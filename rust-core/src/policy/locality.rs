@@ -142,16 +142,7 @@ mod tests {
         for (host, rack) in [("h1", "/r1"), ("h2", "/r1"), ("h3", "/r2"), ("h4", "/r2")] {
             s.add_node(&format!("{host}:1"), host, rack, Resource::new(4096, 4));
         }
-        let sub = Submission {
-            app_id: (1, 1),
-            queue: "a".into(),
-            user: "u".into(),
-            groups: vec![],
-            priority: 0,
-            recovering: false,
-            am_resource: Resource::ZERO,
-        };
-        let (app, _) = s.submit(&sub).unwrap();
+        let (app, _) = s.submit(&Submission::new(1, "a", "u", Resource::ZERO)).unwrap();
         s.add_attempt(app, 1);
         let ask = |name: &str| Ask {
             key: KEY,

@@ -357,16 +357,7 @@ mod tests {
             Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t", ClusterSettings::default()).unwrap(), 0);
         s.add_node("h1:1", "h1", "/r", Resource::new(10 * 1024, 10));
         let apps = [(1, "a", counts[0]), (2, "b", counts[1])].map(|(id, queue, count)| {
-            let sub = Submission {
-                app_id: (1, id),
-                queue: queue.into(),
-                user: "u".into(),
-                groups: vec![],
-                priority: 0,
-                recovering: false,
-                am_resource: Resource::ZERO,
-            };
-            let (app, _) = s.submit(&sub).unwrap();
+            let (app, _) = s.submit(&Submission::new(id, queue, "u", Resource::ZERO)).unwrap();
             s.add_attempt(app, 1);
             let capability = Resource::new(1024, 1);
             s.update_requests(

@@ -25,16 +25,7 @@ fn scheduler(extra: &str) -> Scheduler {
 }
 
 fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
-    let sub = Submission {
-        app_id: (1, id),
-        queue: queue.into(),
-        user: user.into(),
-        groups: vec![],
-        priority: 0,
-        recovering: false,
-        am_resource: Resource::new(GB, 1),
-    };
-    let (key, _) = s.submit(&sub).expect("admitted");
+    let (key, _) = s.submit(&Submission::new(id, queue, user, Resource::new(GB, 1))).expect("admitted");
     s.add_attempt(key, 1);
     key
 }
