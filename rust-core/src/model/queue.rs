@@ -31,6 +31,14 @@ pub struct Queue {
     pub running_apps: usize,
     /// The part of `used` held by reservations (this queue and its descendants).
     pub reserved: Resource,
+    /// The guarantee for the cluster the capacities were last worked out for (Apache's
+    /// effective minimum resource).
+    pub effective_min: Resource,
+    /// The most this queue may use in that cluster (Apache's effective maximum resource).
+    pub effective_max: Resource,
+    /// The maximum configured as a vector (or inherited from an absolute parent), for an
+    /// absolute-resource queue and its children.
+    pub configured_max: Option<Resource>,
     /// The limit this leaf last worked its users' limits out against (Apache's
     /// `queueResourceLimitsInfo`): what its parent passed it, within its maximum. Set when
     /// the cluster or the configuration changes and when an allocation pass looks at the
@@ -58,6 +66,9 @@ impl Queue {
             am_used: Resource::ZERO,
             running_apps: 0,
             reserved: Resource::ZERO,
+            effective_min: Resource::ZERO,
+            effective_max: Resource::ZERO,
+            configured_max: None,
             published_limit: Resource::ZERO,
             pending_users: Default::default(),
             users_usage_ratio: 0.0,
@@ -113,14 +124,14 @@ impl Queue {
         self.config.is_leaf()
     }
 
-    /// Guaranteed resources for a cluster of size `cluster`.
-    pub fn guaranteed(&self, cluster: Resource) -> Resource {
-        cluster.scaled(self.absolute_capacity)
+    /// Guaranteed resources (see `effective_min`).
+    pub fn guaranteed(&self) -> Resource {
+        self.effective_min
     }
 
-    /// The most this queue may use in a cluster of size `cluster`.
-    pub fn maximum(&self, cluster: Resource) -> Resource {
-        cluster.scaled(self.absolute_maximum_capacity)
+    /// The most this queue may use (see `effective_max`).
+    pub fn maximum(&self) -> Resource {
+        self.effective_max
     }
 
     /// Used as a share of the guarantee (Apache's "used capacity": the guarantee counts as
@@ -129,7 +140,7 @@ impl Queue {
         if cluster.is_none() {
             return 0.0;
         }
-        let guaranteed = calc.max(cluster, self.guaranteed(cluster), minimum_allocation);
+        let guaranteed = calc.max(cluster, self.guaranteed(), minimum_allocation);
         calc.divide(cluster, self.used, guaranteed)
     }
 
@@ -301,11 +312,12 @@ impl QueueTree {
         }
     }
 
-    /// Recomputes every queue's absolute capacities for a cluster of size `cluster`:
-    /// percentages multiply down the tree, weights share their parent in proportion, and
-    /// absolute resources are converted to a share of the cluster. Every leaf's users' usage
-    /// ratios are summed afresh against the new size, as Apache's `updateClusterResource`
-    /// does.
+    /// Recomputes every queue's effective capacities for a cluster of size `cluster`, as
+    /// Apache's (legacy-mode) `updateClusterResource` does, parents first: percentages
+    /// multiply down the tree and weights share their parent in proportion, each giving
+    /// its guarantee and maximum as the cluster scaled by the queue's absolute shares;
+    /// absolute resources give their vectors directly (see `absolute_children`). Every
+    /// leaf's users' usage ratios are summed afresh against the new size.
     pub fn update_effective_capacities(&mut self, cluster: Resource, calc: ResourceCalculator) {
         if self.queues.is_empty() {
             return;
@@ -315,8 +327,12 @@ impl QueueTree {
         for q in self.queues.iter_mut().filter(|q| q.is_leaf()) {
             q.recompute_usage_ratio(calc, cluster);
         }
-        self.queues[0].absolute_capacity = 1.0;
-        self.queues[0].absolute_maximum_capacity = 1.0;
+        let root = &mut self.queues[0];
+        root.absolute_capacity = 1.0;
+        root.absolute_maximum_capacity = 1.0;
+        root.effective_min = cluster;
+        root.effective_max = cluster;
+        root.configured_max = None;
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
             let (parent_abs, parent_max) = (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
@@ -327,7 +343,7 @@ impl QueueTree {
                     _ => 0.0,
                 })
                 .sum();
-            for c in children {
+            for &c in &children {
                 let q = &mut self.queues[c];
                 // Apache keeps capacities as Java floats: a percentage becomes
                 // `parent * (pct / 100)` in single precision, so 26% of 50 vcores is
@@ -336,8 +352,7 @@ impl QueueTree {
                 q.absolute_capacity = match q.config.capacity {
                     CapacitySpec::Percent(pct) => percent_of(parent_abs, pct),
                     CapacitySpec::Weight(w) if weight_sum > 0.0 => parent_abs * w / weight_sum,
-                    CapacitySpec::Weight(_) => 0.0,
-                    CapacitySpec::Absolute(r) => calc.ratio(r, cluster).min(parent_abs),
+                    CapacitySpec::Weight(_) | CapacitySpec::Absolute(_) => 0.0,
                 };
                 q.absolute_maximum_capacity = match q.config.maximum_capacity {
                     MaxCapacitySpec::Percent(pct) => percent_of(parent_max, pct),
@@ -345,7 +360,82 @@ impl QueueTree {
                 };
                 // Like Apache, a maximum below the guarantee is kept as written: the queue
                 // never grows past it.
+                q.effective_min = cluster.scaled(q.absolute_capacity);
+                q.effective_max = cluster.scaled(q.absolute_maximum_capacity);
+                q.configured_max = None;
             }
+            self.absolute_children(p, &children, cluster, calc);
+        }
+    }
+
+    /// The children of `parent` whose capacity is an absolute resource (Apache's
+    /// `deriveCapacityFromAbsoluteConfigurations`): a guarantee of the configured vector,
+    /// scaled resource by resource (by the parent's guarantee over the children's sum, in
+    /// floats) only when the sum exceeds the parent's guarantee as the calculator compares
+    /// them; a maximum of the configured vector or, whole vector by the calculator's order,
+    /// the parent's configured maximum (else its effective one) when that is smaller; and
+    /// the shares Apache reports, its guarantee and maximum over the parent's.
+    fn absolute_children(
+        &mut self,
+        parent: QueueIndex,
+        children: &[QueueIndex],
+        cluster: Resource,
+        calc: ResourceCalculator,
+    ) {
+        let configured = |q: &Queue| match q.config.capacity {
+            CapacitySpec::Absolute(r) => Some(r),
+            _ => None,
+        };
+        let sum = children.iter().filter_map(|&c| configured(&self.queues[c])).fold(Resource::ZERO, Resource::plus);
+        if !children.iter().any(|&c| configured(&self.queues[c]).is_some()) {
+            return;
+        }
+        let p = &self.queues[parent];
+        let (p_min, p_max, p_abs, p_abs_max) =
+            (p.effective_min, p.effective_max, p.absolute_capacity, p.absolute_maximum_capacity);
+        let parent_configured_max = p.configured_max;
+        let inherited_max = parent_configured_max.unwrap_or(p_max);
+        let scale_from = if parent == 0 {
+            (!cluster.is_none() && calc.compare(cluster, cluster, sum).is_lt()).then_some(cluster)
+        } else {
+            calc.compare(cluster, p_min, sum).is_lt().then_some(p_min)
+        };
+        let scale = |configured: i64, from: i64, total: i64| -> i64 {
+            if total == 0 {
+                configured
+            } else {
+                (configured as f32 * (from as f32 / total as f32)) as i64
+            }
+        };
+        for &c in children {
+            let Some(min) = configured(&self.queues[c]) else { continue };
+            let q = &mut self.queues[c];
+            q.effective_min = match scale_from {
+                Some(from) => Resource::new(
+                    scale(min.memory_mb, from.memory_mb, sum.memory_mb),
+                    scale(min.vcores, from.vcores, sum.vcores),
+                ),
+                None => min,
+            };
+            q.configured_max = match q.config.maximum_capacity {
+                MaxCapacitySpec::Absolute(r) => Some(r),
+                // A maximum not given as a vector is the parent's configured one, if any.
+                MaxCapacitySpec::Percent(_) => parent_configured_max,
+            };
+            q.effective_max = match q.configured_max {
+                Some(m) => calc.min(cluster, m, inherited_max),
+                None => inherited_max,
+            };
+            let share = |a: Resource, b: Resource| {
+                let d = calc.divide(cluster, a, b) as f32;
+                if d.is_infinite() {
+                    0.0
+                } else {
+                    d
+                }
+            };
+            q.absolute_capacity = f64::from(share(q.effective_min, p_min) * p_abs as f32);
+            q.absolute_maximum_capacity = f64::from(share(q.effective_max, p_max) * p_abs_max as f32);
         }
     }
 }
@@ -384,7 +474,7 @@ mod tests {
         // Single precision, as Apache's floats: within 1e-6, not exactly 0.12.
         assert!((t.get(dev).absolute_capacity - 0.12).abs() < 1e-6);
         assert!((t.get(dev).absolute_maximum_capacity - 0.24).abs() < 1e-6);
-        assert_eq!(t.get(dev).maximum(cluster).memory_mb, 240 * 1024);
+        assert_eq!(t.get(dev).maximum().memory_mb, 240 * 1024);
         let qa = t.resolve("root.engineering.qa").unwrap();
         assert!((t.get(qa).absolute_capacity - 0.48).abs() < 1e-6);
     }
@@ -449,5 +539,49 @@ mod tests {
         assert!(matches!(t.resolve("x"), Err(ResolveError::Ambiguous(p)) if p.len() == 2));
         assert!(t.resolve("root.b.x").is_ok());
         assert!(t.resolve("a").is_ok());
+    }
+
+    fn absolute(extra: &str) -> QueueTree {
+        tree(&format!(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.resource-calculator</name><value>org.apache.hadoop.yarn.util.resource.DominantResourceCalculator</value></property>
+              {extra}
+            </configuration>"
+        ))
+    }
+
+    #[test]
+    fn absolute_resources_are_vectors_not_one_share_of_the_cluster() {
+        let mut t = absolute(
+            "<property><name>yarn.scheduler.capacity.root.queues</name><value>p,q</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>[memory=98304,vcores=40]</value></property>
+             <property><name>yarn.scheduler.capacity.root.q.capacity</name><value>[memory=32768,vcores=24]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.queues</name><value>a</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.a.capacity</name><value>[memory=32768,vcores=24]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.a.maximum-capacity</name><value>[memory=65536,vcores=64]</value></property>",
+        );
+        t.update_effective_capacities(Resource::new(128 * 1024, 64), ResourceCalculator::Dominant);
+        let a = t.get(t.index_of_path("root.p.a").unwrap());
+        assert_eq!(a.guaranteed(), Resource::new(32768, 24));
+        assert_eq!(a.maximum(), Resource::new(65536, 64), "the configured maximum is a hard cap, per resource");
+        // Apache's floats: the dominant share of each vector over the parent's, times the
+        // parent's share (0.375 / 0.625 of p's 0.625).
+        assert!((a.absolute_capacity - 0.375).abs() < 1e-6, "{}", a.absolute_capacity);
+        assert!((a.absolute_maximum_capacity - 1.0).abs() < 1e-6, "{}", a.absolute_maximum_capacity);
+    }
+
+    #[test]
+    fn children_asking_more_than_the_parent_has_are_scaled_resource_by_resource() {
+        // Root's child asks for [96G, 16] of a 64G / 32-vcore cluster: the dominant share
+        // (1.5) is over, so each resource is scaled by its own ratio — memory by 2/3 in
+        // floats, vcores by 2 (up).
+        let mut t = absolute(
+            "<property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property>
+             <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>[memory=98304,vcores=16]</value></property>",
+        );
+        t.update_effective_capacities(Resource::new(64 * 1024, 32), ResourceCalculator::Dominant);
+        let a = t.get(1);
+        assert_eq!(a.guaranteed(), Resource::new(65536, 32));
+        assert_eq!(a.maximum(), Resource::new(65536, 32), "no configured maximum: the parent's");
     }
 }

@@ -30,7 +30,7 @@ pub fn child_limit(
 /// The limit a queue works to when its parent passes it `passed` (Apache's
 /// `getCurrentLimitResource`): the smaller of that and the queue's maximum.
 pub fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Resource {
-    state.calculator().min(state.cluster, state.queues.get(queue).maximum(state.cluster), passed)
+    state.calculator().min(state.cluster, state.queues.get(queue).maximum(), passed)
 }
 
 /// The limit a leaf publishes when its parent passes it `passed` (Apache's
@@ -38,7 +38,7 @@ pub fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Re
 /// allocation, or `passed` if smaller.
 pub fn published_limit(state: &State, leaf: QueueIndex, passed: Resource) -> Resource {
     let calc = state.calculator();
-    let maximum = calc.round_down_to(state.queues.get(leaf).maximum(state.cluster), state.minimum_allocation());
+    let maximum = calc.round_down_to(state.queues.get(leaf).maximum(), state.minimum_allocation());
     calc.min(state.cluster, maximum, passed)
 }
 
@@ -78,8 +78,8 @@ pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit 
         });
     QueueForUserLimit {
         cluster: state.cluster,
-        guaranteed: q.guaranteed(state.cluster),
-        maximum: q.maximum(state.cluster),
+        guaranteed: q.guaranteed(),
+        maximum: q.maximum(),
         minimum_allocation: state.minimum_allocation(),
         consumed: q.users_consumed(state.calculator(), state.cluster, state.minimum_allocation()),
         active_users_used: active_used,
@@ -169,7 +169,7 @@ pub fn weighted_user_limit(calc: ResourceCalculator, limit: Resource, weight: f6
 pub fn queue_am_limit(state: &State, queue: QueueIndex) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(queue);
-    let guaranteed = q.guaranteed(state.cluster);
+    let guaranteed = q.guaranteed();
     let limit = q.published_limit;
     let usable = if calc.fits(guaranteed, limit) { limit } else { guaranteed };
     // Apache holds the percentage as a Java float; widened, 0.2 is a little over 0.2,
@@ -195,7 +195,7 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
     } else {
         q.config.maximum_am_resource_percent as f32 * share * q.config.user_limit_factor as f32
     };
-    let limit = calc.multiply_and_normalize_up(q.guaranteed(state.cluster), by as f64, state.minimum_allocation());
+    let limit = calc.multiply_and_normalize_up(q.guaranteed(), by as f64, state.minimum_allocation());
     calc.min(state.cluster, limit, queue_am_limit)
 }
 

@@ -118,7 +118,7 @@ impl Scheduler {
         let net = resource.minus(released);
         s.queues.ancestors_inclusive(a.queue).all(|i| {
             let q = s.queues.get(i);
-            calc.fits(q.used.plus(net), q.maximum(s.cluster))
+            calc.fits(q.used.plus(net), q.maximum())
         })
     }
 
