@@ -78,7 +78,6 @@ public class RustCapacityScheduler
     extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
-  private static final long[] NO_CONTAINERS = new long[0];
 
   /** The file Apache's CapacityScheduler reads, and so do we. */
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
@@ -94,6 +93,7 @@ public class RustCapacityScheduler
   private AllocationApplier allocations;
   private ApplicationApplier apps;
   private NodeApplier nodes;
+  private AmHeartbeat am;
   private QueueViews views;
 
   /** A scheduler to be set up by the RM ({@link #serviceInit}). */
@@ -136,6 +136,7 @@ public class RustCapacityScheduler
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME));
     views = new QueueViews(core, () -> queues);
+    am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     super.serviceInit(configuration);
@@ -239,25 +240,6 @@ public class RustCapacityScheduler
       releases.open();
       try {
         work.run();
-      } finally {
-        releases.close();
-      }
-    } finally {
-      writeLock.unlock();
-    }
-  }
-
-  /**
-   * Releases an AM's containers from the RM's objects under the write lock, and returns
-   * them as {@code (application, number)} pairs for the core instead of sending them.
-   */
-  private long[] released(List<ContainerId> release, RustAppAttempt attempt) {
-    writeLock.lock();
-    try {
-      releases.open();
-      try {
-        releaseContainers(release, attempt);
-        return releases.take();
       } finally {
         releases.close();
       }
@@ -523,49 +505,18 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     normalizeResourceRequests(ask);
-    // The RM-side objects let go of the released containers now; the core hears of them
-    // with the asks, in the same crossing (most AM heartbeats release nothing, and then
-    // take no scheduler lock).
-    long[] released = release.isEmpty() ? NO_CONTAINERS : released(release, attempt);
+    long[] released = am.release(release, attempt);
     if (attempt.isStopped()) {
-      if (released.length > 0) {
-        core.release(released);
-      }
+      am.stopped(released);
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
-    Resource room = updateAsks(app, attempt, released, ask, blacklistAdditions,
+    Resource room = am.update(app, attempt, released, ask, blacklistAdditions,
         blacklistRemovals);
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why.
     return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
         attempt.pullUpdatedNMTokens());
-  }
-
-  /**
-   * Gives the AM's asks and blacklist changes to the RM's request table and to the core
-   * (under the attempt's lock, so the two agree); returns the headroom the core answers,
-   * which the attempt records.
-   */
-  private Resource updateAsks(RustApplication app, RustAppAttempt attempt, long[] released,
-      List<ResourceRequest> ask, List<String> blacklistAdditions,
-      List<String> blacklistRemovals) {
-    long[][] headroom = new long[1][];
-    Asks asks = Asks.encode(ask);
-    String[] additions = names(blacklistAdditions);
-    String[] removals = names(blacklistRemovals);
-    boolean waitingForAm = attempt.isWaitingForAMContainer();
-    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), released,
-        asks.ints, asks.longs, asks.names, additions, removals, waitingForAm));
-    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
-    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
-    attempt.setHeadroom(room);
-    attempt.setApplicationHeadroomForMetrics(room);
-    return room;
-  }
-
-  private static String[] names(List<String> list) {
-    return list == null ? new String[0] : list.toArray(new String[0]);
   }
 
   // ----- moves and priorities ------------------------------------------------------------

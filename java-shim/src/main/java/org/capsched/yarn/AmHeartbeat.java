@@ -1,0 +1,92 @@
+package org.capsched.yarn;
+
+import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.function.BiConsumer;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
+
+/**
+ * One ApplicationMaster heartbeat as the core sees it: the containers the AM released (let
+ * go by the RM's objects under the scheduler's write lock, and handed to the core with the
+ * asks rather than on their own), its asks and blacklist changes given to the RM's request
+ * table and to the core together, and the headroom the core answers recorded on the attempt.
+ */
+final class AmHeartbeat {
+  private static final long[] NO_CONTAINERS = new long[0];
+
+  private final NativeScheduler core;
+  private final ReleaseBatch releases;
+  private final Lock schedulerLock;
+  private final BiConsumer<List<ContainerId>, RustAppAttempt> releaseContainers;
+
+  /**
+   * Heartbeats into {@code core}; {@code releaseContainers} is the RM's own release of an
+   * AM's containers (which ends them on the RM's objects, into {@code releases}), run
+   * under {@code schedulerLock}.
+   */
+  AmHeartbeat(NativeScheduler core, ReleaseBatch releases, Lock schedulerLock,
+      BiConsumer<List<ContainerId>, RustAppAttempt> releaseContainers) {
+    this.core = core;
+    this.releases = releases;
+    this.schedulerLock = schedulerLock;
+    this.releaseContainers = releaseContainers;
+  }
+
+  /**
+   * The RM's objects let go of the released containers now; returns them as
+   * {@code (application, number)} pairs for the core (most AM heartbeats release nothing,
+   * and then take no scheduler lock).
+   */
+  long[] release(List<ContainerId> release, RustAppAttempt attempt) {
+    if (release.isEmpty()) {
+      return NO_CONTAINERS;
+    }
+    schedulerLock.lock();
+    try {
+      releases.open();
+      try {
+        releaseContainers.accept(release, attempt);
+        return releases.take();
+      } finally {
+        releases.close();
+      }
+    } finally {
+      schedulerLock.unlock();
+    }
+  }
+
+  /** The attempt has stopped: the core hears of its released containers on their own. */
+  void stopped(long[] released) {
+    if (released.length > 0) {
+      core.release(released);
+    }
+  }
+
+  /**
+   * Gives the released containers, the asks and the blacklist changes to the core in one
+   * crossing, and the asks and blacklist to the RM's request table under the attempt's lock
+   * (so the two agree); records and returns the headroom the core answers.
+   */
+  Resource update(RustApplication app, RustAppAttempt attempt, long[] released,
+      List<ResourceRequest> ask, List<String> blacklistAdditions,
+      List<String> blacklistRemovals) {
+    long[][] headroom = new long[1][];
+    Asks asks = Asks.encode(ask);
+    String[] additions = names(blacklistAdditions);
+    String[] removals = names(blacklistRemovals);
+    boolean waitingForAm = attempt.isWaitingForAMContainer();
+    attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), released,
+        asks.ints, asks.longs, asks.names, additions, removals, waitingForAm));
+    attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
+    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
+    attempt.setHeadroom(room);
+    attempt.setApplicationHeadroomForMetrics(room);
+    return room;
+  }
+
+  private static String[] names(List<String> list) {
+    return list == null ? new String[0] : list.toArray(new String[0]);
+  }
+}
