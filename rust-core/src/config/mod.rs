@@ -21,6 +21,7 @@ pub use xml::Properties;
 use crate::resource::{Resource, ResourceCalculator};
 use capacity::parse_java_float;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// Every capacity scheduler key starts with this.
 pub const PREFIX: &str = "yarn.scheduler.capacity.";
@@ -57,12 +58,22 @@ pub struct GlobalSettings {
     pub max_parallel_apps: Option<i64>,
     /// `user.max-parallel-apps`: default limit for every user (None: unlimited).
     pub user_max_parallel_apps: Option<i64>,
+    /// `user.<name>.max-parallel-apps`: one user's limit, over the default.
+    pub max_parallel_apps_by_user: BTreeMap<String, i64>,
     /// `queue-mappings`: placement rules, first match wins.
     pub queue_mappings: Vec<QueueMapping>,
     /// `queue-mappings-override.enable`.
     pub queue_mappings_override: bool,
     /// `user-metrics.enable`: QueueMetrics per user in each queue (for JMX and the web UI).
     pub user_metrics_enabled: bool,
+}
+
+impl GlobalSettings {
+    /// The most applications `user` may run at once, across queues:
+    /// `user.<name>.max-parallel-apps`, else `user.max-parallel-apps` (None: unlimited).
+    pub fn max_parallel_apps_for(&self, user: &str) -> Option<i64> {
+        self.max_parallel_apps_by_user.get(user).copied().or(self.user_max_parallel_apps)
+    }
 }
 
 impl Default for GlobalSettings {
@@ -80,6 +91,7 @@ impl Default for GlobalSettings {
             reservations_continue_look_all_nodes: true,
             max_parallel_apps: None,
             user_max_parallel_apps: None,
+            max_parallel_apps_by_user: BTreeMap::new(),
             queue_mappings: Vec::new(),
             queue_mappings_override: false,
             user_metrics_enabled: false,
@@ -285,6 +297,18 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
         ),
         max_parallel_apps: r.opt_int(None, &key("max-parallel-apps")),
         user_max_parallel_apps: r.opt_int(None, &key("user.max-parallel-apps")),
+        max_parallel_apps_by_user: {
+            let (prefix, suffix) = (key("user."), ".max-parallel-apps");
+            let keys: Vec<String> = r
+                .props
+                .names_with_prefix(&prefix)
+                .filter(|k| k.len() > prefix.len() + suffix.len() && k.ends_with(suffix))
+                .map(str::to_string)
+                .collect();
+            keys.iter()
+                .filter_map(|k| Some((k[prefix.len()..k.len() - suffix.len()].to_string(), r.opt_int(None, k)?)))
+                .collect()
+        },
         queue_mappings: {
             let mapping_key = key("queue-mappings");
             match r.string(&mapping_key).map(|v| mapping::parse_mappings(&v)) {

@@ -98,7 +98,7 @@ impl Scheduler {
             .filter(|q| q.is_leaf())
             .map(|q| q.users.get(user).map_or(0, |u| u.active_apps))
             .sum();
-        let user_ok = s.config.global.user_max_parallel_apps.is_none_or(|m| (user_running as i64) < m);
+        let user_ok = s.config.global.max_parallel_apps_for(user).is_none_or(|m| (user_running as i64) < m);
         queues_ok && user_ok
     }
 
