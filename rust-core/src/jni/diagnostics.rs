@@ -75,3 +75,36 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_nativeHeapBytes<'l
 ) -> jlong {
     env.with_env(|_env| -> NativeResult<jlong> { Ok(crate::heap::live_bytes() as jlong) }).resolve::<ThrowJava>()
 }
+
+/// The scenario reader's outline, in a build with the `scenario` feature too.
+#[cfg(feature = "scenario")]
+mod scenario_outline {
+    use crate::jni::convert::{new_strings, read_string};
+    use crate::jni::error::{NativeError, NativeResult, ThrowJava};
+    use jni::objects::{JClass, JObjectArray, JString};
+    use jni::EnvUnowned;
+
+    /// `static native String[] scenarioOutline(String text, String baseDir)`
+    ///
+    /// The Rust scenario reader's outline of a scenario file ([`Scenario::outline`]), for the
+    /// Java test that keeps the side-by-side harness's reader in agreement with it. Only in a
+    /// build with the `scenario` feature too.
+    ///
+    /// [`Scenario::outline`]: crate::scenario::Scenario::outline
+    #[unsafe(no_mangle)]
+    pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_scenarioOutline<'l>(
+        mut env: EnvUnowned<'l>,
+        _class: JClass<'l>,
+        text: JString<'l>,
+        base_dir: JString<'l>,
+    ) -> JObjectArray<'l, JString<'l>> {
+        env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
+            let text = read_string(env, &text, "scenario text")?;
+            let base = read_string(env, &base_dir, "base directory")?;
+            let scenario = crate::scenario::Scenario::parse(&text, std::path::Path::new(&base))
+                .map_err(|e| NativeError::InvalidArgument(e.to_string()))?;
+            new_strings(env, &scenario.outline())
+        })
+        .resolve::<ThrowJava>()
+    }
+}

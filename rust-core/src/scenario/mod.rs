@@ -62,6 +62,26 @@ pub enum Step {
     Show { queue: String },
 }
 
+impl Step {
+    /// The word the step's line starts with.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Step::Node { .. } => "node",
+            Step::RemoveNode { .. } => "remove-node",
+            Step::App { .. } => "app",
+            Step::Ask { .. } => "ask",
+            Step::Heartbeat { .. } => "heartbeat",
+            Step::Finish { .. } => "finish",
+            Step::Remove { .. } => "remove",
+            Step::Refresh { .. } => "refresh",
+            Step::Move { .. } => "move",
+            Step::Priority { .. } => "priority",
+            Step::Expect(_) => "expect",
+            Step::Show { .. } => "show",
+        }
+    }
+}
+
 /// A check on the state after the steps before it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expectation {
@@ -96,4 +116,22 @@ pub struct Scenario {
     pub max_application_priority: i64,
     /// The steps, with their line numbers.
     pub steps: Vec<(usize, Step)>,
+}
+
+impl Scenario {
+    /// What the side-by-side harness's own reader must find in the same file: the initial
+    /// configuration, then each step as `LINE VERB` (a refresh followed by its
+    /// configuration), every configuration trimmed. The Java tests compare it with theirs.
+    pub fn outline(&self) -> Vec<String> {
+        let mut out = vec![self.config_xml.trim().to_string()];
+        for (line, step) in &self.steps {
+            let mut entry = format!("{line} {}", step.verb());
+            if let Step::Refresh { xml } = step {
+                entry.push('\n');
+                entry.push_str(xml.trim());
+            }
+            out.push(entry);
+        }
+        out
+    }
 }

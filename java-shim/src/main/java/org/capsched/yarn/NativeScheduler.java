@@ -191,6 +191,13 @@ final class NativeScheduler implements AutoCloseable {
    */
   static native void checkPanicFunnel(String message);
 
+  /**
+   * The Rust scenario reader's outline of a scenario file: its initial configuration, then
+   * each step as "LINE VERB" (a refresh followed by its configuration). A diagnostics native,
+   * for the test that keeps the Java harness's reader in agreement with it.
+   */
+  static native String[] scenarioOutline(String text, String baseDir);
+
   private static native long create(byte[] xml, String source, long[] clusterSettings, long epoch,
       String[] baseProperties, String[] systemProperties);
 
