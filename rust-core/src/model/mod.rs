@@ -3,6 +3,7 @@
 //! Nothing here decides anything (that is `policy`) or reacts to events (`scheduler`).
 
 pub mod application;
+mod capacities;
 mod ledger;
 pub mod node;
 pub mod queue;
