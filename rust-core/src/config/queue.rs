@@ -101,6 +101,9 @@ pub struct QueueConfig {
     pub acl_administer_queue: AccessControlList,
     /// `<q>.ordering-policy` of a leaf: how its applications are ordered.
     pub ordering_policy: OrderingPolicy,
+    /// `<q>.ordering-policy.fair.enable-size-based-weight`: the fair policy weighs each
+    /// application's usage by the logarithm of its demand.
+    pub fair_size_based_weight: bool,
     /// `<q>.ordering-policy` of a parent (inherited from its parent when unset): how its
     /// children are ordered. Meaningless for a leaf.
     pub queue_ordering: QueueOrdering,
@@ -310,6 +313,7 @@ fn read_queue(
         acl_submit_applications,
         acl_administer_queue,
         ordering_policy,
+        fair_size_based_weight: r.boolean(q, &key("ordering-policy.fair.enable-size-based-weight"), false),
         queue_ordering,
         node_labels,
         default_application_priority: r.int(q, &key("default-application-priority"), 0),

@@ -81,9 +81,31 @@ pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let mut apps: Vec<(AppKey, &App)> =
         q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active).collect();
     if q.config.ordering_policy == OrderingPolicy::Fair {
-        apps.sort_by(|a, b| a.1.used.memory_mb.cmp(&b.1.used.memory_mb).then(a.1.app_id.cmp(&b.1.app_id)));
+        let size_based = q.config.fair_size_based_weight;
+        apps.sort_by(|a, b| {
+            fair_magnitude(a.1, size_based)
+                .total_cmp(&fair_magnitude(b.1, size_based))
+                .then(a.1.app_id.cmp(&b.1.app_id))
+        });
     }
     apps
+}
+
+/// What Apache's `FairOrderingPolicy` orders applications by, smallest first: the memory
+/// they use (MB); with size-based weight, divided by `log2(1 + demand)`, demand being what
+/// they use plus what they still ask for (MB), so larger applications are not starved.
+pub fn fair_magnitude(app: &App, size_based_weight: bool) -> f64 {
+    let used = app.used.memory_mb as f64;
+    if !size_based_weight || used == 0.0 {
+        return used;
+    }
+    let demand = (app.used.memory_mb + app.pending().memory_mb) as f64;
+    let weight = demand.ln_1p() / std::f64::consts::LN_2;
+    if weight == 0.0 {
+        used
+    } else {
+        used / weight
+    }
 }
 
 /// The FIFO position of an application: higher priority first, then earlier submission.
