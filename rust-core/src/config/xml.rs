@@ -101,6 +101,12 @@ impl Properties {
         self.define(name.to_string(), value.to_string(), false);
     }
 
+    /// Sets a property over everything loaded before or after, finals included, as
+    /// Hadoop's overlay holds what code `set` on a Configuration.
+    pub fn overlay(&mut self, name: &str, value: &str) {
+        self.entries.insert(name.to_string(), Entry { value: Some(value.to_string()) });
+    }
+
     /// Supplies the JVM's system properties for `${var}` expansion.
     pub fn set_system_properties(&mut self, system: HashMap<String, String>) {
         self.system = system;

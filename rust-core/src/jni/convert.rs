@@ -86,17 +86,20 @@ pub fn new_strings<'local>(
 }
 
 /// What a configuration is built from, as the shim gathers it: the file's bytes and name,
-/// the `yarn.scheduler.capacity.*` keys set in the RM's own configuration (name/value
-/// pairs, a base layer the file overrides, as in Apache), and the JVM's system properties
-/// for `${var}` (name/value pairs).
+/// the `yarn.scheduler.capacity.*` keys of the RM's own configuration — those loaded from
+/// its files (`base`, which the file overrides, as Apache adds capacity-scheduler.xml on top
+/// of them) and those set in code (`overlay`, which win over the file, as Hadoop's overlay
+/// does) — and the JVM's system properties for `${var}`; each list as name/value pairs.
 pub struct ConfigInputs {
     /// capacity-scheduler.xml's bytes.
     pub xml: Vec<u8>,
     /// Where they came from, for messages.
     pub source: String,
-    /// The RM configuration's capacity keys, as name/value pairs.
+    /// The RM configuration's capacity keys from its files.
     pub base: Vec<String>,
-    /// System properties, as name/value pairs.
+    /// The RM configuration's capacity keys set in code.
+    pub overlay: Vec<String>,
+    /// System properties.
     pub system: Vec<String>,
 }
 
@@ -106,12 +109,14 @@ pub fn read_config_inputs(
     xml: &JByteArray<'_>,
     source: &JString<'_>,
     base: &JObjectArray<'_, JString<'_>>,
+    overlay: &JObjectArray<'_, JString<'_>>,
     system: &JObjectArray<'_, JString<'_>>,
 ) -> NativeResult<ConfigInputs> {
     Ok(ConfigInputs {
         xml: env.convert_byte_array(xml)?,
         source: read_string(env, source, "configuration source")?,
         base: read_strings(env, base, "base property")?,
+        overlay: read_strings(env, overlay, "overlay property")?,
         system: read_strings(env, system, "system property")?,
     })
 }

@@ -39,7 +39,7 @@ fn init_logging() {
     let _ = env_logger::Builder::from_env(env).format_timestamp_millis().try_init();
 }
 
-/// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] systemProperties)`
+/// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
 /// `clusterSettings` is `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from
 /// yarn-site.xml; property arrays hold name/value pairs.
@@ -52,11 +52,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_create<'l>(
     cluster_settings: JLongArray<'l>,
     epoch: jlong,
     base_properties: JObjectArray<'l, JString<'l>>,
+    overlay_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
     env.with_env(|env| -> NativeResult<jlong> {
         init_logging();
-        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &system_properties)?;
+        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
         let handle = Handle::create(&inputs, &read_longs(env, &cluster_settings)?, epoch)?;
         Ok(Box::into_raw(Box::new(handle)) as jlong)
     })
@@ -84,7 +85,7 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_destroy<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native String[] refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] systemProperties)`
+/// `static native String[] refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
 /// Throws `SchedulerConfigurationException` listing every problem and leaves the running
 /// configuration untouched; otherwise returns the warnings.
@@ -96,10 +97,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     xml: JByteArray<'l>,
     source: JString<'l>,
     base_properties: JObjectArray<'l, JString<'l>>,
+    overlay_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
-        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &system_properties)?;
+        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
         let warnings = handle_ref(handle)?.refresh(&inputs)?;
         new_strings(env, &warnings)
     })

@@ -59,8 +59,9 @@ impl Handle {
     }
 }
 
-/// Reads and validates a configuration: the RM's capacity keys first, the file over them,
-/// `${var}` expanded from the system properties.
+/// Reads and validates a configuration: the RM's capacity keys from its files first, the
+/// file over them, the keys set in code over both; `${var}` expanded from the system
+/// properties.
 pub fn build_config(inputs: &ConfigInputs, cluster: ClusterSettings) -> NativeResult<SchedulerConfig> {
     let mut props = Properties::new();
     for kv in inputs.base.chunks_exact(2) {
@@ -70,6 +71,9 @@ pub fn build_config(inputs: &ConfigInputs, cluster: ClusterSettings) -> NativeRe
         inputs.system.chunks_exact(2).map(|kv| (kv[0].clone(), kv[1].clone())).collect::<HashMap<_, _>>(),
     );
     props.load_xml(&inputs.xml, &inputs.source).map_err(ConfigErrors::from)?;
+    for kv in inputs.overlay.chunks_exact(2) {
+        props.overlay(&kv[0], &kv[1]);
+    }
     Ok(SchedulerConfig::from_properties(&props, cluster)?)
 }
 
@@ -211,6 +215,7 @@ mod tests {
             xml: xml.as_bytes().to_vec(),
             source: "test.xml".into(),
             base: vec!["yarn.scheduler.capacity.root.a.capacity".into(), "70".into()],
+            overlay: vec![],
             system: vec![],
         };
         Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).expect("valid")
@@ -230,8 +235,22 @@ mod tests {
     }
 
     #[test]
+    fn keys_set_in_code_win_over_the_file_and_keys_from_files_lose_to_it() {
+        let key = |q: &str| format!("yarn.scheduler.capacity.root.{q}.capacity");
+        let inputs = ConfigInputs {
+            xml: AB.into(),
+            source: "t".into(),
+            base: vec![key("b"), "90".into()],
+            overlay: vec![key("a"), "60".into(), key("b"), "40".into()],
+            system: vec![],
+        };
+        let rows = Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).unwrap().with(|s| queue_rows(s.state()));
+        assert!((rows[1].capacity - 0.6).abs() < 1e-9 && (rows[2].capacity - 0.4).abs() < 1e-9);
+    }
+
+    #[test]
     fn bad_cluster_settings_and_odd_container_lists_are_refused_with_what_is_wrong() {
-        let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], system: vec![] };
+        let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], overlay: vec![], system: vec![] };
         let err = Handle::create(&inputs, &[1, 2, 3], 0).err().expect("refused").to_string();
         assert!(err.contains("5 values, got 3"), "{err}");
         assert!(container_pairs(&[1, 2, 3]).unwrap_err().to_string().contains("odd length 3"));

@@ -20,7 +20,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
  * What the core builds its configuration from, gathered on the Java side at start and at
  * every refresh: the bytes of capacity-scheduler.xml as the RM's configuration provider
  * serves them, the {@code yarn.scheduler.capacity.*} keys set in the RM's own
- * configuration, and the JVM's system properties for {@code ${var}} expansion.
+ * configuration, and the JVM's system properties for {@code ${var}} expansion. As in
+ * Apache, which adds capacity-scheduler.xml as one more resource of the RM's configuration,
+ * the file overrides keys the RM read from its own files (yarn-site.xml), and keys set in
+ * code (Hadoop's overlay, as an embedded MiniYARNCluster's tests set them) override the file.
  */
 final class ConfigurationInputs {
   private static final String CAPACITY_PREFIX = "yarn.scheduler.capacity.";
@@ -29,16 +32,19 @@ final class ConfigurationInputs {
   final byte[] xml;
   /** Where the file came from, for messages. */
   final String source;
-  /** The RM configuration's capacity keys, as name/value pairs. */
-  final String[] capacityProperties;
+  /** The RM configuration's capacity keys from its files, as name/value pairs. */
+  final String[] fileCapacityProperties;
+  /** The RM configuration's capacity keys set in code, as name/value pairs. */
+  final String[] codeCapacityProperties;
   /** The system properties, as name/value pairs. */
   final String[] systemProperties;
 
-  private ConfigurationInputs(byte[] xml, String source, String[] capacityProperties,
-      String[] systemProperties) {
+  private ConfigurationInputs(byte[] xml, String source, String[] fileCapacityProperties,
+      String[] codeCapacityProperties, String[] systemProperties) {
     this.xml = xml;
     this.source = source;
-    this.capacityProperties = capacityProperties;
+    this.fileCapacityProperties = fileCapacityProperties;
+    this.codeCapacityProperties = codeCapacityProperties;
     this.systemProperties = systemProperties;
   }
 
@@ -53,7 +59,8 @@ final class ConfigurationInputs {
     ConfigurationProvider provider = rmContext == null ? null
         : rmContext.getConfigurationProvider();
     return new ConfigurationInputs(readFile(provider, configuration),
-        source(provider, configuration), capacityProperties(configuration), systemProperties());
+        source(provider, configuration), capacityProperties(configuration, false),
+        capacityProperties(configuration, true), systemProperties());
   }
 
   /**
@@ -98,15 +105,21 @@ final class ConfigurationInputs {
   }
 
   /**
-   * Capacity scheduler keys set in the RM's own configuration (yarn-site.xml or code); the
-   * file overrides them, as in Apache where capacity-scheduler.xml is added on top.
+   * Capacity scheduler keys in the RM's own configuration: those set in code (Hadoop records
+   * their source as "programmatically"), or those read from its files.
    */
-  private static String[] capacityProperties(Configuration configuration) {
+  private static String[] capacityProperties(Configuration configuration, boolean setInCode) {
     List<String> pairs = new ArrayList<>();
     for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(CAPACITY_PREFIX)
         .entrySet()) {
-      pairs.add(CAPACITY_PREFIX + e.getKey());
-      pairs.add(e.getValue());
+      String name = CAPACITY_PREFIX + e.getKey();
+      String[] sources = configuration.getPropertySources(name);
+      boolean inCode = sources != null && sources.length > 0
+          && "programmatically".equals(sources[sources.length - 1]);
+      if (inCode == setInCode) {
+        pairs.add(name);
+        pairs.add(e.getValue());
+      }
     }
     return pairs.toArray(new String[0]);
   }

@@ -22,11 +22,14 @@ final class NativeScheduler implements AutoCloseable {
    *
    * @param clusterSettings minimum memory, minimum vcores, maximum memory, maximum vcores,
    *     ACLs enabled (1) or not (0)
+   * @param baseProperties capacity keys the file overrides (name/value pairs)
+   * @param overlayProperties capacity keys that override the file (name/value pairs)
    * @throws SchedulerConfigurationException if the configuration is invalid
    */
   NativeScheduler(byte[] xml, String source, long[] clusterSettings, long epoch,
-      String[] baseProperties, String[] systemProperties) {
-    this.handle = create(xml, source, clusterSettings, epoch, baseProperties, systemProperties);
+      String[] baseProperties, String[] overlayProperties, String[] systemProperties) {
+    this.handle = create(xml, source, clusterSettings, epoch, baseProperties, overlayProperties,
+        systemProperties);
   }
 
   private synchronized long handle() {
@@ -50,8 +53,9 @@ final class NativeScheduler implements AutoCloseable {
    *
    * @throws SchedulerConfigurationException with every problem; nothing changes
    */
-  String[] refresh(byte[] xml, String source, String[] baseProperties, String[] systemProperties) {
-    return refresh(handle(), xml, source, baseProperties, systemProperties);
+  String[] refresh(byte[] xml, String source, String[] baseProperties,
+      String[] overlayProperties, String[] systemProperties) {
+    return refresh(handle(), xml, source, baseProperties, overlayProperties, systemProperties);
   }
 
   int addNode(String nodeId, String host, String rack, long memory, long vcores) {
@@ -199,12 +203,12 @@ final class NativeScheduler implements AutoCloseable {
   static native String[] scenarioOutline(String text, String baseDir);
 
   private static native long create(byte[] xml, String source, long[] clusterSettings, long epoch,
-      String[] baseProperties, String[] systemProperties);
+      String[] baseProperties, String[] overlayProperties, String[] systemProperties);
 
   private static native void destroy(long handle);
 
   private static native String[] refresh(long handle, byte[] xml, String source,
-      String[] baseProperties, String[] systemProperties);
+      String[] baseProperties, String[] overlayProperties, String[] systemProperties);
 
   private static native int addNode(long handle, String nodeId, String host, String rack,
       long memory, long vcores);

@@ -128,7 +128,7 @@ public class RustCapacityScheduler
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
     core = new NativeScheduler(in.xml, in.source, clusterSettings(configuration), epoch,
-        in.capacityProperties, in.systemProperties);
+        in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties);
     releases = new ReleaseBatch(core);
     allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
     apps = new ApplicationApplier(rmContext, applications, appsByKey);
@@ -169,7 +169,8 @@ public class RustCapacityScheduler
     ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
     String[] warnings;
     try {
-      warnings = core.refresh(in.xml, in.source, in.capacityProperties, in.systemProperties);
+      warnings = core.refresh(in.xml, in.source, in.fileCapacityProperties,
+          in.codeCapacityProperties, in.systemProperties);
     } catch (SchedulerConfigurationException e) {
       throw new IOException("Failed to re-init queues from " + in.source + ": "
           + e.getMessage(), e);

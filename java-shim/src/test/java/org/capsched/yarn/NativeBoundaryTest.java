@@ -23,7 +23,7 @@ public class NativeBoundaryTest {
 
   private static NativeScheduler create(String xml) {
     return new NativeScheduler(xml.getBytes(StandardCharsets.UTF_8), "test.xml", CLUSTER, 0,
-        new String[0], new String[0]);
+        new String[0], new String[0], new String[0]);
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.junit.Assert.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -51,8 +52,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.capsched.yarn.harness.RmHarness;
@@ -194,6 +197,26 @@ public class RmContractTest {
     am.allocate(ResourceRequest.ANY, GB, 1, Collections.<ContainerId>emptyList());
     assertEquals(1, collect(rm, am, nm, 1).size());
     assertConsistent(rm);
+  }
+
+  @Test(timeout = 120_000)
+  public void capacityKeysSetInCodeWinOverTheFileAsInApache() throws Exception {
+    // An embedded cluster's tests set queues on the RM's configuration in code, over a
+    // capacity-scheduler.xml on the classpath: both schedulers must take the code's.
+    for (Class<? extends ResourceScheduler> scheduler : Arrays.asList(
+        RustCapacityScheduler.class, CapacityScheduler.class)) {
+      YarnConfiguration conf = RmHarness.configuration(scheduler,
+          TWO_QUEUES.getBytes(StandardCharsets.UTF_8));
+      conf.set("yarn.scheduler.capacity.root.queues", "a,b,c");
+      conf.set("yarn.scheduler.capacity.root.a.capacity", "40");
+      conf.set("yarn.scheduler.capacity.root.b.capacity", "40");
+      conf.set("yarn.scheduler.capacity.root.c.capacity", "20");
+      MockRM rm = start(conf);
+      QueueInfo c = rm.getResourceScheduler().getQueueInfo("c", false, false);
+      assertEquals(scheduler.getSimpleName(), 0.2f, c.getCapacity(), 1e-6f);
+      assertEquals(scheduler.getSimpleName(), 0.4f,
+          rm.getResourceScheduler().getQueueInfo("a", false, false).getCapacity(), 1e-6f);
+    }
   }
 
   // ----- allocate() --------------------------------------------------------------------
