@@ -82,10 +82,10 @@ impl QueueTree {
             CapacitySpec::Absolute(r) => Some(r),
             _ => None,
         };
-        let sum = children.iter().filter_map(|&c| configured(&self.queues[c])).fold(Resource::ZERO, Resource::plus);
         if !children.iter().any(|&c| configured(&self.queues[c]).is_some()) {
             return;
         }
+        let sum = children.iter().filter_map(|&c| configured(&self.queues[c])).fold(Resource::ZERO, Resource::plus);
         let p = &self.queues[parent];
         let (p_min, p_max, p_abs, p_abs_max) =
             (p.effective_min, p.effective_max, p.absolute_capacity, p.absolute_maximum_capacity);

@@ -78,17 +78,16 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
 /// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
 pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let q = state.queues.get(queue);
-    let mut apps: Vec<(AppKey, &App)> =
-        q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active).collect();
-    if q.config.ordering_policy == OrderingPolicy::Fair {
-        let size_based = q.config.fair_size_based_weight;
-        apps.sort_by(|a, b| {
-            fair_magnitude(a.1, size_based)
-                .total_cmp(&fair_magnitude(b.1, size_based))
-                .then(a.1.app_id.cmp(&b.1.app_id))
-        });
+    let active = q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active);
+    if q.config.ordering_policy != OrderingPolicy::Fair {
+        return active.collect();
     }
-    apps
+    // Each application's magnitude once, not once per comparison (with size-based weight
+    // it sums the application's asks).
+    let size_based = q.config.fair_size_based_weight;
+    let mut keyed: Vec<(f64, AppKey, &App)> = active.map(|(k, a)| (fair_magnitude(a, size_based), k, a)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.app_id.cmp(&b.2.app_id)));
+    keyed.into_iter().map(|(_, k, a)| (k, a)).collect()
 }
 
 /// What Apache's `FairOrderingPolicy` orders applications by, smallest first: the memory

@@ -114,11 +114,6 @@ impl Scheduler {
         limits::headroom(&self.state, app)
     }
 
-    /// The ApplicationMaster limit of a leaf (see [`limits::queue_am_limit`]).
-    pub fn queue_am_limit(&self, queue: QueueIndex) -> Resource {
-        limits::queue_am_limit(&self.state, queue)
-    }
-
     /// The priority an application submitted (or updated) to `queue` runs at (see
     /// [`admission::application_priority`]).
     pub fn application_priority(&self, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
