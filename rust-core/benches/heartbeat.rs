@@ -10,7 +10,7 @@
 
 use capsched::config::{ClusterSettings, SchedulerConfig};
 use capsched::resource::Resource;
-use capsched::{Ask, SchedulerKey, ANY};
+use capsched::{Ask, ContainerRef, SchedulerKey, ANY};
 use capsched::{Scheduler, Submission};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -82,7 +82,7 @@ fn allocating(c: &mut Criterion) {
         b.iter(|| {
             let placed = s.node_heartbeat(node, &[]);
             assert!(!placed.is_empty(), "the benchmark must measure an allocating heartbeat");
-            let done: Vec<(u32, u64)> = placed.iter().map(|a| (a.app, a.number)).collect();
+            let done: Vec<ContainerRef> = placed.iter().map(|a| (a.app, a.container)).collect();
             s.release(black_box(&done));
             node = (node + 1) % NODES as u32;
         })

@@ -12,9 +12,27 @@ pub type NodeKey = u32;
 /// Index of a queue in the tree (root is 0).
 pub type QueueIndex = usize;
 
-/// A container, as (application, container number). The number is the `long` that
-/// YARN's `ContainerId.getContainerId()` returns (epoch in the high bits).
-pub type ContainerRef = (AppKey, u64);
+/// A container within its application: the attempt it was allocated to and its number in
+/// that attempt, the `long` YARN's `ContainerId.getContainerId()` returns (epoch in the
+/// high bits). As the RM's own do, numbers start over with each attempt, so a container
+/// a later attempt inherits (keep-containers) and one allocated to that attempt may share
+/// a number and differ only by attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ContainerId {
+    /// The application attempt's id (1 for the first).
+    pub attempt: i32,
+    /// The number within the attempt.
+    pub number: u64,
+}
+
+impl std::fmt::Display for ContainerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} of attempt {}", self.number, self.attempt)
+    }
+}
+
+/// A container, as (application, container within it).
+pub type ContainerRef = (AppKey, ContainerId);
 
 /// The resource name YARN uses for "anywhere".
 pub const ANY: &str = "*";

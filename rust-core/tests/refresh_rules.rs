@@ -184,7 +184,7 @@ fn applications_and_usage_survive_a_refresh() {
     assert!((s.state().queues.get(a).absolute_capacity - 0.3).abs() < 1e-6);
     assert_eq!(s.state().apps[&app].queue, a);
     // The application's containers still return to the right queue.
-    s.release(&[(app, allocated[0].number)]);
+    s.release(&[(app, allocated[0].container)]);
     assert_eq!(s.state().queues.get(a).used, Resource::new(1024, 1));
     assert_eq!(s.state().queues.get(0).used, Resource::new(1024, 1));
 }

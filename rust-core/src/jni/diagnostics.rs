@@ -6,6 +6,7 @@ use super::convert::{new_longs, read_string};
 use super::error::{NativeResult, ThrowJava};
 use super::native_scheduler::with_scheduler;
 use super::wire::container_report as f;
+use crate::ids::ContainerId;
 use crate::scheduler::Scheduler;
 use jni::objects::{JClass, JLongArray, JString};
 use jni::sys::jlong;
@@ -31,19 +32,20 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerReport<'l
 /// Every live container and reservation, as report records.
 pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let st = s.state();
-    let record = |app: u32, number: u64, node: u32, size: crate::resource::Resource, reserved: i64| {
+    let record = |app: u32, id: ContainerId, node: u32, size: crate::resource::Resource, reserved: i64| {
         let mut r = [0; f::STRIDE];
         r[f::APP] = i64::from(app);
-        r[f::NUMBER] = number as i64;
+        r[f::ATTEMPT] = i64::from(id.attempt);
+        r[f::NUMBER] = id.number as i64;
         r[f::NODE] = i64::from(node);
         r[f::MEMORY] = size.memory_mb;
         r[f::VCORES] = size.vcores;
         r[f::RESERVED] = reserved;
         r
     };
-    let live = st.containers.iter().map(|(&(app, number), c)| record(app, number, c.node, c.resource, 0));
+    let live = st.containers.iter().map(|(&(app, id), c)| record(app, id, c.node, c.resource, 0));
     let reserved =
-        st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.number, r.node, r.resource, 1));
+        st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.container, r.node, r.resource, 1));
     let mut rows: Vec<_> = live.chain(reserved).collect();
     rows.sort_unstable();
     rows

@@ -8,7 +8,7 @@ use super::convert::{
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
-use crate::ids::SchedulerKey;
+use crate::ids::{ContainerId, SchedulerKey};
 use crate::policy::admission::Submission;
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
@@ -141,7 +141,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeNode<'l>(
 ) -> JLongArray<'l> {
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let lost = with_scheduler(handle, |s| s.remove_node(node as u32))?;
-        new_longs(env, &ops::pairs_to_longs(&lost))
+        new_longs(env, &ops::container_refs_to_longs(&lost))
     })
     .resolve::<ThrowJava>()
 }
@@ -190,7 +190,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     containers: JLongArray<'l>,
 ) {
     env.with_env(|env| -> NativeResult<()> {
-        let containers = ops::container_pairs(&read_longs(env, &containers)?)?;
+        let containers = ops::container_refs(&read_longs(env, &containers)?)?;
         with_scheduler(handle, |s| s.release(&containers))
     })
     .resolve::<ThrowJava>()
@@ -270,6 +270,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeAttempt<'l>(
         .resolve::<ThrowJava>()
 }
 
+/// `static native long takeContainerNumber(long handle, int app)`: the next container
+/// number of the application's current attempt, or -1 if it has none.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_takeContainerNumber<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> {
+        with_scheduler(handle, |s| s.take_container_number(app as u32).map_or(-1, |n| n as jlong))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native long[] removeApp(long handle, int app)`: returns containers it still held.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeApp<'l>(
@@ -280,14 +295,14 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeApp<'l>(
 ) -> JLongArray<'l> {
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let left = with_scheduler(handle, |s| s.remove_app(app as u32))?;
-        new_longs(env, &ops::pairs_to_longs(&left))
+        new_longs(env, &ops::container_refs_to_longs(&left))
     })
     .resolve::<ThrowJava>()
 }
 
 /// `static native long[] allocate(long handle, int app, long[] released, int[] askInts, long[] askLongs, String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
 ///
-/// One crossing per AM heartbeat: the released containers (pairs), the asks
+/// One crossing per AM heartbeat: the released containers (records), the asks
 /// ([`ops::decode_asks`]) and the blacklist changes; returns the headroom as
 /// `[memory, vcores]`.
 #[unsafe(no_mangle)]
@@ -462,7 +477,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updatePriority<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native boolean recoverContainer(long handle, int app, long number, int node, long memory, long vcores, int priority, long allocationRequestId)`
+/// `static native boolean recoverContainer(long handle, int app, int attempt, long number, int node, long memory, long vcores, int priority, long allocationRequestId)`
 ///
 /// A running container a NodeManager reported after an RM restart. Returns false when it
 /// was not recorded (unknown application or node, or already known).
@@ -472,6 +487,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     _class: JClass<'l>,
     handle: jlong,
     app: jint,
+    attempt: jint,
     number: jlong,
     node: jint,
     memory: jlong,
@@ -481,7 +497,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
 ) -> jboolean {
     env.with_env(|_env| -> NativeResult<jboolean> {
         let (key, size) = (SchedulerKey { priority, allocation_request_id }, Resource::new(memory, vcores));
-        with_scheduler(handle, |s| s.recover_container(app as u32, number as u64, node as u32, size, key))
+        let id = ContainerId { attempt, number: number as u64 };
+        with_scheduler(handle, |s| s.recover_container(app as u32, id, node as u32, size, key))
     })
     .resolve::<ThrowJava>()
 }

@@ -5,8 +5,9 @@
 use super::convert::ConfigInputs;
 use super::error::{NativeError, NativeResult};
 use super::wire;
+use super::wire::container_ref;
 use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
-use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
 use crate::report::queue_rows;
@@ -77,25 +78,36 @@ pub fn build_config(inputs: &ConfigInputs, cluster: ClusterSettings) -> NativeRe
     Ok(SchedulerConfig::from_properties(&props, cluster)?)
 }
 
-/// `(application, number)` pairs from a flat `long[]`.
-pub fn container_pairs(values: &[i64]) -> NativeResult<Vec<ContainerRef>> {
-    if values.len() % 2 != 0 {
+/// Containers from a flat `long[]` of [`container_ref`] records.
+pub fn container_refs(values: &[i64]) -> NativeResult<Vec<ContainerRef>> {
+    if values.len() % container_ref::STRIDE != 0 {
         return Err(NativeError::InvalidArgument(format!(
-            "container list has odd length {}; expected (application, number) pairs",
-            values.len()
+            "container list has length {}; expected (application, attempt, number) records of {} longs",
+            values.len(),
+            container_ref::STRIDE
         )));
     }
-    Ok(values.chunks_exact(2).map(|p| (p[0] as u32, p[1] as u64)).collect())
+    let container = |r: &[i64]| {
+        let id = ContainerId { attempt: r[container_ref::ATTEMPT] as i32, number: r[container_ref::NUMBER] as u64 };
+        (r[container_ref::APP] as u32, id)
+    };
+    Ok(values.chunks_exact(container_ref::STRIDE).map(container).collect())
 }
 
-/// The flat `long[]` of `(application, number)` pairs.
-pub fn pairs_to_longs(pairs: &[ContainerRef]) -> Vec<i64> {
-    pairs.iter().flat_map(|&(a, n)| [i64::from(a), n as i64]).collect()
+/// The flat `long[]` of [`container_ref`] records.
+pub fn container_refs_to_longs(containers: &[ContainerRef]) -> Vec<i64> {
+    let mut out = vec![0; containers.len() * container_ref::STRIDE];
+    for (&(app, id), r) in containers.iter().zip(out.chunks_exact_mut(container_ref::STRIDE)) {
+        r[container_ref::APP] = i64::from(app);
+        r[container_ref::ATTEMPT] = i64::from(id.attempt);
+        r[container_ref::NUMBER] = id.number as i64;
+    }
+    out
 }
 
 /// NODE_UPDATE: releases `finished` and returns every allocation on the node, encoded.
 pub fn node_update(h: &Handle, node: NodeKey, finished: &[i64]) -> NativeResult<Vec<i64>> {
-    let finished = container_pairs(finished)?;
+    let finished = container_refs(finished)?;
     Ok(wire::encode_allocations(&h.with(|s| s.node_heartbeat(node, &finished))))
 }
 
@@ -128,7 +140,7 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeRes
 pub struct AllocateCall {
     /// The application.
     pub app: AppKey,
-    /// The containers it released, as `(application, number)` pairs.
+    /// The containers it released, as [`container_ref`] records.
     pub released: Vec<i64>,
     /// Its asks.
     pub asks: Vec<Ask>,
@@ -143,7 +155,7 @@ pub struct AllocateCall {
 /// `allocate()`, in Apache's order: releases, then blacklist changes and asks; returns the
 /// headroom as `[memory, vcores]`.
 pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
-    let released = container_pairs(&call.released)?;
+    let released = container_refs(&call.released)?;
     let AllocateCall { app, ref asks, ref additions, ref removals, waiting_for_am, .. } = *call;
     let headroom = h.with(|s| {
         s.release(&released);
@@ -249,12 +261,15 @@ mod tests {
     }
 
     #[test]
-    fn bad_cluster_settings_and_odd_container_lists_are_refused_with_what_is_wrong() {
+    fn bad_cluster_settings_and_ragged_container_lists_are_refused_with_what_is_wrong() {
         let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], overlay: vec![], system: vec![] };
         let err = Handle::create(&inputs, &[1, 2, 3], 0).err().expect("refused").to_string();
         assert!(err.contains("5 values, got 3"), "{err}");
-        assert!(container_pairs(&[1, 2, 3]).unwrap_err().to_string().contains("odd length 3"));
-        assert_eq!(pairs_to_longs(&container_pairs(&[1, 2, 3, 4]).unwrap()), [1, 2, 3, 4]);
+        let err = container_refs(&[1, 2, 3, 4]).unwrap_err().to_string();
+        assert!(err.contains("length 4; expected (application, attempt, number) records of 3"), "{err}");
+        let refs = container_refs(&[1, 2, 3, 4, 5, 6]).unwrap();
+        assert_eq!(refs[1], (4, ContainerId { attempt: 5, number: 6 }));
+        assert_eq!(container_refs_to_longs(&refs), [1, 2, 3, 4, 5, 6]);
     }
 
     #[test]
@@ -309,7 +324,8 @@ mod tests {
         assert_eq!(out[wire::allocation::APP], i64::from(app));
         assert_eq!(out[wire::allocation::KIND], wire::kind::ALLOCATE);
         assert!(node_update(&h, node, &[1]).is_err());
-        let released = vec![i64::from(app), out[wire::allocation::NUMBER]];
+        assert_eq!(out[wire::allocation::ATTEMPT], 1);
+        let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER]];
         allocate(&h, &call(released, vec![])).unwrap();
         assert!(h.with(|s| s.state().containers.is_empty()), "the release came with the allocate call");
     }

@@ -28,24 +28,41 @@ wire_constants! {
     allocation => "Allocation": usize {
         /// The application's key.
         APP = 0;
-        /// The container number (`ContainerId.getContainerId()`).
-        NUMBER = 1;
+        /// The attempt the container goes to (`ApplicationAttemptId.getAttemptId()`).
+        ATTEMPT = 1;
+        /// The container number in that attempt (`ContainerId.getContainerId()`).
+        NUMBER = 2;
         /// Memory, MiB.
-        MEMORY = 2;
+        MEMORY = 3;
         /// Virtual cores.
-        VCORES = 3;
+        VCORES = 4;
         /// The request's priority.
-        PRIORITY = 4;
+        PRIORITY = 5;
         /// The request's `allocationRequestId`.
-        ALLOCATION_REQUEST_ID = 5;
+        ALLOCATION_REQUEST_ID = 6;
         /// A [`locality`](super::locality) code.
-        LOCALITY = 6;
+        LOCALITY = 7;
         /// What to do: a [`kind`](super::kind) code.
-        KIND = 7;
+        KIND = 8;
         /// The node: the heartbeating one, except when a reservation elsewhere is dropped.
-        NODE = 8;
+        NODE = 9;
         /// Longs per allocation.
-        STRIDE = 9;
+        STRIDE = 10;
+    }
+}
+
+wire_constants! {
+    /// Fields of one container in the lists of containers that crossed the boundary:
+    /// released or finished ones (to the core), lost or left ones (from it).
+    container_ref => "ContainerRef": usize {
+        /// The application's key.
+        APP = 0;
+        /// The attempt it was allocated to (`ApplicationAttemptId.getAttemptId()`).
+        ATTEMPT = 1;
+        /// Its number in that attempt (`ContainerId.getContainerId()`).
+        NUMBER = 2;
+        /// Longs per container.
+        STRIDE = 3;
     }
 }
 
@@ -140,24 +157,27 @@ wire_constants! {
     container_report => "ContainerReport": usize {
         /// The application's key.
         APP = 0;
-        /// The container number.
-        NUMBER = 1;
+        /// The attempt it was allocated to.
+        ATTEMPT = 1;
+        /// The container number in that attempt.
+        NUMBER = 2;
         /// The node's key.
-        NODE = 2;
+        NODE = 3;
         /// Memory, MiB.
-        MEMORY = 3;
+        MEMORY = 4;
         /// Virtual cores.
-        VCORES = 4;
+        VCORES = 5;
         /// 0 for a live container, 1 for a reservation.
-        RESERVED = 5;
+        RESERVED = 6;
         /// Longs per container.
-        STRIDE = 6;
+        STRIDE = 7;
     }
 }
 
 /// Every group of constants, for the protocol test.
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
+    (container_ref::JAVA, container_ref::ALL),
     (kind::JAVA, kind::ALL),
     (locality::JAVA, locality::ALL),
     (acl::JAVA, acl::ALL),
@@ -199,7 +219,8 @@ pub fn encode_allocations(allocations: &[Allocation]) -> Vec<i64> {
     let mut out = vec![0; allocations.len() * allocation::STRIDE];
     for (a, record) in allocations.iter().zip(out.chunks_exact_mut(allocation::STRIDE)) {
         record[allocation::APP] = i64::from(a.app);
-        record[allocation::NUMBER] = a.number as i64;
+        record[allocation::ATTEMPT] = i64::from(a.container.attempt);
+        record[allocation::NUMBER] = a.container.number as i64;
         record[allocation::MEMORY] = a.resource.memory_mb;
         record[allocation::VCORES] = a.resource.vcores;
         record[allocation::PRIORITY] = i64::from(a.key.priority);
@@ -245,7 +266,7 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::SchedulerKey;
+    use crate::ids::{ContainerId, SchedulerKey};
     use crate::resource::Resource;
 
     #[test]
@@ -253,7 +274,7 @@ mod tests {
         let a = Allocation {
             kind: AllocationKind::AllocateReserved,
             app: 7,
-            number: (3 << 40) + 5,
+            container: ContainerId { attempt: 2, number: (3 << 40) + 5 },
             node: 11,
             resource: Resource::new(2048, 3),
             key: SchedulerKey { priority: 2, allocation_request_id: 9 },
@@ -261,7 +282,7 @@ mod tests {
         };
         let out = encode_allocations(&[a.clone(), a]);
         assert_eq!(out.len(), 2 * allocation::STRIDE);
-        assert_eq!(&out[..allocation::STRIDE], &[7, (3 << 40) + 5, 2048, 3, 2, 9, 1, 3, 11]);
+        assert_eq!(&out[..allocation::STRIDE], &[7, 2, (3 << 40) + 5, 2048, 3, 2, 9, 1, 3, 11]);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! resource name (`*`, a rack, a host); an update replaces the count for that name, and an
 //! allocation decrements the host, rack and `*` counts it satisfied.
 
-use crate::ids::{Locality, QueueIndex, SchedulerKey, ANY};
+use crate::ids::{ContainerId, Locality, QueueIndex, SchedulerKey, ANY};
 use crate::model::Reservation;
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -160,10 +160,10 @@ pub struct App {
     /// Outstanding requests by scheduler key (in service order).
     pub requests: BTreeMap<SchedulerKey, RequestGroup>,
     /// Containers it holds.
-    pub containers: HashSet<u64>,
+    pub containers: HashSet<ContainerId>,
     /// Resources it holds.
     pub used: Resource,
-    /// Last container number handed out.
+    /// Last container number handed out in the current attempt.
     pub last_container_number: u64,
     /// Activated: within the queue's AM and parallel-application limits, so it may get
     /// containers. Until then it is pending.
@@ -174,7 +174,7 @@ pub struct App {
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
     /// Nodes reserved for this application, by the reserved container's number.
-    pub reservations: HashMap<u64, Reservation>,
+    pub reservations: HashMap<ContainerId, Reservation>,
     /// Where it must get no containers.
     pub blacklist: Blacklist,
     /// Heartbeats its reserved nodes went through without room, per request group, since
@@ -192,9 +192,8 @@ pub struct App {
 }
 
 impl App {
-    /// A new application with no attempt yet. Container numbers start above
-    /// `epoch << 40`, as the RM's own counter does.
-    pub fn new(app_id: (i64, i32), queue: QueueIndex, user: String, priority: i64, epoch: u64) -> Self {
+    /// A new application with no attempt yet.
+    pub fn new(app_id: (i64, i32), queue: QueueIndex, user: String, priority: i64) -> Self {
         App {
             app_id,
             queue,
@@ -204,7 +203,7 @@ impl App {
             requests: BTreeMap::new(),
             containers: HashSet::default(),
             used: Resource::ZERO,
-            last_container_number: epoch << 40,
+            last_container_number: 0,
             active: false,
             am_resource: Resource::ZERO,
             missed_opportunities: HashMap::default(),
@@ -276,10 +275,19 @@ impl App {
         }
     }
 
-    /// The next container number.
-    pub fn next_container_number(&mut self) -> u64 {
+    /// A new attempt starts, with no outstanding requests. Its container numbers start
+    /// above `epoch << 40`, as the RM's own counter (one per attempt) does.
+    pub fn start_attempt(&mut self, attempt: i32, epoch: u64) {
+        self.attempt = Some(attempt);
+        self.last_container_number = epoch << 40;
+        self.headroom_queue = None;
+        self.clear_requests();
+    }
+
+    /// The next container of the current attempt.
+    pub fn next_container_id(&mut self) -> ContainerId {
         self.last_container_number += 1;
-        self.last_container_number
+        ContainerId { attempt: self.attempt.unwrap_or_default(), number: self.last_container_number }
     }
 
     /// True when it has an attempt asking for something.
@@ -353,7 +361,7 @@ mod tests {
 
     #[test]
     fn asks_replace_counts_and_allocations_decrement_each_level() {
-        let mut app = App::new((1, 1), 1, "u".into(), 0, 0);
+        let mut app = App::new((1, 1), 1, "u".into(), 0);
         app.update_requests(&[ask("*", 2, true), ask("/r1", 2, true), ask("h1", 1, true)]);
         let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
         app.record_allocation(key, "h1", "/r1", Locality::NodeLocal);
@@ -383,8 +391,12 @@ mod tests {
     }
 
     #[test]
-    fn container_numbers_carry_the_epoch() {
-        let mut app = App::new((1, 1), 1, "u".into(), 0, 2);
-        assert_eq!(app.next_container_number(), (2 << 40) + 1);
+    fn container_numbers_carry_the_epoch_and_start_over_with_each_attempt() {
+        let mut app = App::new((1, 1), 1, "u".into(), 0);
+        app.start_attempt(1, 2);
+        assert_eq!(app.next_container_id(), ContainerId { attempt: 1, number: (2 << 40) + 1 });
+        assert_eq!(app.next_container_id(), ContainerId { attempt: 1, number: (2 << 40) + 2 });
+        app.start_attempt(2, 2);
+        assert_eq!(app.next_container_id(), ContainerId { attempt: 2, number: (2 << 40) + 1 });
     }
 }

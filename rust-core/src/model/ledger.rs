@@ -4,7 +4,7 @@
 //! builds every change checks its own preconditions, and [`State::invariant_violations`]
 //! checks the books as a whole.
 
-use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
 use crate::model::{Container, Reservation, State};
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
@@ -12,16 +12,23 @@ use rustc_hash::FxHashMap as HashMap;
 impl State {
     /// A container of `resource` for request `key` now runs on `node` for `app`: booked to
     /// the node, the application, its user and its leaf and ancestors.
-    pub fn book_container(&mut self, app: AppKey, number: u64, node: NodeKey, resource: Resource, key: SchedulerKey) {
+    pub fn book_container(
+        &mut self,
+        app: AppKey,
+        id: ContainerId,
+        node: NodeKey,
+        resource: Resource,
+        key: SchedulerKey,
+    ) {
         let a = self.apps.get_mut(&app).expect("a container is booked to a live application");
         let n = self.nodes.get_mut(&node).expect("a container is booked on a live node");
-        let new = a.containers.insert(number) & n.containers.insert((app, number));
-        debug_assert!(new, "container {number} of application {app} booked twice");
+        let new = a.containers.insert(id) & n.containers.insert((app, id));
+        debug_assert!(new, "container {id} of application {app} booked twice");
         a.used = a.used.plus(resource);
         n.allocated = n.allocated.plus(resource);
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, resource);
-        self.containers.insert((app, number), Container { node, resource, key });
+        self.containers.insert((app, id), Container { node, resource, key });
     }
 
     /// The container ended (completed, released, expired, killed, or lost with its node):
@@ -47,7 +54,7 @@ impl State {
     /// re-reservation count starts over.
     pub fn book_reservation(&mut self, r: Reservation) {
         let a = self.apps.get_mut(&r.app).expect("a reservation is booked for a live application");
-        a.reservations.insert(r.number, r);
+        a.reservations.insert(r.container, r);
         a.re_reservations.remove(&r.key);
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, r.resource);
@@ -63,7 +70,7 @@ impl State {
     pub fn unbook_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
         let r = self.nodes.get_mut(&node)?.reservation.take()?;
         if let Some(a) = self.apps.get_mut(&r.app) {
-            a.reservations.remove(&r.number);
+            a.reservations.remove(&r.container);
             a.re_reservations.remove(&r.key);
             let (queue, user) = (a.queue, a.user.clone());
             self.queues.refund_user(queue, &user, r.resource);
@@ -72,22 +79,22 @@ impl State {
         Some(r)
     }
 
-    /// `node`'s reservation becomes the container it was held for, with the same number.
+    /// `node`'s reservation becomes the container it was held for, with the same id.
     /// The user and the queues held its resources already, so (as in Apache) their usage
     /// does not change: it only stops counting as reserved. Returns the reservation.
     pub fn fulfil_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
         let n = self.nodes.get_mut(&node)?;
         let r = n.reservation.take()?;
-        let new = n.containers.insert((r.app, r.number));
+        let new = n.containers.insert((r.app, r.container));
         n.allocated = n.allocated.plus(r.resource);
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
-        a.reservations.remove(&r.number);
+        a.reservations.remove(&r.container);
         a.re_reservations.remove(&r.key);
-        debug_assert!(new & a.containers.insert(r.number), "reserved container {} booked twice", r.number);
+        debug_assert!(new & a.containers.insert(r.container), "reserved container {} booked twice", r.container);
         a.used = a.used.plus(r.resource);
         let queue = a.queue;
         self.queues.track_reserved(queue, r.resource, true);
-        self.containers.insert((r.app, r.number), Container { node, resource: r.resource, key: r.key });
+        self.containers.insert((r.app, r.container), Container { node, resource: r.resource, key: r.key });
         Some(r)
     }
 
@@ -98,14 +105,14 @@ impl State {
     pub fn invariant_violations(&self) -> Vec<String> {
         let mut out = Vec::new();
         let mut node_sum: HashMap<NodeKey, Resource> = HashMap::default();
-        for (&(app, number), c) in &self.containers {
+        for (&(app, id), c) in &self.containers {
             let on_node = node_sum.entry(c.node).or_default();
             *on_node = on_node.plus(c.resource);
-            if !self.apps.get(&app).is_some_and(|a| a.containers.contains(&number)) {
-                out.push(format!("container {number} of application {app} is not held by its application"));
+            if !self.apps.get(&app).is_some_and(|a| a.containers.contains(&id)) {
+                out.push(format!("container {id} of application {app} is not held by its application"));
             }
-            if !self.nodes.get(&c.node).is_some_and(|n| n.containers.contains(&(app, number))) {
-                out.push(format!("container {number} of application {app} is not held by node {}", c.node));
+            if !self.nodes.get(&c.node).is_some_and(|n| n.containers.contains(&(app, id))) {
+                out.push(format!("container {id} of application {app} is not held by node {}", c.node));
             }
         }
         for (&key, n) in &self.nodes {
@@ -118,7 +125,7 @@ impl State {
                 ));
             }
             if let Some(r) = n.reservation {
-                if r.node != key || self.apps.get(&r.app).and_then(|a| a.reservations.get(&r.number)) != Some(&r) {
+                if r.node != key || self.apps.get(&r.app).and_then(|a| a.reservations.get(&r.container)) != Some(&r) {
                     out.push(format!("node {key}'s reservation {r:?} is not its application's"));
                 }
             }
@@ -129,18 +136,16 @@ impl State {
             let used = a
                 .containers
                 .iter()
-                .filter_map(|&n| self.containers.get(&(key, n)))
+                .filter_map(|&id| self.containers.get(&(key, id)))
                 .fold(Resource::ZERO, |s, c| s.plus(c.resource));
             if a.used != used
                 || a.containers.len()
-                    != a.containers.iter().filter(|&&n| self.containers.contains_key(&(key, n))).count()
+                    != a.containers.iter().filter(|&&id| self.containers.contains_key(&(key, id))).count()
             {
                 out.push(format!("application {key} books {} used; its containers hold {used}", a.used));
             }
-            for (number, r) in &a.reservations {
-                if r.number != *number
-                    || r.app != key
-                    || self.nodes.get(&r.node).and_then(|n| n.reservation) != Some(*r)
+            for (id, r) in &a.reservations {
+                if r.container != *id || r.app != key || self.nodes.get(&r.node).and_then(|n| n.reservation) != Some(*r)
                 {
                     out.push(format!("application {key}'s reservation {r:?} is not its node's"));
                 }

@@ -1,8 +1,8 @@
 //! A node held for one application's container that does not fit yet. The one record is
 //! kept twice, by the node (`Node::reservation`) and by the application
-//! (`App::reservations`, by container number); the ledger books and unbooks both at once.
+//! (`App::reservations`, by container); the ledger books and unbooks both at once.
 
-use crate::ids::{AppKey, NodeKey, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, NodeKey, SchedulerKey};
 use crate::resource::Resource;
 
 /// One reservation.
@@ -10,8 +10,8 @@ use crate::resource::Resource;
 pub struct Reservation {
     /// The application it is held for.
     pub app: AppKey,
-    /// The container number reserved (kept when the container is finally allocated).
-    pub number: u64,
+    /// The container reserved (kept when the container is finally allocated).
+    pub container: ContainerId,
     /// The node held.
     pub node: NodeKey,
     /// The request it is for.

@@ -9,7 +9,7 @@
 //! rack-local, then off-switch, with delay scheduling by missed opportunities.
 
 use crate::config::OrderingPolicy;
-use crate::ids::{AppKey, Locality, NodeKey, QueueIndex, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
 use crate::model::{App, Node, RequestGroup, State};
 use crate::policy::limits::{
@@ -33,7 +33,7 @@ pub struct Assignment {
     /// A reservation of the same application to drop first (node, container number):
     /// with `reservations-continue-look-all-nodes`, an application at its queue or user
     /// limit because of reservations may take a node that fits by giving one up.
-    pub unreserve: Option<(NodeKey, u64)>,
+    pub unreserve: Option<(NodeKey, ContainerId)>,
 }
 
 /// What one pass over the tree decided for a node: its outcome, and its effects on the
@@ -308,28 +308,28 @@ fn find_reservation_to_drop(
     key: SchedulerKey,
     wanted: Resource,
     here: &Node,
-) -> Option<(NodeKey, u64)> {
+) -> Option<(NodeKey, ContainerId)> {
     let calc = state.calculator();
     // Apache keeps an application's reservations of one request in a HashMap by node and
     // takes the first, in that map's order, that is at least as large as what must be
     // given up (in every resource the calculator schedules).
-    let mut held: Vec<(u64, NodeKey, &str)> = app
+    let mut held: Vec<(ContainerId, NodeKey, &str)> = app
         .reservations
         .values()
         .filter(|r| r.key == key)
-        .filter_map(|r| state.nodes.get(&r.node).map(|n| (r.number, r.node, n.node_id.as_str())))
+        .filter_map(|r| state.nodes.get(&r.node).map(|n| (r.container, r.node, n.node_id.as_str())))
         .collect();
     held.sort_unstable();
     let ids: Vec<&str> = held.iter().map(|(_, _, id)| *id).collect();
     java_order::node_map_order(&ids)
         .into_iter()
         .map(|i| held[i])
-        .find(|(number, node, id)| {
+        .find(|(container, node, id)| {
             *id != here.node_id
-                && calc.fits(wanted, app.reservations[number].resource)
+                && calc.fits(wanted, app.reservations[container].resource)
                 && state.nodes.contains_key(node)
         })
-        .map(|(number, node, _)| (node, number))
+        .map(|(container, node, _)| (node, container))
 }
 
 #[cfg(test)]

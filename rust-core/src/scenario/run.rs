@@ -2,7 +2,7 @@
 
 use super::{Expectation, Scenario, ScenarioError, Step};
 use crate::config::{ClusterSettings, Properties, SchedulerConfig};
-use crate::ids::{NodeKey, SchedulerKey, ANY};
+use crate::ids::{ContainerId, NodeKey, SchedulerKey, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
 use crate::resource::Resource;
@@ -23,9 +23,9 @@ pub struct Runner {
     refused_moves: HashMap<String, String>,
     next_app_id: i32,
     /// Containers allocated so far, by application name, oldest first.
-    containers: HashMap<String, Vec<u64>>,
+    containers: HashMap<String, Vec<ContainerId>>,
     /// Each managed application's AM container (its first).
-    am_containers: HashMap<String, u64>,
+    am_containers: HashMap<String, ContainerId>,
 }
 
 impl Runner {
@@ -146,9 +146,9 @@ impl Runner {
                             count += 1;
                             if let Some(name) = names.get(&a.app) {
                                 if a.key.priority == 0 && !self.am_containers.contains_key(name) {
-                                    self.am_containers.insert(name.clone(), a.number);
+                                    self.am_containers.insert(name.clone(), a.container);
                                 } else {
-                                    self.containers.entry(name.clone()).or_default().push(a.number);
+                                    self.containers.entry(name.clone()).or_default().push(a.container);
                                 }
                             }
                         }
@@ -164,15 +164,15 @@ impl Runner {
                 };
                 let st = self.scheduler.state();
                 let list = self.containers.entry(app.clone()).or_default();
-                let candidates: Vec<u64> = list
+                let candidates: Vec<ContainerId> = list
                     .iter()
                     .copied()
                     .filter(|c| on_node.is_none_or(|n| st.containers.get(&(key, *c)).is_some_and(|x| x.node == n)))
                     .collect();
                 let n = count.unwrap_or(candidates.len()).min(candidates.len());
-                let chosen: Vec<u64> = candidates[..n].to_vec();
+                let chosen: Vec<ContainerId> = candidates[..n].to_vec();
                 list.retain(|c| !chosen.contains(c));
-                let mut done: Vec<(u32, u64)> = chosen.into_iter().map(|c| (key, c)).collect();
+                let mut done: Vec<(u32, ContainerId)> = chosen.into_iter().map(|c| (key, c)).collect();
                 if count.is_none() && node.is_none() {
                     done.extend(self.am_containers.remove(app).map(|c| (key, c)));
                 }

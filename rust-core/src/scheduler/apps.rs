@@ -3,7 +3,7 @@
 //! removal, and containers recovered after an RM restart.
 
 use super::Scheduler;
-use crate::ids::{application_name, AppKey, ContainerRef, NodeKey, SchedulerKey};
+use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
 use crate::model::{App, Ask};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
 use crate::policy::ordering::fifo_key;
@@ -15,8 +15,7 @@ impl Scheduler {
         let queue = admission::admit(&self.state, sub)?;
         let key = self.state.next_app;
         self.state.next_app += 1;
-        let epoch = self.state.epoch;
-        let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority, epoch);
+        let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);
         app.am_resource = sub.am_resource;
         self.state.apps.insert(key, app);
         self.enqueue(key);
@@ -69,15 +68,22 @@ impl Scheduler {
     /// application that counted its user as active still does (Apache keys that by
     /// application, not attempt).
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
+        let epoch = self.state.epoch;
         if let Some(a) = self.state.apps.get_mut(&app) {
-            a.attempt = Some(attempt_id);
-            a.headroom_queue = None;
-            a.clear_requests();
+            a.start_attempt(attempt_id, epoch);
         }
         // Apache's addApplicationAttempt activates in the application's own leaf only.
         if let Some(queue) = self.state.apps.get(&app).map(|a| a.queue) {
             self.activate_pending(queue);
         }
+    }
+
+    /// Takes the next container number of `app`'s current attempt for a container the RM
+    /// makes itself (the RM's `getNewContainerId`), so that no container the scheduler
+    /// allocates later gets it. `None` for an unknown application or one without an attempt.
+    pub fn take_container_number(&mut self, app: AppKey) -> Option<u64> {
+        let a = self.state.apps.get_mut(&app).filter(|a| a.attempt.is_some())?;
+        Some(a.next_container_id().number)
     }
 
     /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
@@ -94,7 +100,7 @@ impl Scheduler {
     /// released too. Returns those containers.
     pub fn remove_app(&mut self, app: AppKey) -> Vec<ContainerRef> {
         let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
-        let left: Vec<ContainerRef> = a.containers.iter().map(|&n| (app, n)).collect();
+        let left: Vec<ContainerRef> = a.containers.iter().map(|&id| (app, id)).collect();
         let reserved: Vec<NodeKey> = a.reservations.values().map(|r| r.node).collect();
         let queue = a.queue;
         for node in reserved {
@@ -202,20 +208,22 @@ impl Scheduler {
     pub fn recover_container(
         &mut self,
         app: AppKey,
-        number: u64,
+        id: ContainerId,
         node: NodeKey,
         resource: Resource,
         key: SchedulerKey,
     ) -> bool {
         let s = &mut self.state;
-        if s.containers.contains_key(&(app, number)) || !s.nodes.contains_key(&node) {
+        if s.containers.contains_key(&(app, id)) || !s.nodes.contains_key(&node) {
             return false;
         }
         let Some(a) = s.apps.get_mut(&app) else { return false };
-        // New containers must not reuse a recovered number (same epoch: the RM restarted
-        // without bumping it, as with a non-persistent state store).
-        a.last_container_number = a.last_container_number.max(number);
-        s.book_container(app, number, node, resource, key);
+        // New containers of the same attempt must not reuse a recovered number (same
+        // epoch: the RM restarted without bumping it, as with a non-persistent state store).
+        if a.attempt == Some(id.attempt) {
+            a.last_container_number = a.last_container_number.max(id.number);
+        }
+        s.book_container(app, id, node, resource, key);
         true
     }
 }

@@ -127,23 +127,23 @@ impl Scheduler {
         let s = &mut self.state;
         let n = &s.nodes[&node];
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
-        let number = app.next_container_number();
+        let id = app.next_container_id();
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
         let still_asking = app.is_asking();
-        s.book_container(a.app, number, node, a.resource, a.key);
+        s.book_container(a.app, id, node, a.resource, a.key);
         if !still_asking {
             self.count_user_active(a.app, false);
         }
-        Allocation::decided(AllocationKind::Allocate, node, number, &a)
+        Allocation::decided(AllocationKind::Allocate, node, id, &a)
     }
 
     /// Holds `node` for `a`, which does not fit yet (see [`crate::model::State::book_reservation`]).
     fn reserve(&mut self, node: NodeKey, a: Assignment) -> Allocation {
         let app = self.state.apps.get_mut(&a.app).expect("reservation for a live application");
-        let number = app.next_container_number();
-        self.state.book_reservation(Reservation { app: a.app, number, node, key: a.key, resource: a.resource });
+        let container = app.next_container_id();
+        self.state.book_reservation(Reservation { app: a.app, container, node, key: a.key, resource: a.resource });
         log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
-        Allocation::decided(AllocationKind::Reserve, node, number, &a)
+        Allocation::decided(AllocationKind::Reserve, node, container, &a)
     }
 
     /// A heartbeat from a reserved node: fulfil the reservation if the container fits now,
@@ -198,12 +198,12 @@ impl Scheduler {
     /// (KILL_RESERVED_CONTAINER) ends its reservation. Unknown containers are ignored (the
     /// RM may report a container twice).
     pub fn release(&mut self, containers: &[ContainerRef]) {
-        for &(app, number) in containers {
-            let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&number)).map(|r| r.node);
+        for &(app, id) in containers {
+            let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&id)).map(|r| r.node);
             if let Some(node) = reserved_on {
                 self.state.unbook_reservation(node);
             } else {
-                self.state.unbook_container((app, number));
+                self.state.unbook_container((app, id));
             }
         }
     }

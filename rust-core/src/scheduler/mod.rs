@@ -15,7 +15,7 @@ mod refresh;
 pub use refresh::check_refresh;
 
 use crate::config::SchedulerConfig;
-use crate::ids::{AppKey, Locality, NodeKey, QueueIndex, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::model::{Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
@@ -42,8 +42,8 @@ pub struct Allocation {
     pub kind: AllocationKind,
     /// The application that gets it.
     pub app: AppKey,
-    /// Its number (`ContainerId.getContainerId()`).
-    pub number: u64,
+    /// The container (the attempt it goes to and its number there).
+    pub container: ContainerId,
     /// The node it goes on.
     pub node: NodeKey,
     /// Its size.
@@ -55,10 +55,9 @@ pub struct Allocation {
 }
 
 impl Allocation {
-    /// Container `number` on `node`, of the application, size, request and locality `a`
-    /// decided.
-    fn decided(kind: AllocationKind, node: NodeKey, number: u64, a: &Assignment) -> Allocation {
-        Allocation { kind, app: a.app, number, node, resource: a.resource, key: a.key, locality: a.locality }
+    /// `container` on `node`, of the application, size, request and locality `a` decided.
+    fn decided(kind: AllocationKind, node: NodeKey, container: ContainerId, a: &Assignment) -> Allocation {
+        Allocation { kind, app: a.app, container, node, resource: a.resource, key: a.key, locality: a.locality }
     }
 
     /// The RM drops reservation `r` (the application no longer needs the node).
@@ -66,7 +65,7 @@ impl Allocation {
         Allocation {
             kind: AllocationKind::Unreserve,
             app: r.app,
-            number: r.number,
+            container: r.container,
             node: r.node,
             resource: r.resource,
             key: r.key,

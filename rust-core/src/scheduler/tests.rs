@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::{ClusterSettings, SchedulerConfig};
-use crate::ids::{ContainerRef, ANY};
+use crate::ids::{ContainerId, ContainerRef, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
 
@@ -84,7 +84,7 @@ fn a_heartbeat_places_releases_and_books_every_record_at_once() {
     assert_eq!(used(&s, "root"), Resource::new(3 * GB, 3));
     assert_eq!(s.state().queues.get(1).users["alice"].used, Resource::new(3 * GB, 3));
     consistent(&s);
-    let finished: Vec<ContainerRef> = placed.iter().take(2).map(|a| (a.app, a.number)).collect();
+    let finished: Vec<ContainerRef> = placed.iter().take(2).map(|a| (a.app, a.container)).collect();
     s.node_heartbeat(n, &finished);
     assert_eq!(used(&s, "a"), Resource::new(GB, 1));
     // A container reported twice is ignored.
@@ -119,11 +119,11 @@ fn a_container_that_fits_no_node_yet_reserves_one_and_is_placed_there_later() {
     assert_eq!(used(&s, "b"), Resource::new(4 * GB, 1));
     assert_eq!(used(&s, "root"), Resource::new(16 * GB, 7));
     consistent(&s);
-    let finished = [(placed[0].app, placed[0].number)];
+    let finished = [(placed[0].app, placed[0].container)];
     let fulfilled = s.node_heartbeat(n, &finished);
     assert_eq!(fulfilled.len(), 1);
     assert_eq!(fulfilled[0].kind, AllocationKind::AllocateReserved);
-    assert_eq!(fulfilled[0].number, reserved[0].number, "the container keeps the reserved number");
+    assert_eq!(fulfilled[0].container, reserved[0].container, "the container keeps the reserved id");
     assert!(s.state().nodes[&n].reservation.is_none());
     assert_eq!(s.state().queues.get(0).reserved, Resource::ZERO);
     assert_eq!(used(&s, "b"), Resource::new(4 * GB, 1));
@@ -175,11 +175,40 @@ fn a_recovered_container_is_booked_once_and_numbers_continue_after_it() {
     let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
     let app = submit(&mut s, 1, "a", "u");
     let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
-    assert!(s.recover_container(app, 41, n, Resource::new(GB, 1), key));
-    assert!(!s.recover_container(app, 41, n, Resource::new(GB, 1), key), "already known");
-    assert!(!s.recover_container(app, 42, 99, Resource::new(GB, 1), key), "unknown node");
+    let id = |attempt, number| ContainerId { attempt, number };
+    assert!(s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key));
+    assert!(!s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key), "already known");
+    assert!(!s.recover_container(app, id(1, 42), 99, Resource::new(GB, 1), key), "unknown node");
     ask(&mut s, app, 1, 1);
-    assert_eq!(s.node_heartbeat(n, &[])[0].number, 42);
+    assert_eq!(s.node_heartbeat(n, &[])[0].container, id(1, 42));
+    consistent(&s);
+}
+
+#[test]
+fn a_later_attempt_numbers_its_containers_afresh_beside_the_ones_it_keeps() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 1, 2);
+    let first = beat(&mut s, n, 2);
+    let kept = ContainerId { attempt: 1, number: 2 };
+    assert_eq!(first[1].container, kept);
+    // The first attempt fails; its AM container ends, the other is kept for the next.
+    s.release(&[(app, first[0].container)]);
+    s.add_attempt(app, 2);
+    ask(&mut s, app, 1, 2);
+    let second = beat(&mut s, n, 2);
+    let ids: Vec<ContainerId> = second.iter().map(|a| a.container).collect();
+    assert_eq!(ids, [ContainerId { attempt: 2, number: 1 }, ContainerId { attempt: 2, number: 2 }]);
+    assert_eq!(s.state().apps[&app].containers.len(), 3, "number 2 twice, of two attempts");
+    s.release(&[(app, kept)]);
+    assert!(s.state().containers.contains_key(&(app, ContainerId { attempt: 2, number: 2 })));
+    assert_eq!(s.state().apps[&app].used, Resource::new(2 * GB, 2));
+    // A number the RM takes for a container of its own is skipped by the scheduler.
+    assert_eq!(s.take_container_number(app), Some(3));
+    ask(&mut s, app, 1, 1);
+    assert_eq!(beat(&mut s, n, 1)[0].container, ContainerId { attempt: 2, number: 4 });
+    assert_eq!(s.take_container_number(99), None);
     consistent(&s);
 }
 

@@ -51,14 +51,15 @@ final class AllocationApplier {
       RustSchedulerNode node =
           nodesByKey.getOrDefault((int) allocations[i + Wire.Allocation.NODE], heartbeatNode);
       int appKey = (int) allocations[i + Wire.Allocation.APP];
+      int attemptId = (int) allocations[i + Wire.Allocation.ATTEMPT];
       long number = allocations[i + Wire.Allocation.NUMBER];
       int kind = (int) allocations[i + Wire.Allocation.KIND];
       RustApplication app = appsByKey.get(appKey);
       RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-      if (attempt == null) {
+      if (attempt == null || attempt.getApplicationAttemptId().getAttemptId() != attemptId) {
         // The attempt went away since the core decided: give back what it was given.
         if (kind != Wire.Kind.UNRESERVE) {
-          releases.add(appKey, number);
+          releases.add(appKey, attemptId, number);
         }
         continue;
       }
@@ -88,7 +89,7 @@ final class AllocationApplier {
       RMContainer rmContainer = attempt.materialize(locality, node, key, container);
       if (rmContainer == null) {
         // The AM withdrew the ask since the core decided: give it back.
-        releases.add(appKey, number);
+        releases.add(appKey, attemptId, number);
         continue;
       }
       node.allocateContainer(rmContainer);

@@ -36,7 +36,7 @@ final class AmHeartbeat {
 
   /**
    * The RM's objects let go of the released containers now; returns them as
-   * {@code (application, number)} pairs for the core (most AM heartbeats release nothing,
+   * {@link Wire.ContainerRef} records for the core (most AM heartbeats release nothing,
    * and then take no scheduler lock).
    */
   long[] release(List<ContainerId> release, RustAppAttempt attempt) {
@@ -67,9 +67,10 @@ final class AmHeartbeat {
   /**
    * Gives the released containers, the asks and the blacklist changes to the core in one
    * crossing, and the asks and blacklist to the RM's request table under the attempt's lock
-   * (so the two agree); records and returns the headroom the core answers.
+   * (so the two agree); records the headroom the core answers on the attempt, whose
+   * allocation (and the RM's metrics) report it.
    */
-  Resource update(RustApplication app, RustAppAttempt attempt, long[] released,
+  void update(RustApplication app, RustAppAttempt attempt, long[] released,
       List<ResourceRequest> ask, List<String> blacklistAdditions,
       List<String> blacklistRemovals) {
     long[][] headroom = new long[1][];
@@ -80,10 +81,7 @@ final class AmHeartbeat {
     attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), released,
         asks.ints, asks.longs, asks.names, additions, removals, waitingForAm));
     attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
-    Resource room = Resource.newInstance(headroom[0][0], (int) headroom[0][1]);
-    attempt.setHeadroom(room);
-    attempt.setApplicationHeadroomForMetrics(room);
-    return room;
+    attempt.setHeadroom(Resource.newInstance(headroom[0][0], (int) headroom[0][1]));
   }
 
   private static String[] names(List<String> list) {

@@ -32,17 +32,20 @@ final class ApplicationApplier {
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
 
   private final RMContext rmContext;
+  private final NativeScheduler core;
   private final Map<ApplicationId, SchedulerApplication<RustAppAttempt>> applications;
   private final Map<Integer, RustApplication> appsByKey;
 
   /**
    * An applier that keeps {@code applications} (the scheduler's own records, by id) and
-   * {@code appsByKey} (the same, by the core's key) and tells {@code rmContext}'s dispatcher.
+   * {@code appsByKey} (the same, by the core's key) and tells {@code rmContext}'s dispatcher;
+   * attempts take container numbers the RM needs from {@code core}.
    */
-  ApplicationApplier(RMContext rmContext,
+  ApplicationApplier(RMContext rmContext, NativeScheduler core,
       Map<ApplicationId, SchedulerApplication<RustAppAttempt>> applications,
       Map<Integer, RustApplication> appsByKey) {
     this.rmContext = rmContext;
+    this.core = core;
     this.applications = applications;
     this.appsByKey = appsByKey;
   }
@@ -76,7 +79,8 @@ final class ApplicationApplier {
   void newAttempt(RustApplication app, ApplicationAttemptId attemptId, boolean transferState,
       boolean recovering) {
     RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(),
-        (RustQueue) app.getQueue(), rmContext, app.getPriority(), recovering);
+        (RustQueue) app.getQueue(), rmContext, app.getPriority(), recovering,
+        () -> core.takeContainerNumber(app.key()));
     if (transferState) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
     }

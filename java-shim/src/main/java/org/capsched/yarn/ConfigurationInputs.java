@@ -58,30 +58,41 @@ final class ConfigurationInputs {
       throws IOException {
     ConfigurationProvider provider = rmContext == null ? null
         : rmContext.getConfigurationProvider();
-    return new ConfigurationInputs(readFile(provider, configuration),
-        source(provider, configuration), capacityProperties(configuration, false),
+    String file = RustCapacityScheduler.CONFIGURATION_FILE;
+    InputStream fromStore = null;
+    if (provider != null && !(provider instanceof LocalConfigurationProvider)) {
+      try {
+        fromStore = provider.getConfigurationInputStream(configuration, file);
+      } catch (YarnException e) {
+        throw new IOException("Cannot read " + file + " from the ResourceManager's"
+            + " configuration store: " + e.getMessage(), e);
+      }
+    }
+    byte[] xml;
+    String source;
+    if (fromStore != null) {
+      xml = readAll(fromStore);
+      source = configuration.get(YarnConfiguration.FS_BASED_RM_CONF_STORE,
+          YarnConfiguration.DEFAULT_FS_BASED_RM_CONF_STORE) + "/" + file;
+    } else {
+      // The classpath, as with Apache's scheduler: by default, and when the file-system
+      // based store holds no capacity-scheduler.xml.
+      InputStream onClasspath = configuration.getConfResourceAsInputStream(file);
+      if (onClasspath == null) {
+        throw new IOException(file + " was not found on the ResourceManager's classpath"
+            + (provider instanceof LocalConfigurationProvider || provider == null ? ""
+                : " or in its configuration store")
+            + "; the Rust capacity scheduler needs it");
+      }
+      xml = readAll(onClasspath);
+      URL url = configuration.getResource(file);
+      source = url != null ? url.toString() : file;
+    }
+    return new ConfigurationInputs(xml, source, capacityProperties(configuration, false),
         capacityProperties(configuration, true), systemProperties());
   }
 
-  /**
-   * Reads capacity-scheduler.xml the way Apache's scheduler does: through the RM's
-   * configuration provider (the classpath by default, or the file-system based store).
-   */
-  private static byte[] readFile(ConfigurationProvider provider, Configuration configuration)
-      throws IOException {
-    String file = RustCapacityScheduler.CONFIGURATION_FILE;
-    InputStream in;
-    try {
-      in = provider != null
-          ? provider.getConfigurationInputStream(configuration, file)
-          : configuration.getConfResourceAsInputStream(file);
-    } catch (YarnException e) {
-      throw new IOException("Cannot read " + file + ": " + e.getMessage(), e);
-    }
-    if (in == null) {
-      throw new IOException(file + " was not found on the ResourceManager's "
-          + "classpath (or in its configuration store); the Rust capacity scheduler needs it");
-    }
+  private static byte[] readAll(InputStream in) throws IOException {
     try (InputStream stream = in) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       byte[] buf = new byte[8192];
@@ -91,17 +102,6 @@ final class ConfigurationInputs {
       }
       return out.toByteArray();
     }
-  }
-
-  /** The file's URL on the classpath, or its path in the file-system based store. */
-  private static String source(ConfigurationProvider provider, Configuration configuration) {
-    String file = RustCapacityScheduler.CONFIGURATION_FILE;
-    if (provider == null || provider instanceof LocalConfigurationProvider) {
-      URL url = configuration.getResource(file);
-      return url != null ? url.toString() : file;
-    }
-    return configuration.get(YarnConfiguration.FS_BASED_RM_CONF_STORE,
-        YarnConfiguration.DEFAULT_FS_BASED_RM_CONF_STORE) + "/" + file;
   }
 
   /**

@@ -107,8 +107,13 @@ final class NativeScheduler implements AutoCloseable {
     return removeApp(handle(), app);
   }
 
+  /** The next container number of the application's current attempt; -1 if it has none. */
+  long takeContainerNumber(int app) {
+    return takeContainerNumber(handle(), app);
+  }
+
   /**
-   * One AM heartbeat: the containers it released ({@code (application, number)} pairs), its
+   * One AM heartbeat: the containers it released ({@link Wire.ContainerRef} records), its
    * asks (see {@link Asks}) and its blacklist changes. Returns its headroom as
    * {@code [memory, vcores]}.
    */
@@ -140,9 +145,9 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /** Records a container a NodeManager reported after an RM restart; false if not taken. */
-  boolean recoverContainer(int app, long number, int node, long memory, long vcores,
+  boolean recoverContainer(int app, int attempt, long number, int node, long memory, long vcores,
       int priority, long allocationRequestId) {
-    return recoverContainer(handle(), app, number, node, memory, vcores, priority,
+    return recoverContainer(handle(), app, attempt, number, node, memory, vcores, priority,
         allocationRequestId);
   }
 
@@ -233,6 +238,8 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native long[] removeApp(long handle, int app);
 
+  private static native long takeContainerNumber(long handle, int app);
+
   private static native long[] allocate(long handle, int app, long[] released, int[] askInts,
       long[] askLongs, String[] askNames, String[] blacklistAdditions,
       String[] blacklistRemovals, boolean waitingForAm);
@@ -245,8 +252,8 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native void updatePriority(long handle, int app, int priority);
 
-  private static native boolean recoverContainer(long handle, int app, long number, int node,
-      long memory, long vcores, int priority, long allocationRequestId);
+  private static native boolean recoverContainer(long handle, int app, int attempt, long number,
+      int node, long memory, long vcores, int priority, long allocationRequestId);
 
   private static native long[] containerReport(long handle);
 

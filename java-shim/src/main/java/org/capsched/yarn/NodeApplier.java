@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import java.util.Map;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ClusterNodeTracker;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -18,15 +19,20 @@ final class NodeApplier {
   private final ClusterNodeTracker<FiCaSchedulerNode> nodeTracker;
   private final Map<Integer, RustSchedulerNode> nodesByKey;
   private final boolean usePortForNodeName;
+  /** The RM's node-label manager; null in an RM context without one. */
+  private final RMNodeLabelsManager labels;
 
   /**
    * An applier that keeps the RM's {@code nodeTracker} and {@code nodesByKey} (the same
    * nodes, by the core's key); with {@code usePortForNodeName}, a node's name (which asks
-   * name) is host:port, as the RM's own setting says.
+   * name) is host:port, as the RM's own setting says. Nodes are activated in, and
+   * deactivated from, the RM's node-label manager {@code labels} (null for none).
    */
   NodeApplier(ClusterNodeTracker<FiCaSchedulerNode> nodeTracker,
-      Map<Integer, RustSchedulerNode> nodesByKey, boolean usePortForNodeName) {
+      Map<Integer, RustSchedulerNode> nodesByKey, boolean usePortForNodeName,
+      RMNodeLabelsManager labels) {
     this.nodeTracker = nodeTracker;
+    this.labels = labels;
     this.nodesByKey = nodesByKey;
     this.usePortForNodeName = usePortForNodeName;
   }
@@ -41,20 +47,28 @@ final class NodeApplier {
     RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key);
     nodeTracker.addNode(node);
     nodesByKey.put(key, node);
+    // The RM's partition sizes (the default partition's resource, shown on its web pages
+    // and used in application reports) count the node, as Apache's scheduler arranges.
+    if (labels != null) {
+      labels.activateNode(rmNode.getNodeID(), rmNode.getTotalCapability());
+    }
     LOG.info("Added node {} ({}) with {}; cluster resource {}", rmNode.getNodeAddress(),
         rmNode.getRackName(), rmNode.getTotalCapability(), nodeTracker.getClusterCapacity());
   }
 
   /**
-   * The node has left; the core released {@code leftover} ({@code (application, number)}
-   * pairs), containers the RM's records no longer held.
+   * The node has left; the core released {@code leftover} ({@link Wire.ContainerRef}
+   * records), containers the RM's records no longer held.
    */
   void removed(RustSchedulerNode node, long[] leftover) {
     nodeTracker.removeNode(node.getNodeID());
     nodesByKey.remove(node.key());
+    if (labels != null) {
+      labels.deactivateNode(node.getNodeID());
+    }
     if (leftover.length > 0) {
       LOG.warn("Node {} still held {} containers the RM did not know; they were released",
-          node.getNodeID(), leftover.length / 2);
+          node.getNodeID(), leftover.length / Wire.ContainerRef.STRIDE);
     }
   }
 }

@@ -52,6 +52,11 @@ final class QueueViews {
     return out;
   }
 
+  /** The core's figures for the queue at {@code path}, now. */
+  QueueSnapshot snapshot(String path) {
+    return new QueueSnapshot(path, core.queueReport(), queues.get().indexOf(path));
+  }
+
   /**
    * The QueueInfo of the queue a client names by full path or unambiguous short name.
    *

@@ -2,10 +2,12 @@ package org.capsched.yarn;
 
 import java.util.Arrays;
 
+import org.apache.hadoop.yarn.api.records.ContainerId;
+
 /**
  * Containers the RM is done with (completed, released, expired, lost with their node, killed
- * with their attempt), on their way back to the core as (application key, container number)
- * pairs. While a batch is open they are gathered, and reach the core in one {@code release}
+ * with their attempt), on their way back to the core as {@link Wire.ContainerRef} records.
+ * While a batch is open they are gathered, and reach the core in one {@code release}
  * crossing when the outermost batch closes, or sooner: a heartbeat {@link #take}s them into
  * its own crossing, and {@link #flush} sends them before a core call that must see them.
  * With no batch open, each goes at once.
@@ -15,7 +17,7 @@ import java.util.Arrays;
  */
 final class ReleaseBatch {
   private final NativeScheduler core;
-  private long[] pairs = new long[16];
+  private long[] records = new long[3 * Wire.ContainerRef.STRIDE];
   private int count;
   private int depth;
 
@@ -36,13 +38,20 @@ final class ReleaseBatch {
     }
   }
 
-  /** Container {@code number} of application {@code appKey} has gone. */
-  void add(int appKey, long number) {
-    if (count + 2 > pairs.length) {
-      pairs = Arrays.copyOf(pairs, pairs.length * 2);
+  /** Container {@code id} of application {@code appKey} has gone. */
+  void add(int appKey, ContainerId id) {
+    add(appKey, id.getApplicationAttemptId().getAttemptId(), id.getContainerId());
+  }
+
+  /** Container {@code number} of attempt {@code attempt} of application {@code appKey} has gone. */
+  void add(int appKey, int attempt, long number) {
+    if (count + Wire.ContainerRef.STRIDE > records.length) {
+      records = Arrays.copyOf(records, records.length * 2);
     }
-    pairs[count++] = appKey;
-    pairs[count++] = number;
+    records[count + Wire.ContainerRef.APP] = appKey;
+    records[count + Wire.ContainerRef.ATTEMPT] = attempt;
+    records[count + Wire.ContainerRef.NUMBER] = number;
+    count += Wire.ContainerRef.STRIDE;
     if (depth == 0) {
       flush();
     }
@@ -50,7 +59,7 @@ final class ReleaseBatch {
 
   /** What was gathered, for a core call that releases them itself; the batch is emptied. */
   long[] take() {
-    long[] out = Arrays.copyOf(pairs, count);
+    long[] out = Arrays.copyOf(records, count);
     count = 0;
     return out;
   }

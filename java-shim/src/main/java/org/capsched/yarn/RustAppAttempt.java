@@ -1,12 +1,18 @@
 package org.capsched.yarn;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
 
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.api.records.UpdateContainerError;
 import org.apache.hadoop.yarn.api.records.UpdateContainerRequest;
@@ -22,6 +28,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerR
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,10 +45,74 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   static final String UPDATES_NOT_SUPPORTED = "Container updates (resource increase or decrease,"
       + " promotion or demotion) are not supported by RustCapacityScheduler";
 
+  /** Where container numbers come from: the core, which numbers every container. */
+  private final LongSupplier containerNumbers;
+
   RustAppAttempt(ApplicationAttemptId attemptId, String user, RustQueue queue,
-      RMContext rmContext, Priority priority, boolean recovering) {
+      RMContext rmContext, Priority priority, boolean recovering, LongSupplier containerNumbers) {
     super(attemptId, user, queue, queue.getAbstractUsersManager(), rmContext, priority,
         recovering);
+    this.containerNumbers = containerNumbers;
+  }
+
+  /**
+   * A number for a container the RM makes itself, taken from the core's count so that no
+   * container the core allocates later shares it (the RM's own counter, in its request
+   * table, is not the one that numbers this scheduler's containers).
+   */
+  @Override
+  public long getNewContainerId() {
+    return containerNumbers.getAsLong();
+  }
+
+  /**
+   * The attempt's usage as {@code yarn application -status}, the REST app view and the
+   * RM's app metrics read it: Apache's report (containers, used and reserved resources,
+   * resource-seconds of the running containers, share of the cluster) with the share of
+   * the queue taken against the queue's guarantee, as Apache's CapacityScheduler reports
+   * it. FiCaSchedulerApp's own version reaches that guarantee through a cast to Apache's
+   * queue class, which the RM would meet here as a ClassCastException.
+   */
+  @Override
+  public ApplicationResourceUsageReport getResourceUsageReport() {
+    writeLock.lock();
+    try {
+      Resource used = Resources.clone(attemptResourceUsage.getAllUsed());
+      Resource reserved = Resources.clone(attemptResourceUsage.getAllReserved());
+      Resource cluster = rmContext.getScheduler().getClusterResource();
+      ResourceCalculator calc = rmContext.getScheduler().getResourceCalculator();
+      float queueShare = 0;
+      float clusterShare = 0;
+      if (!calc.isAllInvalidDivisor(cluster)) {
+        Resource guarantee = Resources.multiply(cluster,
+            ((RustQueue) getQueue()).absoluteCapacity());
+        if (!calc.isAllInvalidDivisor(guarantee)) {
+          queueShare = calc.divide(cluster, used, guarantee) * 100;
+        }
+        clusterShare = calc.divide(cluster, used, cluster) * 100;
+      }
+      Map<String, Long> preempted = new HashMap<>();
+      preempted.put(ResourceInformation.MEMORY_MB.getName(), 0L);
+      preempted.put(ResourceInformation.VCORES.getName(), 0L);
+      return ApplicationResourceUsageReport.newInstance(liveContainers.size(),
+          reservedContainers.size(), used, reserved, Resources.add(used, reserved),
+          runningResourceSeconds(), queueShare, clusterShare, preempted);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Per resource, what the live containers have held so far times how long, in seconds. */
+  private Map<String, Long> runningResourceSeconds() {
+    long now = System.currentTimeMillis();
+    Map<String, Long> seconds = new HashMap<>();
+    for (RMContainer c : liveContainers.values()) {
+      long heldMillis = now - c.getCreationTime();
+      for (ResourceInformation r : c.getContainer().getResource().getResources()) {
+        seconds.merge(r.getName(), r.getValue() * heldMillis / 1000, Long::sum);
+      }
+    }
+    return seconds;
   }
 
   /**
@@ -93,6 +165,21 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
+   * How local the asks for {@code schedulerKey} wanted a container on {@code node} to be:
+   * node-local if one named the node, rack-local if one named its rack, else off-switch —
+   * the request locality Apache's allocator records beside where the container went.
+   */
+  private NodeType requestedLocality(SchedulerRequestKey schedulerKey, FiCaSchedulerNode node) {
+    if (getPendingAsk(schedulerKey, node.getNodeName()).getCount() > 0) {
+      return NodeType.NODE_LOCAL;
+    }
+    if (getPendingAsk(schedulerKey, node.getRackName()).getCount() > 0) {
+      return NodeType.RACK_LOCAL;
+    }
+    return NodeType.OFF_SWITCH;
+  }
+
+  /**
    * Records a container the core allocated. Returns null if the attempt stopped in the
    * meantime; the caller then gives the container back to the core.
    */
@@ -111,6 +198,7 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       // Keeps the RM's view of outstanding requests (web UI, QueueMetrics pending) in step.
       // Done first: should the RM's request table refuse the placement, nothing has been
       // recorded yet, and the RM carries on without this container.
+      NodeType requested = requestedLocality(schedulerKey, node);
       ContainerRequest request;
       try {
         request = appSchedulingInfo.allocate(type, node, schedulerKey, rmContainer);
@@ -127,6 +215,8 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
       rmContainer.setContainerRequest(request);
       rmContainer.handle(new RMContainerEvent(containerId, RMContainerEventType.START));
+      // The attempt's locality statistics (yarn application -status, the app's REST view).
+      incNumAllocatedContainers(type, requested);
       RMAuditLogger.logSuccess(getUser(), RMAuditLogger.AuditConstants.ALLOC_CONTAINER,
           "SchedulerApp", getApplicationId(), containerId, container.getResource(),
           getQueueName(), null);

@@ -131,10 +131,11 @@ public class RustCapacityScheduler
         in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties);
     releases = new ReleaseBatch(core);
     allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
-    apps = new ApplicationApplier(rmContext, applications, appsByKey);
+    apps = new ApplicationApplier(rmContext, core, applications, appsByKey);
     nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
-        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME));
+        YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME),
+        rmContext == null ? null : rmContext.getNodeLabelManager());
     views = new QueueViews(core, () -> queues);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
@@ -207,7 +208,7 @@ public class RustCapacityScheduler
     Container c = rmContainer.getContainer();
     SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
     boolean taken = app != null && node != null && core.recoverContainer(app.key(),
-        c.getId().getContainerId(), node.key(), c.getResource().getMemorySize(),
+        c.getId().getApplicationAttemptId().getAttemptId(), c.getId().getContainerId(), node.key(), c.getResource().getMemorySize(),
         c.getResource().getVirtualCores(), key.getPriority().getPriority(),
         key.getAllocationRequestId());
     if (taken) {
@@ -292,13 +293,9 @@ public class RustCapacityScheduler
     case MARK_CONTAINER_FOR_PREEMPTION:
       markForPreemption(((ContainerPreemptEvent) event).getContainer());
       break;
-    case MARK_CONTAINER_FOR_KILLABLE: {
-      RMContainer container = ((ContainerPreemptEvent) event).getContainer();
-      completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
-          container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
-          RMContainerEventType.KILL);
+    case MARK_CONTAINER_FOR_KILLABLE:
+      killContainer(((ContainerPreemptEvent) event).getContainer());
       break;
-    }
     case KILL_RESERVED_CONTAINER:
       end(((ContainerPreemptEvent) event).getContainer(),
           "Reservation killed by the ResourceManager", RMContainerEventType.KILL);
@@ -438,7 +435,7 @@ public class RustCapacityScheduler
     long[] leftover = core.removeApp(app.key());
     if (leftover.length > 0) {
       LOG.warn("Application {} still held {} containers at removal; they were released",
-          e.getApplicationID(), leftover.length / 2);
+          e.getApplicationID(), leftover.length / Wire.ContainerRef.STRIDE);
     }
   }
 
@@ -471,7 +468,7 @@ public class RustCapacityScheduler
       RustApplication app = (RustApplication) applications.get(
           id.getApplicationAttemptId().getApplicationId());
       if (app != null) {
-        releases.add(app.key(), id.getContainerId());
+        releases.add(app.key(), id);
       }
       LOG.debug("Container {} finished ({})", id, event);
     } finally {
@@ -479,11 +476,16 @@ public class RustCapacityScheduler
     }
   }
 
-  /** Kills a container on the RM's behalf. */
+  /**
+   * Kills a container on the RM's behalf (a node over its new size too long, a test): as
+   * with Apache's scheduler, it ends as preempted, so the attempt it ends does not count
+   * against the application's maximum attempts.
+   */
   @Override
   public void killContainer(RMContainer container) {
-    completedContainer(container, SchedulerUtils.createKilledContainerStatus(
-        container.getContainerId(), "Killed by the ResourceManager"), RMContainerEventType.KILL);
+    completedContainer(container, SchedulerUtils.createPreemptedContainerStatus(
+        container.getContainerId(), SchedulerUtils.PREEMPTED_CONTAINER),
+        RMContainerEventType.KILL);
   }
 
   // ----- the ApplicationMaster protocol -------------------------------------------------
@@ -512,12 +514,13 @@ public class RustCapacityScheduler
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
-    Resource room = am.update(app, attempt, released, ask, blacklistAdditions,
-        blacklistRemovals);
+    am.update(app, attempt, released, ask, blacklistAdditions, blacklistRemovals);
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
-    // placementConstraintEnabled() is false, and tells the AM why.
-    return new Allocation(attempt.pullNewlyAllocatedContainers(), room, null, null, null,
-        attempt.pullUpdatedNMTokens());
+    // placementConstraintEnabled() is false, and tells the AM why. The attempt's answer
+    // carries the new containers, the headroom the core gave, the containers the RM asked
+    // back (an over-committed node), and those recovered from earlier attempts.
+    return attempt.getAllocation(getResourceCalculator(), getClusterResource(),
+        getMinimumResourceCapability());
   }
 
   // ----- moves and priorities ------------------------------------------------------------

@@ -59,6 +59,11 @@ final class RustQueue implements Queue {
     return metrics;
   }
 
+  /** The guarantee, a fraction of the cluster, as the core works it out now. */
+  double absoluteCapacity() {
+    return views.snapshot(path).getAbsoluteCapacity();
+  }
+
   @Override
   public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
     return views.queueInfo(path, includeChildQueues, recursive);

@@ -16,17 +16,32 @@ final class Wire {
   /** Fields of one allocation in {@code nodeUpdate}'s result (longs). */
   static final class Allocation {
     static final int APP = 0;
-    static final int NUMBER = 1;
-    static final int MEMORY = 2;
-    static final int VCORES = 3;
-    static final int PRIORITY = 4;
-    static final int ALLOCATION_REQUEST_ID = 5;
-    static final int LOCALITY = 6;
-    static final int KIND = 7;
-    static final int NODE = 8;
-    static final int STRIDE = 9;
+    static final int ATTEMPT = 1;
+    static final int NUMBER = 2;
+    static final int MEMORY = 3;
+    static final int VCORES = 4;
+    static final int PRIORITY = 5;
+    static final int ALLOCATION_REQUEST_ID = 6;
+    static final int LOCALITY = 7;
+    static final int KIND = 8;
+    static final int NODE = 9;
+    static final int STRIDE = 10;
 
     private Allocation() {
+    }
+  }
+
+  /**
+   * Fields of one container in the lists of containers that cross the boundary: released
+   * or finished ones (to the core), lost or left ones (from it).
+   */
+  static final class ContainerRef {
+    static final int APP = 0;
+    static final int ATTEMPT = 1;
+    static final int NUMBER = 2;
+    static final int STRIDE = 3;
+
+    private ContainerRef() {
     }
   }
 
@@ -96,12 +111,13 @@ final class Wire {
   /** Fields of one container in {@code containerReport}'s result (longs; test builds). */
   static final class ContainerReport {
     static final int APP = 0;
-    static final int NUMBER = 1;
-    static final int NODE = 2;
-    static final int MEMORY = 3;
-    static final int VCORES = 4;
-    static final int RESERVED = 5;
-    static final int STRIDE = 6;
+    static final int ATTEMPT = 1;
+    static final int NUMBER = 2;
+    static final int NODE = 3;
+    static final int MEMORY = 4;
+    static final int VCORES = 5;
+    static final int RESERVED = 6;
+    static final int STRIDE = 7;
 
     private ContainerReport() {
     }

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -53,7 +54,7 @@ public final class ConsistencyCheck {
       RustApplication app = appsByKey.get(appKey);
       RustSchedulerNode node = nodesByKey.get(nodeKey);
       inCore.add(describe(app == null ? "app-key-" + appKey : app.getApplicationId().toString(),
-          r[i + Wire.ContainerReport.NUMBER],
+          (int) r[i + Wire.ContainerReport.ATTEMPT], r[i + Wire.ContainerReport.NUMBER],
           node == null ? "node-key-" + nodeKey : node.getNodeID().toString(), memory, vcores,
           reserved));
       if (!reserved) {
@@ -71,14 +72,12 @@ public final class ConsistencyCheck {
       String appId = attempt.getApplicationId().toString();
       for (RMContainer c : attempt.getLiveContainers()) {
         Resource size = c.getContainer().getResource();
-        inRm.add(describe(appId, c.getContainerId().getContainerId(),
-            c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+        inRm.add(describe(appId, c.getContainerId(), c.getAllocatedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
             false));
       }
       for (RMContainer c : attempt.getReservedContainers()) {
         Resource size = c.getReservedResource();
-        inRm.add(describe(appId, c.getContainerId().getContainerId(),
-            c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
+        inRm.add(describe(appId, c.getContainerId(), c.getReservedNode().toString(), size.getMemorySize(), size.getVirtualCores(),
             true));
       }
     }
@@ -113,9 +112,15 @@ public final class ConsistencyCheck {
     return out;
   }
 
-  private static String describe(String app, long number, String node, long memory,
+  private static String describe(String app, ContainerId id, String node, long memory,
       long vcores, boolean reserved) {
-    return String.format("%s container %d on %s: %d MB/%d vcores%s", app, number, node, memory,
-        vcores, reserved ? " (reserved)" : "");
+    return describe(app, id.getApplicationAttemptId().getAttemptId(), id.getContainerId(), node,
+        memory, vcores, reserved);
+  }
+
+  private static String describe(String app, int attempt, long number, String node,
+      long memory, long vcores, boolean reserved) {
+    return String.format("%s attempt %d container %d on %s: %d MB/%d vcores%s", app, attempt,
+        number, node, memory, vcores, reserved ? " (reserved)" : "");
   }
 }

@@ -64,10 +64,11 @@ public class NativeBoundaryTest {
   public void malformedArgumentsAreIllegalArgumentExceptions() {
     try (NativeScheduler core = create(XML)) {
       try {
-        core.release(new long[] {1});
-        fail("accepted an odd-length container list");
+        core.release(new long[] {1, 1});
+        fail("accepted a container list of part of a record");
       } catch (IllegalArgumentException e) {
-        assertTrue(e.getMessage(), e.getMessage().contains("odd length 1"));
+        assertTrue(e.getMessage(), e.getMessage().contains("length 2; expected (application,"
+            + " attempt, number) records of 3 longs"));
       }
       try {
         core.allocate(0, new long[0], new int[3], new long[0], new String[] {"*"},
