@@ -33,3 +33,8 @@ fi
 echo "rust: ${rust_passed} passed; java+integration: $((java_tests - java_failed)) passed, ${java_failed} failed"
 echo "$((rust_passed + java_tests - java_failed)) passed, ${java_failed} failed"
 [ "$java_failed" -eq 0 ]
+
+echo "== Apache's ResourceManager tests with both schedulers (gradle :java-shim:apacheRmTests, quick list)"
+# Fails when a test passes with Apache's CapacityScheduler and not with ours without a
+# reason listed in integration-tests/apache-rm-tests/only-apache.txt.
+run_gradle :java-shim:apacheRmTests
