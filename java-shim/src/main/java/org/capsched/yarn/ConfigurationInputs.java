@@ -1,13 +1,17 @@
 package org.capsched.yarn;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.LocalConfigurationProvider;
@@ -90,6 +94,41 @@ final class ConfigurationInputs {
     }
     return new ConfigurationInputs(xml, source, capacityProperties(configuration, false),
         capacityProperties(configuration, true), systemProperties());
+  }
+
+  /**
+   * The inputs when the configuration lives in a mutable store: the store's entries, in
+   * place of the file and over every capacity key of the RM's own configuration (even
+   * those set in code), as Apache's store-backed provider layers them.
+   */
+  static ConfigurationInputs fromStore(Configuration storeEntries, Configuration configuration,
+      String source) throws IOException {
+    ByteArrayOutputStream xml = new ByteArrayOutputStream();
+    storeEntries.writeXml(xml);
+    List<String> rmKeys = new ArrayList<>(Arrays.asList(capacityProperties(configuration, false)));
+    rmKeys.addAll(Arrays.asList(capacityProperties(configuration, true)));
+    return new ConfigurationInputs(xml.toByteArray(), source, rmKeys.toArray(new String[0]),
+        new String[0], systemProperties());
+  }
+
+  /**
+   * These inputs as one Hadoop Configuration over {@code configuration} (the RM's): the
+   * file's keys over those of the RM's files, under those set in code.
+   */
+  Configuration merged(Configuration configuration) {
+    Configuration file = new Configuration(false);
+    file.addResource(new ByteArrayInputStream(xml), source);
+    Set<String> setInCode = new HashSet<>();
+    for (int i = 0; i < codeCapacityProperties.length; i += 2) {
+      setInCode.add(codeCapacityProperties[i]);
+    }
+    Configuration out = new Configuration(configuration);
+    for (Map.Entry<String, String> e : file) {
+      if (!setInCode.contains(e.getKey())) {
+        out.set(e.getKey(), e.getValue(), source);
+      }
+    }
+    return out;
   }
 
   private static byte[] readAll(InputStream in) throws IOException {

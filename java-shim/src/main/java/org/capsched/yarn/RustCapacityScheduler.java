@@ -36,6 +36,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Allocation;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.MutableConfScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.MutableConfigurationProvider;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
@@ -71,11 +74,13 @@ import org.slf4j.LoggerFactory;
  * {@link ApplicationApplier} (applications and attempts), {@link NodeApplier} (nodes),
  * {@link QueueViews} (what clients
  * read about queues). Finished containers go back to the core through a
- * {@link ReleaseBatch}, and {@link ConfigurationInputs} gathers what the core's
- * configuration is built from. It makes no scheduling decision of its own.
+ * {@link ReleaseBatch}, and {@link ConfigurationSource} gathers what the core's
+ * configuration is built from (capacity-scheduler.xml, or a mutable store). It makes no
+ * scheduling decision of its own.
  */
 public class RustCapacityScheduler
-    extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode> implements Configurable {
+    extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode>
+    implements Configurable, MutableConfScheduler {
 
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
 
@@ -84,6 +89,9 @@ public class RustCapacityScheduler
 
   private Configuration conf;
   private NativeScheduler core;
+  private ConfigurationSource source;
+  /** The configuration the core last accepted, as Hadoop's Configuration shows it. */
+  private volatile Configuration accepted;
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
@@ -125,7 +133,8 @@ public class RustCapacityScheduler
     this.applications = new ConcurrentHashMap<>();
     this.minimumAllocation = super.getMinimumAllocation();
     initMaximumResourceCapability(super.getMaximumAllocation());
-    ConfigurationInputs in = ConfigurationInputs.read(rmContext, configuration);
+    source = ConfigurationSource.open(rmContext, configuration);
+    ConfigurationInputs in = source.read(configuration);
     long epoch = rmContext == null ? 0 : rmContext.getEpoch();
     core = new NativeScheduler(in.xml, in.source, clusterSettings(configuration), epoch,
         in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties);
@@ -139,6 +148,7 @@ public class RustCapacityScheduler
     views = new QueueViews(core, () -> queues);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
+    accepted = source.merged(in, configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
@@ -156,6 +166,9 @@ public class RustCapacityScheduler
   @Override
   public void serviceStop() throws Exception {
     super.serviceStop();
+    if (source != null) {
+      source.close();
+    }
     if (core != null) {
       core.close();
     }
@@ -167,7 +180,7 @@ public class RustCapacityScheduler
    */
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
-    ConfigurationInputs in = ConfigurationInputs.read(rmContext, newConf);
+    ConfigurationInputs in = source.read(newConf);
     String[] warnings;
     try {
       warnings = core.refresh(in.xml, in.source, in.fileCapacityProperties,
@@ -180,6 +193,7 @@ public class RustCapacityScheduler
       LOG.warn("Queue refresh from {}: {}", in.source, warning);
     }
     rebuildQueues(newConf);
+    accepted = source.merged(in, newConf);
     super.reinitialize(newConf, context);
     LOG.info("Queues refreshed from {}: {}", in.source, queues);
   }
@@ -657,6 +671,32 @@ public class RustCapacityScheduler
   /** The RM-side queues as the core last loaded them, for tests. */
   QueueDirectory queues() {
     return queues;
+  }
+
+  // ----- mutable configuration (yarn.scheduler.configuration.store.class) -----------------
+
+  /** True when the configuration lives in a store that REST and yarn schedulerconf change. */
+  @Override
+  public boolean isConfigurationMutable() {
+    return source.isMutable();
+  }
+
+  /** The store's provider, which the RM's REST, admin and HA code drive; null for the file. */
+  @Override
+  public MutableConfigurationProvider getMutableConfProvider() {
+    return source.provider();
+  }
+
+  /** The configuration the core runs with now. */
+  @Override
+  public Configuration getConfiguration() {
+    return new Configuration(accepted);
+  }
+
+  /** A queue by full path or unambiguous short name (the queue-admin ACL policy asks). */
+  @Override
+  public Queue getQueue(String queueName) {
+    return queueName == null ? null : queues.resolve(queueName);
   }
 
   /**

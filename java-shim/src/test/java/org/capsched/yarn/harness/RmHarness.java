@@ -1,7 +1,6 @@
 package org.capsched.yarn.harness;
 
 import java.lang.reflect.Field;
-import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,21 +58,6 @@ public final class RmHarness {
     conf.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
         dir.resolve("node-labels").toUri().toString());
     return conf;
-  }
-
-  /** Resolves capacity-scheduler.xml to one file and everything else as its parent does. */
-  private static final class CapacitySchedulerXmlLoader extends ClassLoader {
-    private final URL file;
-
-    CapacitySchedulerXmlLoader(ClassLoader parent, URL file) {
-      super(parent);
-      this.file = file;
-    }
-
-    @Override
-    public URL getResource(String name) {
-      return YarnConfiguration.CS_CONFIGURATION_FILE.equals(name) ? file : super.getResource(name);
-    }
   }
 
   /** Starts an RM; throws whatever the RM throws when the configuration is refused. */
