@@ -46,6 +46,9 @@ pub struct QueueRow {
     pub maximum_am_resource_percent: f64,
     /// `max-parallel-apps`, when limited.
     pub max_parallel_apps: Option<i64>,
+    /// The largest container the queue's applications may ask for
+    /// (`maximum-allocation-mb` / `-vcores`, the cluster's by default).
+    pub maximum_allocation: Resource,
 }
 
 /// Every queue's row, in tree order (root first, parents before children).
@@ -90,6 +93,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 minimum_user_limit_percent: q.config.minimum_user_limit_percent,
                 maximum_am_resource_percent: q.config.maximum_am_resource_percent,
                 max_parallel_apps: q.config.max_parallel_apps,
+                maximum_allocation: q.config.maximum_allocation,
             }
         })
         .collect()

@@ -147,8 +147,12 @@ wire_constants! {
         MAXIMUM_APPLICATIONS = 5;
         /// `max-parallel-apps`, -1 when unlimited.
         MAX_PARALLEL_APPS = 6;
+        /// The largest container's memory, MiB (`maximum-allocation-mb`).
+        MAXIMUM_ALLOCATION_MEMORY = 7;
+        /// The largest container's virtual cores (`maximum-allocation-vcores`).
+        MAXIMUM_ALLOCATION_VCORES = 8;
         /// Longs per queue.
-        STRIDE = 7;
+        STRIDE = 9;
     }
 }
 
@@ -259,6 +263,8 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::PARENT] = q.parent.map_or(-1, |p| p as i64);
         count[c::MAXIMUM_APPLICATIONS] = q.maximum_applications;
         count[c::MAX_PARALLEL_APPS] = q.max_parallel_apps.unwrap_or(-1);
+        count[c::MAXIMUM_ALLOCATION_MEMORY] = q.maximum_allocation.memory_mb;
+        count[c::MAXIMUM_ALLOCATION_VCORES] = q.maximum_allocation.vcores;
     }
     (figures, counts)
 }

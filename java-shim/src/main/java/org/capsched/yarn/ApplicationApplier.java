@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueInvalidException;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,33 @@ final class ApplicationApplier {
     LOG.info("Rejected {}: {}", id, reason);
     rmContext.getDispatcher().getEventHandler()
         .handle(new RMAppEvent(id, RMAppEventType.APP_REJECTED, reason));
+  }
+
+  /**
+   * The core refused an application the RM is recovering: its queue is gone
+   * ({@code queueExists} false), or is no longer a leaf, since the RM last ran. As with
+   * Apache's scheduler the RM kills the application and says why, or, with
+   * {@code failFast} ({@code yarn.scheduler.capacity.application.fail-fast}), refuses to
+   * start.
+   */
+  void refusedOnRecovery(ApplicationId id, String queue, boolean queueExists, boolean failFast) {
+    if (failFast) {
+      throw new QueueInvalidException(queueExists
+          ? "Queue named " + queue + " is no longer a leaf queue during application recovery."
+              + " Changing a leaf queue to a parent queue during recovery is not presently"
+              + " supported by the capacity scheduler. Please restart with leaf queues before"
+              + " shutdown/restart continuing as leaf queues."
+          : "Queue named " + queue + " missing during application recovery. Queue removal"
+              + " during recovery is not presently supported by the capacity scheduler,"
+              + " please restart with all queues configured which were present before"
+              + " shutdown/restart.");
+    }
+    String reason = "Application killed on recovery as it was submitted to queue " + queue
+        + (queueExists ? " which is no longer a leaf queue after restart."
+            : " which no longer exists after restart.");
+    LOG.warn("{}: {}", id, reason);
+    rmContext.getDispatcher().getEventHandler()
+        .handle(new RMAppEvent(id, RMAppEventType.KILL, reason));
   }
 
   /** The core admitted the submission to {@code queue} under {@code key}. */

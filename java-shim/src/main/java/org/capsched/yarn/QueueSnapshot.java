@@ -115,6 +115,16 @@ public final class QueueSnapshot {
     return v < 0 ? Integer.MAX_VALUE : (int) v;
   }
 
+  /** The largest container its applications may ask for ({@code maximum-allocation-*}). */
+  public long getMaximumAllocationMb() {
+    return counts[count + Wire.QueueCounts.MAXIMUM_ALLOCATION_MEMORY];
+  }
+
+  /** The largest container's virtual cores. */
+  public long getMaximumAllocationVcores() {
+    return counts[count + Wire.QueueCounts.MAXIMUM_ALLOCATION_VCORES];
+  }
+
   @Override
   public String toString() {
     return String.format("%s capacity=%.4f max=%.4f abs=%.4f absMax=%.4f used=%d MB",

@@ -84,6 +84,9 @@ public class RustCapacityScheduler
 
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
 
+  /** Whether a recovered application whose queue is gone stops the RM from starting. */
+  private static final String APPLICATION_FAIL_FAST = "yarn.scheduler.capacity.application.fail-fast";
+
   /** The file Apache's CapacityScheduler reads, and so do we. */
   public static final String CONFIGURATION_FILE = YarnConfiguration.CS_CONFIGURATION_FILE;
 
@@ -400,7 +403,12 @@ public class RustCapacityScheduler
           sub.am.getVirtualCores());
       apps.admitted(sub, key, queues.byPath(core.applicationQueue(key)));
     } catch (ApplicationRejectedException rejection) {
-      apps.rejected(sub.id, rejection.getMessage());
+      if (sub.recovering) {
+        apps.refusedOnRecovery(sub.id, sub.queue, queues.resolve(sub.queue) != null,
+            conf.getBoolean(APPLICATION_FAIL_FAST, false));
+      } else {
+        apps.rejected(sub.id, rejection.getMessage());
+      }
     }
   }
 
@@ -521,7 +529,7 @@ public class RustCapacityScheduler
       LOG.error("allocate() from unknown or previous attempt {}", attemptId);
       return EMPTY_ALLOCATION;
     }
-    normalizeResourceRequests(ask);
+    normalizeResourceRequests(ask, app.getQueue().getQueueName());
     long[] released = am.release(release, attempt);
     if (attempt.isStopped()) {
       am.stopped(released);
@@ -666,6 +674,20 @@ public class RustCapacityScheduler
   @Override
   public List<ApplicationAttemptId> getAppsInQueue(String queueName) {
     return views.appsInQueue(queueName, applications.values());
+  }
+
+  /**
+   * The largest container an application of {@code queueName} may ask for: the queue's
+   * {@code maximum-allocation-*} within what the registered nodes allow, as Apache's
+   * scheduler answers the RM's request validation; the cluster's for an unknown queue.
+   */
+  @Override
+  public Resource getMaximumResourceCapability(String queueName) {
+    Resource cluster = getMaximumResourceCapability();
+    RustQueue queue = queueName == null || queueName.isEmpty() ? null
+        : queues.resolve(queueName);
+    return queue == null ? cluster
+        : Resources.componentwiseMin(queue.maximumAllocation(), cluster);
   }
 
   /** The RM-side queues as the core last loaded them, for tests. */

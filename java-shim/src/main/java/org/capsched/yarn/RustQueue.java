@@ -59,6 +59,12 @@ final class RustQueue implements Queue {
     return metrics;
   }
 
+  /** The largest container its applications may ask for, as configured. */
+  Resource maximumAllocation() {
+    QueueSnapshot q = views.snapshot(path);
+    return Resource.newInstance(q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores());
+  }
+
   /** The guarantee, a fraction of the cluster, as the core works it out now. */
   double absoluteCapacity() {
     return views.snapshot(path).getAbsoluteCapacity();

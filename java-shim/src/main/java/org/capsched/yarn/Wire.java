@@ -102,7 +102,9 @@ final class Wire {
     static final int PARENT = 4;
     static final int MAXIMUM_APPLICATIONS = 5;
     static final int MAX_PARALLEL_APPS = 6;
-    static final int STRIDE = 7;
+    static final int MAXIMUM_ALLOCATION_MEMORY = 7;
+    static final int MAXIMUM_ALLOCATION_VCORES = 8;
+    static final int STRIDE = 9;
 
     private QueueCounts() {
     }

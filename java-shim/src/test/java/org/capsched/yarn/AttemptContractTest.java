@@ -27,6 +27,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
@@ -86,8 +87,12 @@ public class AttemptContractTest {
   }
 
   private MockRM start(int maxAttempts) throws Exception {
+    return start(maxAttempts, ONE_QUEUE);
+  }
+
+  private MockRM start(int maxAttempts, String capacitySchedulerXml) throws Exception {
     YarnConfiguration conf = RmHarness.configuration(schedulerClass,
-        ONE_QUEUE.getBytes(StandardCharsets.UTF_8));
+        capacitySchedulerXml.getBytes(StandardCharsets.UTF_8));
     conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, maxAttempts);
     MockRM rm = RmHarness.start(conf);
     rms.add(rm);
@@ -322,5 +327,60 @@ public class AttemptContractTest {
       out.add(c.getId());
     }
     return out;
+  }
+
+  @Test(timeout = 120_000)
+  public void asksAreCheckedAgainstTheQueuesMaximumAllocation() throws Exception {
+    MockRM rm = start(1, RmHarness.xml("root.queues", "default", "root.default.capacity", "100",
+        "maximum-am-resource-percent", "1.0", "root.default.maximum-allocation-mb", "2048"));
+    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
+    RMApp app = submit(rm, false);
+    MockAM[] am = new MockAM[1];
+    launch(rm, app, nm, am);
+    String refusal = null;
+    try {
+      am[0].allocate(ResourceRequest.ANY, 4 * GB, 1, Collections.<ContainerId>emptyList());
+    } catch (Exception e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof InvalidResourceRequestException) {
+          refusal = t.getMessage();
+        }
+      }
+    }
+    assertNotNull("a 4 GB ask in a queue whose largest container is 2 GB is refused", refusal);
+    assertTrue(refusal, refusal.contains("maximum allowed allocation=<memory:2048"));
+    am[0].allocate(ResourceRequest.ANY, 2 * GB, 1, Collections.<ContainerId>emptyList());
+    assertEquals(1, RmHarness.collect(rm, am[0], nm, 1).size());
+    assertConsistent(rm);
+  }
+
+  @Test(timeout = 180_000)
+  public void aRecoveredApplicationWhoseQueueIsGoneIsKilledWithTheReason() throws Exception {
+    String twoQueues = RmHarness.xml("root.queues", "default,b", "root.default.capacity", "50",
+        "root.b.capacity", "50", "maximum-am-resource-percent", "1.0");
+    YarnConfiguration conf1 = RmHarness.configuration(schedulerClass,
+        twoQueues.getBytes(StandardCharsets.UTF_8));
+    conf1.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf1.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    MockRM rm1 = RmHarness.start(conf1);
+    rms.add(rm1);
+    MockNM nm = rm1.registerNode("h1:1234", 8 * GB, 8);
+    RMApp inB = MockRMAppSubmitter.submit(rm1, MockRMAppSubmissionData.Builder
+        .createWithMemory(GB, rm1).withQueue("b").withUser("u").build());
+    MockRM.launchAndRegisterAM(inB, rm1, nm);
+
+    // The RM restarts with b gone from capacity-scheduler.xml.
+    YarnConfiguration conf2 = RmHarness.configuration(schedulerClass,
+        ONE_QUEUE.getBytes(StandardCharsets.UTF_8));
+    conf2.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf2.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    MockRM rm2 = RmHarness.start(conf2, rm1.getRMStateStore());
+    rms.add(rm2);
+    rm2.waitForState(inB.getApplicationId(), RMAppState.KILLED);
+    String diagnostics = rm2.getRMContext().getRMApps().get(inB.getApplicationId())
+        .getDiagnostics().toString();
+    assertTrue(diagnostics, diagnostics.contains(
+        "Application killed on recovery as it was submitted to queue"));
+    assertTrue(diagnostics, diagnostics.contains("which no longer exists after restart."));
   }
 }
