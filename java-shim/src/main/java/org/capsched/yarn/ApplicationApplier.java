@@ -1,11 +1,13 @@
 package org.capsched.yarn;
 
+import java.util.List;
 import java.util.Map;
 
 import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.records.ApplicationStateData;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
@@ -108,11 +110,18 @@ final class ApplicationApplier {
       boolean recovering) {
     RustAppAttempt attempt = new RustAppAttempt(attemptId, app.getUser(),
         (RustQueue) app.getQueue(), rmContext, app.getPriority(), recovering,
-        () -> core.takeContainerNumber(app.key()));
+        () -> core.takeContainerNumber(app.key()), asks -> restoreAsks(app, asks));
     if (transferState) {
       attempt.transferStateFromPreviousAttempt(app.getCurrentAppAttempt());
     }
     app.setCurrentAppAttempt(attempt);
+  }
+
+  /** Asks the RM gave back to {@code app}'s attempt reach the core as if its AM sent them. */
+  private void restoreAsks(RustApplication app, List<ResourceRequest> asks) {
+    Asks encoded = Asks.encode(asks);
+    core.allocate(app.key(), new long[0], encoded.ints, encoded.longs, encoded.names,
+        new String[0], new String[0], false);
   }
 
   /** The core has the new attempt: it counts in the metrics, and the RM may launch it. */

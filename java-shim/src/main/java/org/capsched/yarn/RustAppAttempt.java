@@ -1,9 +1,11 @@
 package org.capsched.yarn;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -47,12 +49,43 @@ final class RustAppAttempt extends FiCaSchedulerApp {
 
   /** Where container numbers come from: the core, which numbers every container. */
   private final LongSupplier containerNumbers;
+  /** Where asks the RM gives back to the attempt go: the core, as if the AM asked again. */
+  private final Consumer<List<ResourceRequest>> restoredAsks;
 
   RustAppAttempt(ApplicationAttemptId attemptId, String user, RustQueue queue,
-      RMContext rmContext, Priority priority, boolean recovering, LongSupplier containerNumbers) {
+      RMContext rmContext, Priority priority, boolean recovering, LongSupplier containerNumbers,
+      Consumer<List<ResourceRequest>> restoredAsks) {
     super(attemptId, user, queue, queue.getAbstractUsersManager(), rmContext, priority,
         recovering);
     this.containerNumbers = containerNumbers;
+    this.restoredAsks = restoredAsks;
+  }
+
+  /**
+   * A container killed before its AM pulled it (its node restarted, say): the RM puts the
+   * asks it satisfied back into the attempt's request table, and the core gets the
+   * outstanding counts at those places, so that it places the container again without the
+   * AM asking.
+   */
+  @Override
+  public void recoverResourceRequestsForContainer(ContainerRequest request) {
+    writeLock.lock();
+    try {
+      super.recoverResourceRequestsForContainer(request);
+      if (isStopped) {
+        return;
+      }
+      List<ResourceRequest> outstanding = new ArrayList<>();
+      for (ResourceRequest asked : request.getResourceRequests()) {
+        ResourceRequest now = ResourceRequest.clone(asked);
+        now.setNumContainers(getOutstandingAsksCount(SchedulerRequestKey.create(asked),
+            asked.getResourceName()));
+        outstanding.add(now);
+      }
+      restoredAsks.accept(outstanding);
+    } finally {
+      writeLock.unlock();
+    }
   }
 
   /**
@@ -100,6 +133,22 @@ final class RustAppAttempt extends FiCaSchedulerApp {
     } finally {
       writeLock.unlock();
     }
+  }
+
+  /**
+   * The details an AM's diagnostics give while it waits to be activated, without
+   * FiCaSchedulerApp's reach into Apache's queue class.
+   */
+  @Override
+  protected void getPendingAppDiagnosticMessage(StringBuilder diagnostics) {
+    diagnostics.append(" Details : AM Resource Request = ").append(getAMResource())
+        .append(" ; Queue = ").append(getQueueName()).append(" ; ");
+  }
+
+  /** The details once activated, likewise. */
+  @Override
+  protected void getActivedAppDiagnosticMessage(StringBuilder diagnostics) {
+    diagnostics.append(" Details : Queue = ").append(getQueueName()).append(" ; ");
   }
 
   /** Per resource, what the live containers have held so far times how long, in seconds. */

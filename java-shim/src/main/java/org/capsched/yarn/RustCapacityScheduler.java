@@ -159,7 +159,12 @@ public class RustCapacityScheduler
 
   /** Minimum and maximum allocation and whether ACLs are on, as the core takes them. */
   private long[] clusterSettings(Configuration configuration) {
-    Resource max = getMaximumResourceCapability();
+    // The configured maximum. (Asking the node tracker for the maximum allowed allocation
+    // here, before it knows work-preserving-recovery.scheduling-wait-ms, would end its
+    // wait for NodeManagers at once: asks would be held to the largest node registered so
+    // far from the RM's first seconds, where Apache's scheduler allows the configured
+    // maximum.)
+    Resource max = super.getMaximumAllocation();
     return new long[] {minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
         max.getMemorySize(), max.getVirtualCores(),
         YarnConfiguration.isAclEnabled(configuration) ? 1 : 0};

@@ -36,13 +36,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
-import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -86,22 +86,38 @@ public class AttemptContractTest {
     }
   }
 
-  private MockRM start(int maxAttempts) throws Exception {
-    return start(maxAttempts, ONE_QUEUE);
+  /** The RM's configuration with {@code capacitySchedulerXml}, for the scheduler under test. */
+  private YarnConfiguration conf(String capacitySchedulerXml) throws Exception {
+    return RmHarness.configuration(schedulerClass,
+        capacitySchedulerXml.getBytes(StandardCharsets.UTF_8));
   }
 
-  private MockRM start(int maxAttempts, String capacitySchedulerXml) throws Exception {
-    YarnConfiguration conf = RmHarness.configuration(schedulerClass,
-        capacitySchedulerXml.getBytes(StandardCharsets.UTF_8));
-    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, maxAttempts);
-    MockRM rm = RmHarness.start(conf);
+  /** {@code conf}, recovering from a memory state store, work-preserving or not. */
+  private static YarnConfiguration recovering(YarnConfiguration conf, boolean workPreserving) {
+    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, workPreserving);
+    conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
+    conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    return conf;
+  }
+
+  /** Starts an RM on {@code conf}, recovering from {@code store} (null for a new one). */
+  private MockRM start(YarnConfiguration conf, RMStateStore store) throws Exception {
+    MockRM rm = RmHarness.start(conf, store);
     rms.add(rm);
     return rm;
   }
 
-  private static RMApp submit(MockRM rm, boolean keepContainers) throws Exception {
+  private MockRM start(int maxAttempts) throws Exception {
+    YarnConfiguration conf = conf(ONE_QUEUE);
+    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, maxAttempts);
+    return start(conf, null);
+  }
+
+  private static RMApp submit(MockRM rm, String queue, boolean keepContainers)
+      throws Exception {
     return MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm).withQueue("default").withUser("u")
+        .createWithMemory(GB, rm).withQueue(queue).withUser("u")
         .withKeepContainers(keepContainers).build());
   }
 
@@ -115,16 +131,62 @@ public class AttemptContractTest {
     }
   }
 
-  /** Launches and registers the application's current attempt on {@code nm}. */
-  private static RegisterApplicationMasterResponse launch(MockRM rm, RMApp app, MockNM nm,
-      MockAM[] am) throws Exception {
-    RMAppAttempt attempt = app.getCurrentAppAttempt();
-    rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.SCHEDULED);
-    nm.nodeHeartbeat(true);
-    rm.drainEvents();
-    rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.ALLOCATED);
-    am[0] = rm.sendAMLaunched(attempt.getAppAttemptId());
-    return am[0].registerAppAttempt();
+  private static AbstractYarnScheduler<?, ?> scheduler(MockRM rm) {
+    return (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+  }
+
+  /** An application on an RM, with its current attempt's AM launched on one node. */
+  private static final class Running {
+    final MockRM rm;
+    final MockNM nm;
+    final RMApp app;
+    MockAM am;
+    RegisterApplicationMasterResponse registration;
+
+    Running(MockRM rm, MockNM nm, RMApp app) {
+      this.rm = rm;
+      this.nm = nm;
+      this.app = app;
+    }
+
+    /** Launches the application's current attempt on the node and registers its AM. */
+    Running launch() throws Exception {
+      ApplicationAttemptId attempt = app.getCurrentAppAttempt().getAppAttemptId();
+      rm.waitForState(attempt, RMAppAttemptState.SCHEDULED);
+      nm.nodeHeartbeat(true);
+      rm.drainEvents();
+      rm.waitForState(attempt, RMAppAttemptState.ALLOCATED);
+      am = rm.sendAMLaunched(attempt);
+      registration = am.registerAppAttempt();
+      return this;
+    }
+
+    /** Asks for {@code count} containers of {@code gb} GB at {@code where}; returns them. */
+    List<Container> get(String where, int gb, int count) throws Exception {
+      am.allocate(where, gb * GB, count, Collections.<ContainerId>emptyList());
+      return RmHarness.collect(rm, am, nm, count);
+    }
+
+    /** What the RM tells the AM when it asks for a {@code gb} GB container (null: taken). */
+    String refusal(int gb) {
+      try {
+        am.allocate(ResourceRequest.ANY, gb * GB, 1, Collections.<ContainerId>emptyList());
+        return null;
+      } catch (Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+          if (t instanceof InvalidResourceRequestException) {
+            return t.getMessage();
+          }
+        }
+        throw new AssertionError("the ask failed for another reason", e);
+      }
+    }
+  }
+
+  /** An 8 GB node on {@code rm} and an application in root.default, its first AM running. */
+  private static Running running(MockRM rm, boolean keepContainers) throws Exception {
+    return new Running(rm, rm.registerNode("h1:1234", 8 * GB, 8),
+        submit(rm, "default", keepContainers)).launch();
   }
 
   /** {@code yarn rmadmin -updateNodeResource}: {@code nm} becomes {@code gb} GB. */
@@ -136,187 +198,7 @@ public class AttemptContractTest {
     rm.drainEvents();
   }
 
-  @Test(timeout = 120_000)
-  public void aRetriedAttemptNumbersItsContainersAfreshAndKeepsThePreviousOnes()
-      throws Exception {
-    MockRM rm = start(3);
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, true);
-    MockAM[] am = new MockAM[1];
-    launch(rm, app, nm, am);
-    ApplicationAttemptId first = am[0].getApplicationAttemptId();
-    am[0].allocate(ResourceRequest.ANY, GB, 1, Collections.<ContainerId>emptyList());
-    List<Container> task = RmHarness.collect(rm, am[0], nm, 1);
-    ContainerId kept = ContainerId.newContainerId(first, 2);
-    assertEquals(kept, task.get(0).getId());
-    nm.nodeHeartbeat(first, 2, ContainerState.RUNNING);
-
-    // The first AM exits: the RM fails the attempt and starts the second.
-    nm.nodeHeartbeat(first, 1, ContainerState.COMPLETE);
-    rm.waitForState(first, RMAppAttemptState.FAILED);
-    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
-    RegisterApplicationMasterResponse registered = launch(rm, app, nm, am);
-    ApplicationAttemptId second = am[0].getApplicationAttemptId();
-    assertEquals(2, second.getAttemptId());
-    ContainerId secondAm = ContainerId.newContainerId(second, 1);
-    assertEquals("the second attempt's AM container is its first",
-        secondAm, app.getCurrentAppAttempt().getMasterContainer().getId());
-    assertEquals(Collections.singletonList(kept),
-        ids(registered.getContainersFromPreviousAttempts()));
-
-    // Its first task has number 2 as well, beside the kept one of the first attempt.
-    am[0].allocate(ResourceRequest.ANY, GB, 1, Collections.<ContainerId>emptyList());
-    List<Container> next = RmHarness.collect(rm, am[0], nm, 1);
-    assertEquals(ContainerId.newContainerId(second, 2), next.get(0).getId());
-    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
-    assertNotNull(scheduler.getRMContainer(kept));
-    assertNotNull(scheduler.getRMContainer(next.get(0).getId()));
-    assertEquals(3 * GB, scheduler.getRootQueueMetrics().getAllocatedMB());
-    assertConsistent(rm);
-
-    // The second AM's exit, as its NodeManager reports it, fails the second attempt.
-    nm.nodeHeartbeat(second, 1, ContainerState.COMPLETE);
-    rm.waitForState(second, RMAppAttemptState.FAILED);
-    rm.drainEvents();
-    assertConsistent(rm);
-  }
-
-  @Test(timeout = 120_000)
-  public void aContainerTheRmKillsEndsAsPreemptedAndItsAttemptIsNotCounted() throws Exception {
-    MockRM rm = start(2);
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, false);
-    MockAM[] am = new MockAM[1];
-    launch(rm, app, nm, am);
-    ApplicationAttemptId first = am[0].getApplicationAttemptId();
-    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
-    RMContainer amContainer = scheduler.getRMContainer(ContainerId.newContainerId(first, 1));
-    scheduler.killContainer(amContainer);
-    rm.waitForState(first, RMAppAttemptState.FAILED);
-    RMAppAttemptImpl attempt = (RMAppAttemptImpl) app.getRMAppAttempt(first);
-    assertEquals(ContainerExitStatus.PREEMPTED, attempt.getAMContainerExitStatus());
-    assertFalse("a preempted AM does not use up one of the application's attempts",
-        attempt.shouldCountTowardsMaxAttemptRetry());
-    rm.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
-    assertEquals(2, app.getCurrentAppAttempt().getAppAttemptId().getAttemptId());
-    assertConsistent(rm);
-  }
-
-  @Test(timeout = 120_000)
-  public void usageReportsAndAllocationCountsReachTheClient() throws Exception {
-    MockRM rm = start(1);
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, false);
-    MockAM[] am = new MockAM[1];
-    launch(rm, app, nm, am);
-    ApplicationAttemptId attempt = am[0].getApplicationAttemptId();
-    assertEquals("submitted to 'default', it runs in (and reports) the queue's full path",
-        "root.default", app.getQueue());
-    am[0].allocate("h1", GB, 1, Collections.<ContainerId>emptyList());
-    RmHarness.collect(rm, am[0], nm, 1);
-    am[0].allocate(ResourceRequest.ANY, GB, 1, Collections.<ContainerId>emptyList());
-    RmHarness.collect(rm, am[0], nm, 1);
-
-    // The admin resizes the node, which has the RM count it in its default partition.
-    resize(rm, nm, 16, -1);
-
-    // What yarn application -status shows: 3 GB used of the queue's 16 GB guarantee.
-    ApplicationResourceUsageReport usage = app.createAndGetApplicationReport("u", true)
-        .getApplicationResourceUsageReport();
-    assertEquals(3, usage.getNumUsedContainers());
-    assertEquals(3 * GB, usage.getUsedResources().getMemorySize());
-    assertEquals(100f * 3 / 16, usage.getQueueUsagePercentage(), 0.01f);
-    assertEquals(100f * 3 / 16, usage.getClusterUsagePercentage(), 0.01f);
-
-    // Every container allocated is counted for the attempt, by where it went and what its
-    // ask wanted: the AM and the task anywhere off-switch, the task for h1 node-local.
-    RMAppAttemptMetrics metrics = app.getRMAppAttempt(attempt).getRMAppAttemptMetrics();
-    assertEquals(3, metrics.getTotalAllocatedContainers());
-    int[][] locality = metrics.getLocalityStatistics();
-    assertEquals(1, locality[NodeType.NODE_LOCAL.getIndex()][NodeType.NODE_LOCAL.getIndex()]);
-    assertEquals(2, locality[NodeType.OFF_SWITCH.getIndex()][NodeType.OFF_SWITCH.getIndex()]);
-    assertConsistent(rm);
-  }
-
-  @Test(timeout = 120_000)
-  public void aNodeShrunkBelowItsUseAsksTheAmForContainersBackFirst() throws Exception {
-    MockRM rm = start(1);
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, false);
-    MockAM[] am = new MockAM[1];
-    launch(rm, app, nm, am);
-    am[0].allocate(ResourceRequest.ANY, 4 * GB, 1, Collections.<ContainerId>emptyList());
-    ContainerId task = RmHarness.collect(rm, am[0], nm, 1).get(0).getId();
-    nm.nodeHeartbeat(am[0].getApplicationAttemptId(), 2, ContainerState.RUNNING);
-
-    // 5 GB run on a node now 2 GB, with a minute to give back the difference: the AM is
-    // asked for the 4 GB task in its next allocate response, and nothing is killed yet.
-    resize(rm, nm, 2, 60_000);
-    AllocateResponse response =
-        am[0].allocate(Collections.<ResourceRequest>emptyList(), Collections.<ContainerId>emptyList());
-    PreemptionMessage preemption = response.getPreemptionMessage();
-    assertNotNull("the AM is told which containers to give back", preemption);
-    List<ContainerId> asked = new ArrayList<>();
-    for (PreemptionContainer c : preemption.getContract().getContainers()) {
-      asked.add(c.getId());
-    }
-    assertEquals(Collections.singletonList(task), asked);
-    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
-    assertNotNull("still running", scheduler.getRMContainer(task));
-    assertConsistent(rm);
-  }
-
-  @Test(timeout = 180_000)
-  public void aRestartedRmHandsTheNewAttemptTheContainersOfTheOldOne() throws Exception {
-    YarnConfiguration conf = RmHarness.configuration(schedulerClass,
-        ONE_QUEUE.getBytes(StandardCharsets.UTF_8));
-    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, 2);
-    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
-    conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
-    conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
-    conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
-    MockRM rm1 = RmHarness.start(conf);
-    rms.add(rm1);
-    MockNM nm1 = rm1.registerNode("h1:1234", 8 * GB, 8);
-    MockNM nm2 = rm1.registerNode("h2:1234", 8 * GB, 8);
-    RMApp app = submit(rm1, true);
-    MockAM[] am = new MockAM[1];
-    launch(rm1, app, nm1, am);
-    ApplicationAttemptId first = am[0].getApplicationAttemptId();
-    am[0].allocate("h1", GB, 1, Collections.<ContainerId>emptyList());
-    ContainerId onH1 = RmHarness.collect(rm1, am[0], nm1, 1).get(0).getId();
-    am[0].allocate("h2", GB, 1, Collections.<ContainerId>emptyList());
-    ContainerId onH2 = RmHarness.collect(rm1, am[0], nm2, 1).get(0).getId();
-    // The first AM exits; then the RM restarts before the second attempt has run.
-    nm1.nodeHeartbeat(first, 1, ContainerState.COMPLETE);
-    rm1.waitForState(first, RMAppAttemptState.FAILED);
-
-    MockRM rm2 = RmHarness.start(conf, rm1.getRMStateStore());
-    rms.add(rm2);
-    nm1.setResourceTrackerService(rm2.getResourceTrackerService());
-    nm1.registerNode(Collections.singletonList(running(onH1)), null);
-    RMApp recovered = rm2.getRMContext().getRMApps().get(app.getApplicationId());
-    rm2.waitForState(app.getApplicationId(), RMAppState.ACCEPTED);
-    // A container recovered before the new AM registers comes with its registration...
-    RegisterApplicationMasterResponse registered = launch(rm2, recovered, nm1, am);
-    assertEquals(Collections.singletonList(onH1), ids(registered.getContainersFromPreviousAttempts()));
-    // ... one recovered later, with an allocate response.
-    nm2.setResourceTrackerService(rm2.getResourceTrackerService());
-    nm2.registerNode(Collections.singletonList(running(onH2)), null);
-    rm2.drainEvents();
-    List<ContainerId> later = new ArrayList<>();
-    for (int i = 0; i < 20 && later.isEmpty(); i++) {
-      later.addAll(ids(am[0].allocate(Collections.<ResourceRequest>emptyList(),
-          Collections.<ContainerId>emptyList()).getContainersFromPreviousAttempts()));
-      rm2.drainEvents();
-    }
-    assertEquals(Collections.singletonList(onH2), later);
-    assertEquals(3 * GB, ((AbstractYarnScheduler<?, ?>) rm2.getResourceScheduler())
-        .getRootQueueMetrics().getAllocatedMB());
-    assertConsistent(rm2);
-  }
-
-  private static NMContainerStatus running(ContainerId id) {
+  private static NMContainerStatus runningStatus(ContainerId id) {
     return NMContainerStatus.newInstance(id, 0, ContainerState.RUNNING,
         Resource.newInstance(GB, 1), "running", 0, Priority.newInstance(0), 0);
   }
@@ -330,57 +212,214 @@ public class AttemptContractTest {
   }
 
   @Test(timeout = 120_000)
-  public void asksAreCheckedAgainstTheQueuesMaximumAllocation() throws Exception {
-    MockRM rm = start(1, RmHarness.xml("root.queues", "default", "root.default.capacity", "100",
-        "maximum-am-resource-percent", "1.0", "root.default.maximum-allocation-mb", "2048"));
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, false);
-    MockAM[] am = new MockAM[1];
-    launch(rm, app, nm, am);
-    String refusal = null;
-    try {
-      am[0].allocate(ResourceRequest.ANY, 4 * GB, 1, Collections.<ContainerId>emptyList());
-    } catch (Exception e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof InvalidResourceRequestException) {
-          refusal = t.getMessage();
-        }
-      }
+  public void aRetriedAttemptNumbersItsContainersAfreshAndKeepsThePreviousOnes()
+      throws Exception {
+    Running r = running(start(3), true);
+    ApplicationAttemptId first = r.am.getApplicationAttemptId();
+    ContainerId kept = ContainerId.newContainerId(first, 2);
+    assertEquals(kept, r.get(ResourceRequest.ANY, 1, 1).get(0).getId());
+    r.nm.nodeHeartbeat(first, 2, ContainerState.RUNNING);
+
+    // The first AM exits: the RM fails the attempt and starts the second.
+    r.nm.nodeHeartbeat(first, 1, ContainerState.COMPLETE);
+    r.rm.waitForState(first, RMAppAttemptState.FAILED);
+    r.rm.waitForState(r.app.getApplicationId(), RMAppState.ACCEPTED);
+    r.launch();
+    ApplicationAttemptId second = r.am.getApplicationAttemptId();
+    assertEquals(2, second.getAttemptId());
+    assertEquals("the second attempt's AM container is its first",
+        ContainerId.newContainerId(second, 1),
+        r.app.getCurrentAppAttempt().getMasterContainer().getId());
+    assertEquals(Collections.singletonList(kept),
+        ids(r.registration.getContainersFromPreviousAttempts()));
+
+    // Its first task has number 2 as well, beside the kept one of the first attempt.
+    ContainerId next = r.get(ResourceRequest.ANY, 1, 1).get(0).getId();
+    assertEquals(ContainerId.newContainerId(second, 2), next);
+    assertNotNull(scheduler(r.rm).getRMContainer(kept));
+    assertNotNull(scheduler(r.rm).getRMContainer(next));
+    assertEquals(3 * GB, scheduler(r.rm).getRootQueueMetrics().getAllocatedMB());
+    assertConsistent(r.rm);
+
+    // The second AM's exit, as its NodeManager reports it, fails the second attempt.
+    r.nm.nodeHeartbeat(second, 1, ContainerState.COMPLETE);
+    r.rm.waitForState(second, RMAppAttemptState.FAILED);
+    r.rm.drainEvents();
+    assertConsistent(r.rm);
+  }
+
+  @Test(timeout = 120_000)
+  public void aContainerTheRmKillsEndsAsPreemptedAndItsAttemptIsNotCounted() throws Exception {
+    Running r = running(start(2), false);
+    ApplicationAttemptId first = r.am.getApplicationAttemptId();
+    scheduler(r.rm).killContainer(
+        scheduler(r.rm).getRMContainer(ContainerId.newContainerId(first, 1)));
+    r.rm.waitForState(first, RMAppAttemptState.FAILED);
+    RMAppAttemptImpl attempt = (RMAppAttemptImpl) r.app.getRMAppAttempt(first);
+    assertEquals(ContainerExitStatus.PREEMPTED, attempt.getAMContainerExitStatus());
+    assertFalse("a preempted AM does not use up one of the application's attempts",
+        attempt.shouldCountTowardsMaxAttemptRetry());
+    r.rm.waitForState(r.app.getApplicationId(), RMAppState.ACCEPTED);
+    assertEquals(2, r.app.getCurrentAppAttempt().getAppAttemptId().getAttemptId());
+    assertConsistent(r.rm);
+  }
+
+  @Test(timeout = 120_000)
+  public void usageReportsAndAllocationCountsReachTheClient() throws Exception {
+    Running r = running(start(1), false);
+    assertEquals("submitted to 'default', it runs in (and reports) the queue's full path",
+        "root.default", r.app.getQueue());
+    r.get("h1", 1, 1);
+    r.get(ResourceRequest.ANY, 1, 1);
+
+    // The admin resizes the node, which has the RM count it in its default partition.
+    resize(r.rm, r.nm, 16, -1);
+
+    // What yarn application -status shows: 3 GB used of the queue's 16 GB guarantee.
+    ApplicationResourceUsageReport usage = r.app.createAndGetApplicationReport("u", true)
+        .getApplicationResourceUsageReport();
+    assertEquals(3, usage.getNumUsedContainers());
+    assertEquals(3 * GB, usage.getUsedResources().getMemorySize());
+    assertEquals(100f * 3 / 16, usage.getQueueUsagePercentage(), 0.01f);
+    assertEquals(100f * 3 / 16, usage.getClusterUsagePercentage(), 0.01f);
+
+    // Every container allocated is counted for the attempt, by where it went and what its
+    // ask wanted: the AM and the task anywhere off-switch, the task for h1 node-local.
+    RMAppAttemptMetrics metrics =
+        r.app.getRMAppAttempt(r.am.getApplicationAttemptId()).getRMAppAttemptMetrics();
+    assertEquals(3, metrics.getTotalAllocatedContainers());
+    int[][] locality = metrics.getLocalityStatistics();
+    assertEquals(1, locality[NodeType.NODE_LOCAL.getIndex()][NodeType.NODE_LOCAL.getIndex()]);
+    assertEquals(2, locality[NodeType.OFF_SWITCH.getIndex()][NodeType.OFF_SWITCH.getIndex()]);
+    assertConsistent(r.rm);
+  }
+
+  @Test(timeout = 120_000)
+  public void aNodeShrunkBelowItsUseAsksTheAmForContainersBackFirst() throws Exception {
+    Running r = running(start(1), false);
+    ContainerId task = r.get(ResourceRequest.ANY, 4, 1).get(0).getId();
+    r.nm.nodeHeartbeat(r.am.getApplicationAttemptId(), 2, ContainerState.RUNNING);
+
+    // 5 GB run on a node now 2 GB, with a minute to give back the difference: the AM is
+    // asked for the 4 GB task in its next allocate response, and nothing is killed yet.
+    resize(r.rm, r.nm, 2, 60_000);
+    AllocateResponse response = r.am.allocate(Collections.<ResourceRequest>emptyList(),
+        Collections.<ContainerId>emptyList());
+    PreemptionMessage preemption = response.getPreemptionMessage();
+    assertNotNull("the AM is told which containers to give back", preemption);
+    List<ContainerId> asked = new ArrayList<>();
+    for (PreemptionContainer c : preemption.getContract().getContainers()) {
+      asked.add(c.getId());
     }
-    assertNotNull("a 4 GB ask in a queue whose largest container is 2 GB is refused", refusal);
-    assertTrue(refusal, refusal.contains("maximum allowed allocation=<memory:2048"));
-    am[0].allocate(ResourceRequest.ANY, 2 * GB, 1, Collections.<ContainerId>emptyList());
-    assertEquals(1, RmHarness.collect(rm, am[0], nm, 1).size());
-    assertConsistent(rm);
+    assertEquals(Collections.singletonList(task), asked);
+    assertNotNull("still running", scheduler(r.rm).getRMContainer(task));
+    assertConsistent(r.rm);
+  }
+
+  @Test(timeout = 180_000)
+  public void aRestartedRmHandsTheNewAttemptTheContainersOfTheOldOne() throws Exception {
+    YarnConfiguration conf = recovering(conf(ONE_QUEUE), true);
+    conf.setInt(YarnConfiguration.RM_AM_MAX_ATTEMPTS, 2);
+    MockRM rm1 = start(conf, null);
+    Running r = running(rm1, true);
+    MockNM nm2 = rm1.registerNode("h2:1234", 8 * GB, 8);
+    ApplicationAttemptId first = r.am.getApplicationAttemptId();
+    ContainerId onH1 = r.get("h1", 1, 1).get(0).getId();
+    r.am.allocate("h2", GB, 1, Collections.<ContainerId>emptyList());
+    ContainerId onH2 = RmHarness.collect(rm1, r.am, nm2, 1).get(0).getId();
+    // The first AM exits; then the RM restarts before the second attempt has run.
+    r.nm.nodeHeartbeat(first, 1, ContainerState.COMPLETE);
+    rm1.waitForState(first, RMAppAttemptState.FAILED);
+
+    MockRM rm2 = start(conf, rm1.getRMStateStore());
+    r.nm.setResourceTrackerService(rm2.getResourceTrackerService());
+    r.nm.registerNode(Collections.singletonList(runningStatus(onH1)), null);
+    rm2.waitForState(r.app.getApplicationId(), RMAppState.ACCEPTED);
+    // A container recovered before the new AM registers comes with its registration...
+    Running again = new Running(rm2, r.nm,
+        rm2.getRMContext().getRMApps().get(r.app.getApplicationId())).launch();
+    assertEquals(Collections.singletonList(onH1),
+        ids(again.registration.getContainersFromPreviousAttempts()));
+    // ... one recovered later, with an allocate response.
+    nm2.setResourceTrackerService(rm2.getResourceTrackerService());
+    nm2.registerNode(Collections.singletonList(runningStatus(onH2)), null);
+    rm2.drainEvents();
+    List<ContainerId> later = new ArrayList<>();
+    for (int i = 0; i < 20 && later.isEmpty(); i++) {
+      later.addAll(ids(again.am.allocate(Collections.<ResourceRequest>emptyList(),
+          Collections.<ContainerId>emptyList()).getContainersFromPreviousAttempts()));
+      rm2.drainEvents();
+    }
+    assertEquals(Collections.singletonList(onH2), later);
+    assertEquals(3 * GB, scheduler(rm2).getRootQueueMetrics().getAllocatedMB());
+    assertConsistent(rm2);
   }
 
   @Test(timeout = 180_000)
   public void aRecoveredApplicationWhoseQueueIsGoneIsKilledWithTheReason() throws Exception {
-    String twoQueues = RmHarness.xml("root.queues", "default,b", "root.default.capacity", "50",
-        "root.b.capacity", "50", "maximum-am-resource-percent", "1.0");
-    YarnConfiguration conf1 = RmHarness.configuration(schedulerClass,
-        twoQueues.getBytes(StandardCharsets.UTF_8));
-    conf1.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
-    conf1.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
-    MockRM rm1 = RmHarness.start(conf1);
-    rms.add(rm1);
-    MockNM nm = rm1.registerNode("h1:1234", 8 * GB, 8);
-    RMApp inB = MockRMAppSubmitter.submit(rm1, MockRMAppSubmissionData.Builder
-        .createWithMemory(GB, rm1).withQueue("b").withUser("u").build());
-    MockRM.launchAndRegisterAM(inB, rm1, nm);
+    MockRM rm1 = start(recovering(conf(RmHarness.xml("root.queues", "default,b",
+        "root.default.capacity", "50", "root.b.capacity", "50",
+        "maximum-am-resource-percent", "1.0")), false), null);
+    RMApp inB = submit(rm1, "b", false);
+    MockRM.launchAndRegisterAM(inB, rm1, rm1.registerNode("h1:1234", 8 * GB, 8));
 
     // The RM restarts with b gone from capacity-scheduler.xml.
-    YarnConfiguration conf2 = RmHarness.configuration(schedulerClass,
-        ONE_QUEUE.getBytes(StandardCharsets.UTF_8));
-    conf2.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
-    conf2.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
-    MockRM rm2 = RmHarness.start(conf2, rm1.getRMStateStore());
-    rms.add(rm2);
+    MockRM rm2 = start(recovering(conf(ONE_QUEUE), false), rm1.getRMStateStore());
     rm2.waitForState(inB.getApplicationId(), RMAppState.KILLED);
     String diagnostics = rm2.getRMContext().getRMApps().get(inB.getApplicationId())
         .getDiagnostics().toString();
     assertTrue(diagnostics, diagnostics.contains(
         "Application killed on recovery as it was submitted to queue"));
     assertTrue(diagnostics, diagnostics.contains("which no longer exists after restart."));
+  }
+
+  @Test(timeout = 120_000)
+  public void asksAreCheckedAgainstTheQueuesMaximumAllocation() throws Exception {
+    Running r = running(start(conf(RmHarness.xml("root.queues", "default",
+        "root.default.capacity", "100", "maximum-am-resource-percent", "1.0",
+        "root.default.maximum-allocation-mb", "2048")), null), false);
+    String refusal = r.refusal(4);
+    assertNotNull("a 4 GB ask in a queue whose largest container is 2 GB is refused", refusal);
+    assertTrue(refusal, refusal.contains("maximum allowed allocation=<memory:2048"));
+    assertEquals(1, r.get(ResourceRequest.ANY, 2, 1).size());
+    assertConsistent(r.rm);
+  }
+
+  /**
+   * Until the NodeManagers have had time to register after the RM starts
+   * ({@code work-preserving-recovery.scheduling-wait-ms}), an ask is checked against the
+   * configured maximum allocation; afterwards, against the largest registered node too.
+   */
+  @Test(timeout = 120_000)
+  public void asksAreCheckedAgainstTheLargestNodeOnlyOnceNodesHaveHadTimeToRegister()
+      throws Exception {
+    for (long waitMs : new long[] {600_000, 0}) {
+      YarnConfiguration conf = conf(ONE_QUEUE);
+      conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, waitMs);
+      MockRM rm = start(conf, null);
+      Running r = new Running(rm, rm.registerNode("h1:1234", 4 * GB, 4),
+          submit(rm, "default", false)).launch();
+      assertEquals("a 6 GB ask, 4 GB nodes, an 8 GB configured maximum, waiting " + waitMs
+          + " ms for nodes", waitMs == 0, r.refusal(6) != null);
+    }
+  }
+
+  @Test(timeout = 120_000)
+  public void aContainerLostBeforeTheAmPulledItIsPlacedAgain() throws Exception {
+    Running r = running(start(1), false);
+    ApplicationAttemptId attempt = r.am.getApplicationAttemptId();
+    MockNM nm2 = r.rm.registerNode("h2:1234", 8 * GB, 8);
+    r.am.allocate("h2", GB, 1, Collections.<ContainerId>emptyList());
+    nm2.nodeHeartbeat(true);
+    r.rm.drainEvents();
+    ContainerId lost = ContainerId.newContainerId(attempt, 2);
+    r.rm.waitForState(nm2, lost, RMContainerState.ALLOCATED);
+    // The NodeManager restarts before the AM has pulled the container: the RM kills it and
+    // gives its ask back, so the next heartbeat places it again without the AM asking.
+    nm2.registerNode();
+    r.rm.waitForState(nm2, lost, RMContainerState.KILLED);
+    List<Container> again = RmHarness.collect(r.rm, r.am, nm2, 1);
+    assertEquals(Collections.singletonList(ContainerId.newContainerId(attempt, 3)), ids(again));
+    assertConsistent(r.rm);
   }
 }
