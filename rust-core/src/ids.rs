@@ -34,6 +34,21 @@ impl std::fmt::Display for ContainerId {
 /// A container, as (application, container within it).
 pub type ContainerRef = (AppKey, ContainerId);
 
+/// One container the RM is done with, and how far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// Completed, released, expired, killed or lost: its application, queues and node are
+    /// all done with it.
+    Done(ContainerRef),
+    /// Its application is done with it (released or killed), but it still runs on its node
+    /// until the NodeManager reports it gone: the node's share stays taken, as Apache's
+    /// scheduler node keeps it.
+    NodeHolds(ContainerRef),
+    /// The NodeManager reports gone a container its node held after its application let
+    /// go of it: the node's share is free.
+    NodeFreed(ContainerRef),
+}
+
 /// The resource name YARN uses for "anywhere".
 pub const ANY: &str = "*";
 

@@ -35,7 +35,7 @@ pub mod scenario;
 pub mod scheduler;
 
 pub use config::SchedulerConfig;
-pub use ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey, ANY};
+pub use ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, Release, SchedulerKey, ANY};
 pub use model::Ask;
 pub use policy::admission::{MoveRefusal, QueueAcl, Rejection, Submission};
 pub use resource::{Resource, ResourceCalculator};

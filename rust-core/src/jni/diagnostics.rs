@@ -29,7 +29,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerReport<'l
     .resolve::<ThrowJava>()
 }
 
-/// Every live container and reservation, as report records.
+/// Every live container, reservation and container a node still holds, as report records.
 pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let st = s.state();
     let record = |app: u32, id: ContainerId, node: u32, size: crate::resource::Resource, reserved: i64| {
@@ -46,7 +46,11 @@ pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let live = st.containers.iter().map(|(&(app, id), c)| record(app, id, c.node, c.resource, 0));
     let reserved =
         st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.container, r.node, r.resource, 1));
-    let mut rows: Vec<_> = live.chain(reserved).collect();
+    let leaving = st
+        .nodes
+        .iter()
+        .flat_map(|(&node, n)| n.leaving.iter().map(move |(&(app, id), &size)| record(app, id, node, size, 2)));
+    let mut rows: Vec<_> = live.chain(reserved).chain(leaving).collect();
     rows.sort_unstable();
     rows
 }

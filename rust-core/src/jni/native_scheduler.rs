@@ -190,8 +190,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     containers: JLongArray<'l>,
 ) {
     env.with_env(|env| -> NativeResult<()> {
-        let containers = ops::container_refs(&read_longs(env, &containers)?)?;
-        with_scheduler(handle, |s| s.release(&containers))
+        let releases = ops::releases(&read_longs(env, &containers)?)?;
+        with_scheduler(handle, |s| s.apply_releases(&releases))
     })
     .resolve::<ThrowJava>()
 }

@@ -5,9 +5,9 @@
 use super::convert::ConfigInputs;
 use super::error::{NativeError, NativeResult};
 use super::wire;
-use super::wire::container_ref;
+use super::wire::{container_ref, release_kind};
 use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
-use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, Release, SchedulerKey};
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
 use crate::report::queue_rows;
@@ -78,20 +78,26 @@ pub fn build_config(inputs: &ConfigInputs, cluster: ClusterSettings) -> NativeRe
     Ok(SchedulerConfig::from_properties(&props, cluster)?)
 }
 
-/// Containers from a flat `long[]` of [`container_ref`] records.
-pub fn container_refs(values: &[i64]) -> NativeResult<Vec<ContainerRef>> {
+/// Containers the RM is done with, from a flat `long[]` of [`container_ref`] records.
+pub fn releases(values: &[i64]) -> NativeResult<Vec<Release>> {
     if values.len() % container_ref::STRIDE != 0 {
         return Err(NativeError::InvalidArgument(format!(
-            "container list has length {}; expected (application, attempt, number) records of {} longs",
+            "container list has length {}; expected (application, attempt, number, kind) records of {} longs",
             values.len(),
             container_ref::STRIDE
         )));
     }
-    let container = |r: &[i64]| {
+    let release = |r: &[i64]| {
         let id = ContainerId { attempt: r[container_ref::ATTEMPT] as i32, number: r[container_ref::NUMBER] as u64 };
-        (r[container_ref::APP] as u32, id)
+        let c = (r[container_ref::APP] as u32, id);
+        match r[container_ref::KIND] {
+            release_kind::DONE => Ok(Release::Done(c)),
+            release_kind::NODE_HOLDS => Ok(Release::NodeHolds(c)),
+            release_kind::NODE_FREED => Ok(Release::NodeFreed(c)),
+            other => Err(NativeError::InvalidArgument(format!("unknown release kind {other}"))),
+        }
     };
-    Ok(values.chunks_exact(container_ref::STRIDE).map(container).collect())
+    values.chunks_exact(container_ref::STRIDE).map(release).collect()
 }
 
 /// The flat `long[]` of [`container_ref`] records.
@@ -101,14 +107,18 @@ pub fn container_refs_to_longs(containers: &[ContainerRef]) -> Vec<i64> {
         r[container_ref::APP] = i64::from(app);
         r[container_ref::ATTEMPT] = i64::from(id.attempt);
         r[container_ref::NUMBER] = id.number as i64;
+        r[container_ref::KIND] = release_kind::DONE;
     }
     out
 }
 
 /// NODE_UPDATE: releases `finished` and returns every allocation on the node, encoded.
 pub fn node_update(h: &Handle, node: NodeKey, finished: &[i64]) -> NativeResult<Vec<i64>> {
-    let finished = container_refs(finished)?;
-    Ok(wire::encode_allocations(&h.with(|s| s.node_heartbeat(node, &finished))))
+    let finished = releases(finished)?;
+    Ok(wire::encode_allocations(&h.with(|s| {
+        s.apply_releases(&finished);
+        s.node_heartbeat(node, &[])
+    })))
 }
 
 /// The asks of one `allocate()`: 3 ints (priority, count, relaxLocality 0/1) and 3 longs
@@ -155,10 +165,10 @@ pub struct AllocateCall {
 /// `allocate()`, in Apache's order: releases, then blacklist changes and asks; returns the
 /// headroom as `[memory, vcores]`.
 pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
-    let released = container_refs(&call.released)?;
+    let released = releases(&call.released)?;
     let AllocateCall { app, ref asks, ref additions, ref removals, waiting_for_am, .. } = *call;
     let headroom = h.with(|s| {
-        s.release(&released);
+        s.apply_releases(&released);
         if !additions.is_empty() || !removals.is_empty() {
             s.update_blacklist(app, waiting_for_am, additions, removals);
         }
@@ -265,11 +275,13 @@ mod tests {
         let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], overlay: vec![], system: vec![] };
         let err = Handle::create(&inputs, &[1, 2, 3], 0).err().expect("refused").to_string();
         assert!(err.contains("5 values, got 3"), "{err}");
-        let err = container_refs(&[1, 2, 3, 4]).unwrap_err().to_string();
-        assert!(err.contains("length 4; expected (application, attempt, number) records of 3"), "{err}");
-        let refs = container_refs(&[1, 2, 3, 4, 5, 6]).unwrap();
-        assert_eq!(refs[1], (4, ContainerId { attempt: 5, number: 6 }));
-        assert_eq!(container_refs_to_longs(&refs), [1, 2, 3, 4, 5, 6]);
+        let err = releases(&[1, 2, 3]).unwrap_err().to_string();
+        assert!(err.contains("length 3; expected (application, attempt, number, kind) records of 4"), "{err}");
+        let read = releases(&[1, 2, 3, 0, 4, 5, 6, 1, 7, 8, 9, 2]).unwrap();
+        let c = |a, attempt, number| (a, ContainerId { attempt, number });
+        assert_eq!(read, [Release::Done(c(1, 2, 3)), Release::NodeHolds(c(4, 5, 6)), Release::NodeFreed(c(7, 8, 9))]);
+        assert!(releases(&[1, 2, 3, 7]).unwrap_err().to_string().contains("unknown release kind 7"));
+        assert_eq!(container_refs_to_longs(&[c(4, 5, 6)]), [4, 5, 6, 0]);
     }
 
     #[test]
@@ -325,7 +337,7 @@ mod tests {
         assert_eq!(out[wire::allocation::KIND], wire::kind::ALLOCATE);
         assert!(node_update(&h, node, &[1]).is_err());
         assert_eq!(out[wire::allocation::ATTEMPT], 1);
-        let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER]];
+        let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER], wire::release_kind::DONE];
         allocate(&h, &call(released, vec![])).unwrap();
         assert!(h.with(|s| s.state().containers.is_empty()), "the release came with the allocate call");
     }

@@ -61,8 +61,23 @@ wire_constants! {
         ATTEMPT = 1;
         /// Its number in that attempt (`ContainerId.getContainerId()`).
         NUMBER = 2;
+        /// How far the RM is done with it: a [`release_kind`](super::release_kind) code.
+        KIND = 3;
         /// Longs per container.
-        STRIDE = 3;
+        STRIDE = 4;
+    }
+}
+
+wire_constants! {
+    /// How far the RM is done with a container ([`crate::ids::Release`]).
+    release_kind => "ReleaseKind": i64 {
+        /// Its application, queues and node are all done with it.
+        DONE = 0;
+        /// Its application is done with it; its node keeps its share until the NodeManager
+        /// reports it gone.
+        NODE_HOLDS = 1;
+        /// The NodeManager reports gone a container its node kept.
+        NODE_FREED = 2;
     }
 }
 
@@ -171,7 +186,8 @@ wire_constants! {
         MEMORY = 4;
         /// Virtual cores.
         VCORES = 5;
-        /// 0 for a live container, 1 for a reservation.
+        /// 0 for a live container, 1 for a reservation, 2 for a container its application
+        /// let go of that still holds a share of its node.
         RESERVED = 6;
         /// Longs per container.
         STRIDE = 7;
@@ -182,6 +198,7 @@ wire_constants! {
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
     (container_ref::JAVA, container_ref::ALL),
+    (release_kind::JAVA, release_kind::ALL),
     (kind::JAVA, kind::ALL),
     (locality::JAVA, locality::ALL),
     (acl::JAVA, acl::ALL),

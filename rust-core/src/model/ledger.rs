@@ -49,6 +49,33 @@ impl State {
         Some(container)
     }
 
+    /// Like [`State::unbook_container`] for the application, its user and its queues, but
+    /// the node keeps the container's share until its NodeManager reports it gone
+    /// ([`State::free_on_node`]).
+    pub fn unbook_container_node_holds(&mut self, c: ContainerRef) -> Option<Container> {
+        let container = self.unbook_container(c)?;
+        if let Some(n) = self.nodes.get_mut(&container.node) {
+            n.allocated = n.allocated.plus(container.resource);
+            n.leaving.insert(c, container.resource);
+            self.leaving.insert(c, container.node);
+        }
+        Some(container)
+    }
+
+    /// The NodeManager reports gone a container its node kept after its application let
+    /// go of it: its share of the node is free. False if no node kept it.
+    pub fn free_on_node(&mut self, c: ContainerRef) -> bool {
+        let Some(node) = self.leaving.remove(&c) else { return false };
+        let Some(n) = self.nodes.get_mut(&node) else { return false };
+        match n.leaving.remove(&c) {
+            Some(resource) => {
+                n.allocated = n.allocated.minus(resource);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Holds `r.node` for `r.app`. The reserved resources count as used by the queue and
     /// the user, as in Apache, so the guarantee accounting sees them; the request's
     /// re-reservation count starts over.
@@ -116,7 +143,8 @@ impl State {
             }
         }
         for (&key, n) in &self.nodes {
-            let held = node_sum.get(&key).copied().unwrap_or_default();
+            let leaving = n.leaving.values().fold(Resource::ZERO, |s, &r| s.plus(r));
+            let held = node_sum.get(&key).copied().unwrap_or_default().plus(leaving);
             if n.allocated != held || n.containers.len() != self.containers.values().filter(|c| c.node == key).count() {
                 out.push(format!(
                     "node {key} books {} allocated in {} containers; its containers hold {held}",

@@ -3,7 +3,7 @@
 use crate::ids::ContainerRef;
 use crate::model::Reservation;
 use crate::resource::Resource;
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// One NodeManager.
 #[derive(Debug, Clone)]
@@ -22,6 +22,9 @@ pub struct Node {
     pub containers: HashSet<ContainerRef>,
     /// The one reservation this node may hold: an application waiting for enough room here.
     pub reservation: Option<Reservation>,
+    /// Containers their application has let go of that still run here until the
+    /// NodeManager reports them gone; their share stays in `allocated`.
+    pub leaving: HashMap<ContainerRef, Resource>,
 }
 
 impl Node {
@@ -35,6 +38,7 @@ impl Node {
             allocated: Resource::ZERO,
             containers: HashSet::default(),
             reservation: None,
+            leaving: HashMap::default(),
         }
     }
 

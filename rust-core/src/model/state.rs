@@ -34,6 +34,9 @@ pub struct State {
     pub apps: HashMap<AppKey, App>,
     /// Live containers.
     pub containers: HashMap<ContainerRef, Container>,
+    /// Containers their application let go of that still hold a share of their node (see
+    /// `Node::leaving`), by the node.
+    pub leaving: HashMap<ContainerRef, NodeKey>,
     /// Total resources of all live nodes.
     pub cluster: Resource,
     /// The RM's epoch (bumped at each restart), carried in container numbers.
@@ -54,6 +57,7 @@ impl State {
             nodes: HashMap::default(),
             apps: HashMap::default(),
             containers: HashMap::default(),
+            leaving: HashMap::default(),
             cluster: Resource::ZERO,
             epoch,
             next_node: 0,

@@ -3,7 +3,7 @@
 //! passing Apache's commit-time check before it is booked.
 
 use super::{Allocation, AllocationKind, Scheduler};
-use crate::ids::{AppKey, ContainerRef, Locality, NodeKey};
+use crate::ids::{AppKey, ContainerRef, Locality, NodeKey, Release};
 use crate::model::Reservation;
 use crate::policy::locality::reserved_node_level;
 use crate::policy::placement::{next_assignment, Assignment, Decision, Outcome, PassEffects};
@@ -198,13 +198,32 @@ impl Scheduler {
     /// (KILL_RESERVED_CONTAINER) ends its reservation. Unknown containers are ignored (the
     /// RM may report a container twice).
     pub fn release(&mut self, containers: &[ContainerRef]) {
-        for &(app, id) in containers {
-            let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&id)).map(|r| r.node);
-            if let Some(node) = reserved_on {
-                self.state.unbook_reservation(node);
-            } else {
-                self.state.unbook_container((app, id));
+        for &c in containers {
+            self.release_one(c, false);
+        }
+    }
+
+    /// Containers the RM is done with, in the order it reported them (see [`Release`]).
+    pub fn apply_releases(&mut self, releases: &[Release]) {
+        for &r in releases {
+            match r {
+                Release::Done(c) => self.release_one(c, false),
+                Release::NodeHolds(c) => self.release_one(c, true),
+                Release::NodeFreed(c) => {
+                    self.state.free_on_node(c);
+                }
             }
+        }
+    }
+
+    fn release_one(&mut self, (app, id): ContainerRef, node_holds: bool) {
+        let reserved_on = self.state.apps.get(&app).and_then(|a| a.reservations.get(&id)).map(|r| r.node);
+        if let Some(node) = reserved_on {
+            self.state.unbook_reservation(node);
+        } else if node_holds {
+            self.state.unbook_container_node_holds((app, id));
+        } else {
+            self.state.unbook_container((app, id));
         }
     }
 }

@@ -25,6 +25,7 @@ impl Scheduler {
         let lost: Vec<ContainerRef> = n.containers.iter().copied().collect();
         self.state.unbook_reservation(node);
         self.release(&lost);
+        self.state.leaving.retain(|_, n| *n != node);
         if let Some(n) = self.state.nodes.remove(&node) {
             log::info!("removed node {} ({} containers lost)", n.node_id, lost.len());
         }

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::config::{ClusterSettings, SchedulerConfig};
-use crate::ids::{ContainerId, ContainerRef, ANY};
+use crate::ids::{ContainerId, ContainerRef, Release, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
 
@@ -248,5 +248,29 @@ fn applications_are_admitted_before_any_node_registers() {
     s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
     ask(&mut s, app, 1, 1);
     assert_eq!(beat(&mut s, 0, 1).len(), 1);
+    consistent(&s);
+}
+
+#[test]
+fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports_it_gone() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(4 * GB, 4));
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 3, 1);
+    let placed = beat(&mut s, n, 1);
+    let c = (app, placed[0].container);
+    // The AM releases it while it runs: the application and queue are done with it, the
+    // node is not, so a new 3 GB ask does not fit yet.
+    s.apply_releases(&[Release::NodeHolds(c)]);
+    assert_eq!(used(&s, "a"), Resource::ZERO);
+    assert_eq!(s.state().nodes[&n].allocated, Resource::new(3 * GB, 1));
+    consistent(&s);
+    ask(&mut s, app, 3, 1);
+    let kinds = |v: Vec<Allocation>| v.iter().map(|a| a.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(beat(&mut s, n, 1)), [AllocationKind::Reserve], "the node still holds it");
+    consistent(&s);
+    // The NodeManager reports it gone: the node is free and the reservation fulfilled.
+    s.apply_releases(&[Release::NodeFreed(c)]);
+    assert_eq!(kinds(beat(&mut s, n, 1)), [AllocationKind::AllocateReserved]);
     consistent(&s);
 }

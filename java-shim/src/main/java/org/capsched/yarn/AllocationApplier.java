@@ -12,7 +12,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEven
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerFinishedEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.server.utils.BuilderUtils;
 
@@ -59,7 +58,7 @@ final class AllocationApplier {
       if (attempt == null || attempt.getApplicationAttemptId().getAttemptId() != attemptId) {
         // The attempt went away since the core decided: give back what it was given.
         if (kind != Wire.Kind.UNRESERVE) {
-          releases.add(appKey, attemptId, number);
+          releases.add(appKey, attemptId, number, Wire.ReleaseKind.DONE);
         }
         continue;
       }
@@ -89,7 +88,7 @@ final class AllocationApplier {
       RMContainer rmContainer = attempt.materialize(locality, node, key, container);
       if (rmContainer == null) {
         // The AM withdrew the ask since the core decided: give it back.
-        releases.add(appKey, attemptId, number);
+        releases.add(appKey, attemptId, number, Wire.ReleaseKind.DONE);
         continue;
       }
       node.allocateContainer(rmContainer);
@@ -97,12 +96,16 @@ final class AllocationApplier {
   }
 
   /**
-   * Takes a container that has finished (or a reservation that has ended) off its attempt
-   * and node, either of which may be gone already (null).
+   * Takes a container that has finished (or a reservation that has ended) off its
+   * application's attempt and its node, any of which may be gone already (null), and
+   * gives it back to the core: all of it, or, while it still runs on its node (its
+   * application let go of it, the NodeManager has not reported it gone), all but the
+   * node's share.
    */
   void finish(RMContainer rmContainer, ContainerStatus status, RMContainerEventType event,
-      RustAppAttempt attempt, FiCaSchedulerNode node) {
+      RustApplication app, RustAppAttempt attempt, RustSchedulerNode node) {
     ContainerId id = rmContainer.getContainer().getId();
+    boolean nodeHolds = false;
     if (rmContainer.getState() == RMContainerState.RESERVED) {
       // A reservation ends: the node is free again for everyone.
       if (attempt != null && node != null) {
@@ -113,9 +116,15 @@ final class AllocationApplier {
       if (attempt != null) {
         attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
       }
-      if (node != null) {
+      if (node != null && app != null) {
+        nodeHolds = node.release(id, app.key());
+      } else if (node != null) {
         node.releaseContainer(id, false);
       }
+    }
+    if (app != null) {
+      releases.add(app.key(), id,
+          nodeHolds ? Wire.ReleaseKind.NODE_HOLDS : Wire.ReleaseKind.DONE);
     }
   }
 }

@@ -1,6 +1,9 @@
 package org.capsched.yarn;
 
 import java.util.Map;
+import java.util.function.BiConsumer;
+
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ClusterNodeTracker;
@@ -21,18 +24,22 @@ final class NodeApplier {
   private final boolean usePortForNodeName;
   /** The RM's node-label manager; null in an RM context without one. */
   private final RMNodeLabelsManager labels;
+  /** Told when a NodeManager frees a container its node held (see RustSchedulerNode). */
+  private final BiConsumer<Integer, ContainerId> freed;
 
   /**
    * An applier that keeps the RM's {@code nodeTracker} and {@code nodesByKey} (the same
    * nodes, by the core's key); with {@code usePortForNodeName}, a node's name (which asks
    * name) is host:port, as the RM's own setting says. Nodes are activated in, and
-   * deactivated from, the RM's node-label manager {@code labels} (null for none).
+   * deactivated from, the RM's node-label manager {@code labels} (null for none); its nodes
+   * tell {@code freed} when a NodeManager frees a container they held.
    */
   NodeApplier(ClusterNodeTracker<FiCaSchedulerNode> nodeTracker,
       Map<Integer, RustSchedulerNode> nodesByKey, boolean usePortForNodeName,
-      RMNodeLabelsManager labels) {
+      RMNodeLabelsManager labels, BiConsumer<Integer, ContainerId> freed) {
     this.nodeTracker = nodeTracker;
     this.labels = labels;
+    this.freed = freed;
     this.nodesByKey = nodesByKey;
     this.usePortForNodeName = usePortForNodeName;
   }
@@ -44,7 +51,7 @@ final class NodeApplier {
 
   /** The node has joined, and the core knows it as {@code key}. */
   void added(RMNode rmNode, int key) {
-    RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key);
+    RustSchedulerNode node = new RustSchedulerNode(rmNode, usePortForNodeName, key, freed);
     nodeTracker.addNode(node);
     nodesByKey.put(key, node);
     // The RM's partition sizes (the default partition's resource, shown on its web pages

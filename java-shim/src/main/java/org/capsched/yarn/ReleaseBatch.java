@@ -38,19 +38,23 @@ final class ReleaseBatch {
     }
   }
 
-  /** Container {@code id} of application {@code appKey} has gone. */
-  void add(int appKey, ContainerId id) {
-    add(appKey, id.getApplicationAttemptId().getAttemptId(), id.getContainerId());
+  /**
+   * Container {@code id} of application {@code appKey} has gone as far as {@code kind} (a
+   * {@link Wire.ReleaseKind}) says.
+   */
+  void add(int appKey, ContainerId id, int kind) {
+    add(appKey, id.getApplicationAttemptId().getAttemptId(), id.getContainerId(), kind);
   }
 
-  /** Container {@code number} of attempt {@code attempt} of application {@code appKey} has gone. */
-  void add(int appKey, int attempt, long number) {
+  /** Container {@code number} of attempt {@code attempt} of application {@code appKey}. */
+  void add(int appKey, int attempt, long number, int kind) {
     if (count + Wire.ContainerRef.STRIDE > records.length) {
       records = Arrays.copyOf(records, records.length * 2);
     }
     records[count + Wire.ContainerRef.APP] = appKey;
     records[count + Wire.ContainerRef.ATTEMPT] = attempt;
     records[count + Wire.ContainerRef.NUMBER] = number;
+    records[count + Wire.ContainerRef.KIND] = kind;
     count += Wire.ContainerRef.STRIDE;
     if (depth == 0) {
       flush();

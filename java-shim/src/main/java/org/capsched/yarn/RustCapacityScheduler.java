@@ -147,7 +147,8 @@ public class RustCapacityScheduler
     nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME),
-        rmContext == null ? null : rmContext.getNodeLabelManager());
+        rmContext == null ? null : rmContext.getNodeLabelManager(),
+        (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
@@ -491,12 +492,9 @@ public class RustCapacityScheduler
       Container container = rmContainer.getContainer();
       ContainerId id = container.getId();
       allocations.finish(rmContainer, containerStatus, event,
-          getCurrentAttemptForContainer(id), getSchedulerNode(container.getNodeId()));
-      RustApplication app = (RustApplication) applications.get(
-          id.getApplicationAttemptId().getApplicationId());
-      if (app != null) {
-        releases.add(app.key(), id);
-      }
+          (RustApplication) applications.get(id.getApplicationAttemptId().getApplicationId()),
+          getCurrentAttemptForContainer(id),
+          (RustSchedulerNode) getSchedulerNode(container.getNodeId()));
       LOG.debug("Container {} finished ({})", id, event);
     } finally {
       writeLock.unlock();

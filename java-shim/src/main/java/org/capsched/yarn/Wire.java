@@ -39,9 +39,20 @@ final class Wire {
     static final int APP = 0;
     static final int ATTEMPT = 1;
     static final int NUMBER = 2;
-    static final int STRIDE = 3;
+    static final int KIND = 3;
+    static final int STRIDE = 4;
 
     private ContainerRef() {
+    }
+  }
+
+  /** How far the RM is done with a container ({@link ContainerRef#KIND}). */
+  static final class ReleaseKind {
+    static final int DONE = 0;
+    static final int NODE_HOLDS = 1;
+    static final int NODE_FREED = 2;
+
+    private ReleaseKind() {
     }
   }
 

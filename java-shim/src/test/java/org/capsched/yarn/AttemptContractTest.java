@@ -422,4 +422,32 @@ public class AttemptContractTest {
     assertEquals(Collections.singletonList(ContainerId.newContainerId(attempt, 3)), ids(again));
     assertConsistent(r.rm);
   }
+
+  @Test(timeout = 120_000)
+  public void aRunningContainerItsAmReleasesHoldsItsNodeUntilTheNodeManagerReportsItGone()
+      throws Exception {
+    MockRM rm = start(1);
+    Running r = new Running(rm, rm.registerNode("h1:1234", 4 * GB, 4),
+        submit(rm, "default", false)).launch();
+    ApplicationAttemptId attempt = r.am.getApplicationAttemptId();
+    ContainerId task = r.get(ResourceRequest.ANY, 3, 1).get(0).getId();
+    r.nm.nodeHeartbeat(attempt, task.getContainerId(), ContainerState.RUNNING);
+    r.rm.waitForState(r.nm, task, RMContainerState.RUNNING);
+
+    // The AM lets the running task go: its queue is free of it, but its node is not until
+    // the NodeManager has stopped it, so another 3 GB container does not fit there yet.
+    r.am.allocate(Collections.<ResourceRequest>emptyList(), Collections.singletonList(task));
+    r.rm.drainEvents();
+    assertEquals(GB, scheduler(r.rm).getRootQueueMetrics().getAllocatedMB());
+    assertEquals(4 * GB, scheduler(r.rm).getSchedulerNode(r.nm.getNodeId())
+        .getAllocatedResource().getMemorySize());
+    assertTrue(r.get(ResourceRequest.ANY, 3, 1).isEmpty());
+    assertConsistent(r.rm);
+
+    // The NodeManager reports it gone: the node has room again.
+    r.nm.nodeHeartbeat(attempt, task.getContainerId(), ContainerState.COMPLETE);
+    r.rm.drainEvents();
+    assertEquals(1, RmHarness.collect(r.rm, r.am, r.nm, 1).size());
+    assertConsistent(r.rm);
+  }
 }

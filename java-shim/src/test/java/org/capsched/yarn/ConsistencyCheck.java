@@ -51,12 +51,17 @@ public final class ConsistencyCheck {
       long memory = r[i + Wire.ContainerReport.MEMORY];
       long vcores = r[i + Wire.ContainerReport.VCORES];
       boolean reserved = r[i + Wire.ContainerReport.RESERVED] == 1;
+      // A container its application let go of that the node still holds counts for the
+      // node only (the RM's node keeps it too, its attempt does not).
+      boolean leaving = r[i + Wire.ContainerReport.RESERVED] == 2;
       RustApplication app = appsByKey.get(appKey);
       RustSchedulerNode node = nodesByKey.get(nodeKey);
-      inCore.add(describe(app == null ? "app-key-" + appKey : app.getApplicationId().toString(),
-          (int) r[i + Wire.ContainerReport.ATTEMPT], r[i + Wire.ContainerReport.NUMBER],
-          node == null ? "node-key-" + nodeKey : node.getNodeID().toString(), memory, vcores,
-          reserved));
+      if (!leaving) {
+        inCore.add(describe(app == null ? "app-key-" + appKey
+            : app.getApplicationId().toString(), (int) r[i + Wire.ContainerReport.ATTEMPT],
+            r[i + Wire.ContainerReport.NUMBER], node == null ? "node-key-" + nodeKey
+            : node.getNodeID().toString(), memory, vcores, reserved));
+      }
       if (!reserved) {
         long[] use = coreNodeUse.computeIfAbsent(nodeKey, k -> new long[2]);
         use[0] += memory;

@@ -68,7 +68,7 @@ public class NativeBoundaryTest {
         fail("accepted a container list of part of a record");
       } catch (IllegalArgumentException e) {
         assertTrue(e.getMessage(), e.getMessage().contains("length 2; expected (application,"
-            + " attempt, number) records of 3 longs"));
+            + " attempt, number, kind) records of 4 longs"));
       }
       try {
         core.allocate(0, new long[0], new int[3], new long[0], new String[] {"*"},
