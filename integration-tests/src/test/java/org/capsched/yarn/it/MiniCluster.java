@@ -42,6 +42,9 @@ final class MiniCluster implements AutoCloseable {
     Path store = Files.createTempDirectory("capsched-conf-");
     Files.copy(capacitySchedulerXml, store.resolve(RustCapacityScheduler.CONFIGURATION_FILE),
         StandardCopyOption.REPLACE_EXISTING);
+    // The yarn-site.xml an earlier cluster wrote for its AMs is on this JVM's class path
+    // too: this cluster's RM must not start from it.
+    Files.deleteIfExists(amConfigurationFile().toPath());
     YarnConfiguration conf = new YarnConfiguration();
     conf.setClass(YarnConfiguration.RM_SCHEDULER, RustCapacityScheduler.class,
         ResourceScheduler.class);
@@ -95,14 +98,18 @@ final class MiniCluster implements AutoCloseable {
    * DistributedShell client gives them from this JVM's when running on a mini cluster.
    */
   private static void writeAmConfiguration(Configuration conf) throws IOException {
+    try (OutputStream os = new FileOutputStream(amConfigurationFile())) {
+      conf.writeXml(os);
+    }
+  }
+
+  /** The yarn-site.xml ApplicationMasters read, in a directory on the test class path. */
+  private static File amConfigurationFile() {
     String dir = System.getProperty("capsched.am.conf.dir");
     if (dir == null) {
       throw new IllegalStateException("capsched.am.conf.dir is not set; run through Gradle");
     }
-    File out = new File(dir, "yarn-site.xml");
-    try (OutputStream os = new FileOutputStream(out)) {
-      conf.writeXml(os);
-    }
+    return new File(dir, "yarn-site.xml");
   }
 
   @Override
