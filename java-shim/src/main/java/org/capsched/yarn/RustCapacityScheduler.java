@@ -639,6 +639,10 @@ public class RustCapacityScheduler
     boolean userMetrics = core.userMetricsEnabled();
     queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
         new RustQueue(this, views, path, parent, userMetrics, configuration));
+    for (QueueSnapshot q : views.snapshots()) {
+      queues.byPath(q.getPath()).setMaximumAllocation(Resource.newInstance(
+          q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores()));
+    }
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")
         ? new DominantResourceCalculator() : new DefaultResourceCalculator();

@@ -28,6 +28,7 @@ final class RustQueue implements Queue {
   private final String path;
   private final QueueMetrics metrics;
   private final ActiveUsersManager usersManager;
+  private volatile Resource maximumAllocation = Resource.newInstance(0, 0);
 
   RustQueue(RustCapacityScheduler scheduler, QueueViews views, String path, RustQueue parent,
       boolean userMetrics, Configuration conf) {
@@ -59,10 +60,17 @@ final class RustQueue implements Queue {
     return metrics;
   }
 
-  /** The largest container its applications may ask for, as configured. */
+  /**
+   * The largest container its applications may ask for, as configured (set at every
+   * (re)load, so that the RM's check of every AM heartbeat's asks crosses into the core
+   * for nothing).
+   */
   Resource maximumAllocation() {
-    QueueSnapshot q = views.snapshot(path);
-    return Resource.newInstance(q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores());
+    return maximumAllocation;
+  }
+
+  void setMaximumAllocation(Resource maximumAllocation) {
+    this.maximumAllocation = maximumAllocation;
   }
 
   /** The guarantee, a fraction of the cluster, as the core works it out now. */
