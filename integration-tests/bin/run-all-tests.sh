@@ -12,6 +12,11 @@ cargo clippy --workspace --locked --all-targets --all-features -- -D warnings
 
 echo "== Rust tests (cargo test, every feature on)"
 cargo test --workspace --locked --all-features 2>&1 | tee /tmp/capsched-cargo-test.log
+echo "== Rust unit tests again in the release profile (the build the ResourceManager loads)"
+# Debug assertions and overflow checks are off there: code that behaves differently
+# without them shows up here, not in the run above.
+cargo test --workspace --locked --all-features --release --lib 2>&1 | tee /tmp/capsched-cargo-test-release.log
+grep -q 'test result: ok' /tmp/capsched-cargo-test-release.log
 rust_passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' /tmp/capsched-cargo-test.log | awk '{s+=$4} END {print s+0}')
 
 echo "== Java and integration tests (gradle test)"

@@ -117,7 +117,9 @@ impl State {
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
         a.reservations.remove(&r.container);
         a.re_reservations.remove(&r.key);
-        debug_assert!(new & a.containers.insert(r.container), "reserved container {} booked twice", r.container);
+        // Not inside the assertion: release builds must book it too.
+        let new = a.containers.insert(r.container) & new;
+        debug_assert!(new, "reserved container {} booked twice", r.container);
         a.used = a.used.plus(r.resource);
         let queue = a.queue;
         self.queues.track_reserved(queue, r.resource, true);
