@@ -2,10 +2,10 @@
 //! of figures (for the RM's queue views over JNI), and a configuration's tree as text (for
 //! the `capsched check` command).
 
-use crate::config::{CapacitySpec, MaxCapacitySpec, QueueState, SchedulerConfig};
+use crate::config::{CapacitySpec, MaxCapacitySpec, SchedulerConfig};
 use crate::ids::QueueIndex;
 use crate::model::{Queue, QueueTree, State};
-use crate::policy::admission;
+use crate::policy::{admission, limits};
 use crate::resource::Resource;
 use std::fmt::Write;
 
@@ -30,8 +30,8 @@ pub struct QueueRow {
     pub used: Resource,
     /// Applications in the queue and its descendants.
     pub applications: usize,
-    /// STOPPED in the configuration.
-    pub stopped: bool,
+    /// RUNNING, STOPPED or DRAINING now (a queue is stopped when it or an ancestor is).
+    pub state: RuntimeState,
     /// The parent's index (`None` for root).
     pub parent: Option<QueueIndex>,
     /// The weight, for a weight-mode queue.
@@ -49,6 +49,82 @@ pub struct QueueRow {
     /// The largest container the queue's applications may ask for
     /// (`maximum-allocation-mb` / `-vcores`, the cluster's by default).
     pub maximum_allocation: Resource,
+    /// The guarantee in every resource (Apache's effective minimum resource).
+    pub effective_min: Resource,
+    /// The most the queue may hold in every resource (Apache's effective maximum).
+    pub effective_max: Resource,
+    /// What its ApplicationMasters may hold (leaves; zero for parents).
+    pub am_limit: Resource,
+    /// What its activated applications' ApplicationMasters hold (leaves).
+    pub am_used: Resource,
+    /// What one user's ApplicationMasters may hold, for a user of weight 1 (leaves).
+    pub user_am_limit: Resource,
+    /// Applications activated (leaves).
+    pub active_applications: usize,
+    /// Applications waiting for activation (leaves).
+    pub pending_applications: usize,
+    /// The part of `used` held by reservations.
+    pub reserved: Resource,
+    /// Applications one user may have in the queue at once (leaves).
+    pub maximum_applications_per_user: i64,
+}
+
+/// A queue's state as the RM reports it (YARN's `QueueState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeState {
+    /// Accepting and scheduling applications.
+    Running,
+    /// Stopped (by its own configuration or an ancestor's), with nothing left running.
+    Stopped,
+    /// Stopped, with applications still running to completion.
+    Draining,
+}
+
+/// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserRow {
+    /// The leaf's index.
+    pub queue: QueueIndex,
+    /// The user's name.
+    pub user: String,
+    /// What the user's containers hold in the leaf.
+    pub used: Resource,
+    /// What the user's ApplicationMasters hold.
+    pub am_used: Resource,
+    /// The user's limit now, weight applied.
+    pub limit: Resource,
+    /// The user's activated applications.
+    pub active_applications: usize,
+    /// The user's applications waiting for activation.
+    pub pending_applications: usize,
+    /// The user's weight in the leaf.
+    pub weight: f64,
+}
+
+/// Every user with applications or usage in a leaf, leaves in tree order and users by name.
+pub fn user_rows(state: &State) -> Vec<UserRow> {
+    let mut out = Vec::new();
+    for (index, q) in state.queues.queues.iter().enumerate() {
+        if !q.is_leaf() {
+            continue;
+        }
+        let mut names: Vec<&String> = q.users.keys().collect();
+        names.sort();
+        for name in names {
+            let u = &q.users[name];
+            out.push(UserRow {
+                queue: index,
+                user: name.clone(),
+                used: u.used,
+                am_used: u.am_used,
+                limit: limits::limit_for_user(state, index, name),
+                active_applications: u.active_apps,
+                pending_applications: u.pending_apps,
+                weight: q.config.user_weights.get(name.as_str()).copied().unwrap_or(1.0),
+            });
+        }
+    }
+    out
 }
 
 /// Every queue's row, in tree order (root first, parents before children).
@@ -73,16 +149,40 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 (_, Some(p)) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
                 (_, None) => 1.0,
             };
+            let leaf = q.is_leaf();
+            let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
+            let (active_applications, pending_applications) = if leaf {
+                let count = |f: fn(&crate::model::App) -> bool| {
+                    q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count()
+                };
+                (count(|a| a.active), count(|a| a.runnable && !a.active))
+            } else {
+                (0, 0)
+            };
+            let applications = count_apps(queues, q);
+            // An absolute-resource queue's shares are its resources over the cluster's:
+            // undefined (0 over 0) until a NodeManager registers, as Apache reports them.
+            let share = |f: f64| {
+                if matches!(q.config.capacity, CapacitySpec::Absolute(_)) && state.cluster.is_none() {
+                    f64::NAN
+                } else {
+                    f
+                }
+            };
             QueueRow {
-                capacity,
-                maximum_capacity,
-                absolute_capacity: q.absolute_capacity,
-                absolute_maximum_capacity: q.absolute_maximum_capacity,
+                capacity: share(capacity),
+                maximum_capacity: share(maximum_capacity),
+                absolute_capacity: share(q.absolute_capacity),
+                absolute_maximum_capacity: share(q.absolute_maximum_capacity),
                 used_capacity: q.used_capacity(calc, state.cluster, state.minimum_allocation()),
                 absolute_used_capacity: calc.ratio(q.used, state.cluster),
                 used: q.used,
-                applications: count_apps(queues, q),
-                stopped: q.config.state == QueueState::Stopped,
+                applications,
+                state: match (queues.is_stopped(index), applications) {
+                    (false, _) => RuntimeState::Running,
+                    (true, 0) => RuntimeState::Stopped,
+                    (true, _) => RuntimeState::Draining,
+                },
                 parent: q.config.parent,
                 weight: match q.config.capacity {
                     CapacitySpec::Weight(w) => Some(w),
@@ -94,6 +194,19 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 maximum_am_resource_percent: q.config.maximum_am_resource_percent,
                 max_parallel_apps: q.config.max_parallel_apps,
                 maximum_allocation: q.config.maximum_allocation,
+                effective_min: q.effective_min,
+                effective_max: q.effective_max,
+                am_limit,
+                am_used: q.am_used,
+                user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
+                active_applications,
+                pending_applications,
+                reserved: q.reserved,
+                maximum_applications_per_user: if leaf {
+                    admission::maximum_applications_per_user(state, index)
+                } else {
+                    0
+                },
             }
         })
         .collect()
@@ -140,8 +253,7 @@ fn write_queue(out: &mut String, config: &SchedulerConfig, tree: &QueueTree, ind
     let q = tree.get(index);
     let c = &q.config;
     let name = format!("{}{}", "  ".repeat(depth), if depth == 0 { c.path.as_str() } else { c.name.as_str() });
-    let max_apps =
-        c.maximum_applications.unwrap_or((config.global.maximum_applications as f64 * q.absolute_capacity) as i64);
+    let max_apps = admission::maximum_applications_of(&config.global, c, q.absolute_capacity);
     let limits = if q.is_leaf() {
         format!(
             "user-limit-factor={} minimum-user-limit-percent={} am-percent={}",

@@ -36,6 +36,9 @@ pub fn global_key(suffix: &str) -> String {
 pub struct GlobalSettings {
     /// `maximum-applications`: applications pending or running, cluster-wide.
     pub maximum_applications: i64,
+    /// `global-queue-max-application`: each leaf's default `maximum-applications` (when
+    /// positive), in place of the cluster-wide maximum scaled by its capacity.
+    pub global_queue_max_applications: Option<i64>,
     /// `maximum-am-resource-percent`: default share of a queue for ApplicationMasters (0..1).
     pub maximum_am_resource_percent: f64,
     /// `resource-calculator`.
@@ -80,6 +83,7 @@ impl Default for GlobalSettings {
     fn default() -> Self {
         GlobalSettings {
             maximum_applications: 10_000,
+            global_queue_max_applications: None,
             maximum_am_resource_percent: 0.1,
             resource_calculator: ResourceCalculator::Memory,
             node_locality_delay: 40,
@@ -266,6 +270,7 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
     }
     GlobalSettings {
         maximum_applications,
+        global_queue_max_applications: r.opt_int(None, &key("global-queue-max-application")).filter(|&n| n > 0),
         maximum_am_resource_percent,
         resource_calculator,
         node_locality_delay: r.int(None, &key("node-locality-delay"), d.node_locality_delay),

@@ -71,6 +71,25 @@ pub fn new_queue_report<'local>(
     Ok(report)
 }
 
+/// Makes an `org.capsched.yarn.UserReport` of its three arrays.
+pub fn new_user_report<'local>(
+    env: &mut Env<'local>,
+    names: &[String],
+    counts: &[i64],
+    weights: &[f64],
+) -> NativeResult<JObject<'local>> {
+    let names = new_strings(env, names)?;
+    let longs = new_longs(env, counts)?;
+    let doubles = JDoubleArray::new(env, weights.len())?;
+    doubles.set_region(env, 0, weights)?;
+    let report = env.new_object(
+        jni_str!("org/capsched/yarn/UserReport"),
+        jni_sig!("([Ljava/lang/String;[J[D)V"),
+        &[JValue::from(&names), JValue::from(&longs), JValue::from(&doubles)],
+    )?;
+    Ok(report)
+}
+
 /// Makes a Java `String[]`.
 pub fn new_strings<'local>(
     env: &mut Env<'local>,

@@ -4,7 +4,8 @@
 //! are in [`wire`](super::wire).
 
 use super::convert::{
-    new_longs, new_queue_report, new_strings, read_config_inputs, read_ints, read_longs, read_string, read_strings,
+    new_longs, new_queue_report, new_strings, new_user_report, read_config_inputs, read_ints, read_longs, read_string,
+    read_strings,
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
@@ -361,6 +362,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     env.with_env(|env| -> NativeResult<JObject<'l>> {
         let (figures, counts) = ops::queue_report(handle_ref(handle)?);
         new_queue_report(env, &figures, &counts)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native UserReport userReport(long handle)`: every leaf's users, leaves in tree
+/// order ([`wire::user_counts`](super::wire::user_counts)).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_userReport<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> NativeResult<JObject<'l>> {
+        let (names, counts, weights) = ops::user_report(handle_ref(handle)?);
+        new_user_report(env, &names, &counts, &weights)
     })
     .resolve::<ThrowJava>()
 }

@@ -10,7 +10,7 @@ use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, Release, SchedulerKey};
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
-use crate::report::queue_rows;
+use crate::report::{queue_rows, user_rows};
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use parking_lot::Mutex;
@@ -225,6 +225,12 @@ pub fn queue_paths(h: &Handle) -> Vec<String> {
 /// [`wire::encode_queue_rows`]).
 pub fn queue_report(h: &Handle) -> (Vec<f64>, Vec<i64>) {
     wire::encode_queue_rows(&h.with(|s| queue_rows(s.state())))
+}
+
+/// Every leaf's users, encoded as `userReport`'s names, counts and weights (see
+/// [`wire::encode_user_rows`]).
+pub fn user_report(h: &Handle) -> (Vec<String>, Vec<i64>, Vec<f64>) {
+    wire::encode_user_rows(&h.with(|s| user_rows(s.state())))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use crate::ids::Locality;
 use crate::policy::admission::QueueAcl;
-use crate::report::QueueRow;
+use crate::report::{QueueRow, RuntimeState, UserRow};
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
@@ -154,8 +154,8 @@ wire_constants! {
         USED_VCORES = 1;
         /// Applications in the queue and its descendants.
         APPLICATIONS = 2;
-        /// 1 when STOPPED, else 0.
-        STOPPED = 3;
+        /// The queue's state now: a [`queue_state`](super::queue_state) code.
+        STATE = 3;
         /// The parent's index, -1 for root.
         PARENT = 4;
         /// Maximum applications.
@@ -166,7 +166,76 @@ wire_constants! {
         MAXIMUM_ALLOCATION_MEMORY = 7;
         /// The largest container's virtual cores (`maximum-allocation-vcores`).
         MAXIMUM_ALLOCATION_VCORES = 8;
+        /// The guarantee's memory, MiB (effective minimum resource).
+        EFFECTIVE_MIN_MEMORY = 9;
+        /// The guarantee's virtual cores.
+        EFFECTIVE_MIN_VCORES = 10;
+        /// The maximum's memory, MiB (effective maximum resource).
+        EFFECTIVE_MAX_MEMORY = 11;
+        /// The maximum's virtual cores.
+        EFFECTIVE_MAX_VCORES = 12;
+        /// What its ApplicationMasters may hold, memory (leaves).
+        AM_LIMIT_MEMORY = 13;
+        /// What its ApplicationMasters may hold, virtual cores (leaves).
+        AM_LIMIT_VCORES = 14;
+        /// What its ApplicationMasters hold, memory (leaves).
+        AM_USED_MEMORY = 15;
+        /// What its ApplicationMasters hold, virtual cores (leaves).
+        AM_USED_VCORES = 16;
+        /// One user's ApplicationMaster limit (weight 1), memory (leaves).
+        USER_AM_LIMIT_MEMORY = 17;
+        /// One user's ApplicationMaster limit (weight 1), virtual cores (leaves).
+        USER_AM_LIMIT_VCORES = 18;
+        /// Activated applications (leaves).
+        ACTIVE_APPLICATIONS = 19;
+        /// Applications waiting for activation (leaves).
+        PENDING_APPLICATIONS = 20;
+        /// Reserved memory, MiB.
+        RESERVED_MEMORY = 21;
+        /// Reserved virtual cores.
+        RESERVED_VCORES = 22;
+        /// Applications one user may have in the queue (leaves).
+        MAXIMUM_APPLICATIONS_PER_USER = 23;
         /// Longs per queue.
+        STRIDE = 24;
+    }
+}
+
+wire_constants! {
+    /// A queue's state ([`crate::report::RuntimeState`]; YARN's `QueueState`, by name).
+    queue_state => "QueueStateCode": i64 {
+        /// `RUNNING`.
+        RUNNING = 0;
+        /// `STOPPED`.
+        STOPPED = 1;
+        /// `DRAINING`.
+        DRAINING = 2;
+    }
+}
+
+wire_constants! {
+    /// One user of one leaf in `userReport`'s `counts` (longs), in order; its name is in
+    /// `names` and its weight in `weights`, at the user's index.
+    user_counts => "UserCounts": usize {
+        /// The leaf's index in `queueReport`'s order.
+        QUEUE = 0;
+        /// Used memory, MiB.
+        USED_MEMORY = 1;
+        /// Used virtual cores.
+        USED_VCORES = 2;
+        /// Its ApplicationMasters' memory, MiB.
+        AM_USED_MEMORY = 3;
+        /// Its ApplicationMasters' virtual cores.
+        AM_USED_VCORES = 4;
+        /// Its limit's memory, MiB.
+        LIMIT_MEMORY = 5;
+        /// Its limit's virtual cores.
+        LIMIT_VCORES = 6;
+        /// Activated applications.
+        ACTIVE_APPLICATIONS = 7;
+        /// Applications waiting for activation.
+        PENDING_APPLICATIONS = 8;
+        /// Longs per user.
         STRIDE = 9;
     }
 }
@@ -204,6 +273,8 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (acl::JAVA, acl::ALL),
     (queue_figures::JAVA, queue_figures::ALL),
     (queue_counts::JAVA, queue_counts::ALL),
+    (queue_state::JAVA, queue_state::ALL),
+    (user_counts::JAVA, user_counts::ALL),
     (container_report::JAVA, container_report::ALL),
 ];
 
@@ -276,14 +347,52 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::USED_MEMORY] = q.used.memory_mb;
         count[c::USED_VCORES] = q.used.vcores;
         count[c::APPLICATIONS] = q.applications as i64;
-        count[c::STOPPED] = i64::from(q.stopped);
+        count[c::STATE] = match q.state {
+            RuntimeState::Running => queue_state::RUNNING,
+            RuntimeState::Stopped => queue_state::STOPPED,
+            RuntimeState::Draining => queue_state::DRAINING,
+        };
         count[c::PARENT] = q.parent.map_or(-1, |p| p as i64);
         count[c::MAXIMUM_APPLICATIONS] = q.maximum_applications;
         count[c::MAX_PARALLEL_APPS] = q.max_parallel_apps.unwrap_or(-1);
         count[c::MAXIMUM_ALLOCATION_MEMORY] = q.maximum_allocation.memory_mb;
         count[c::MAXIMUM_ALLOCATION_VCORES] = q.maximum_allocation.vcores;
+        count[c::EFFECTIVE_MIN_MEMORY] = q.effective_min.memory_mb;
+        count[c::EFFECTIVE_MIN_VCORES] = q.effective_min.vcores;
+        count[c::EFFECTIVE_MAX_MEMORY] = q.effective_max.memory_mb;
+        count[c::EFFECTIVE_MAX_VCORES] = q.effective_max.vcores;
+        count[c::AM_LIMIT_MEMORY] = q.am_limit.memory_mb;
+        count[c::AM_LIMIT_VCORES] = q.am_limit.vcores;
+        count[c::AM_USED_MEMORY] = q.am_used.memory_mb;
+        count[c::AM_USED_VCORES] = q.am_used.vcores;
+        count[c::USER_AM_LIMIT_MEMORY] = q.user_am_limit.memory_mb;
+        count[c::USER_AM_LIMIT_VCORES] = q.user_am_limit.vcores;
+        count[c::ACTIVE_APPLICATIONS] = q.active_applications as i64;
+        count[c::PENDING_APPLICATIONS] = q.pending_applications as i64;
+        count[c::RESERVED_MEMORY] = q.reserved.memory_mb;
+        count[c::RESERVED_VCORES] = q.reserved.vcores;
+        count[c::MAXIMUM_APPLICATIONS_PER_USER] = q.maximum_applications_per_user;
     }
     (figures, counts)
+}
+
+/// Encodes user rows as `userReport`'s arrays: names, [`user_counts`] longs per user, and
+/// weights.
+pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
+    use user_counts as u;
+    let mut counts = vec![0; rows.len() * u::STRIDE];
+    for (row, c) in rows.iter().zip(counts.chunks_exact_mut(u::STRIDE)) {
+        c[u::QUEUE] = row.queue as i64;
+        c[u::USED_MEMORY] = row.used.memory_mb;
+        c[u::USED_VCORES] = row.used.vcores;
+        c[u::AM_USED_MEMORY] = row.am_used.memory_mb;
+        c[u::AM_USED_VCORES] = row.am_used.vcores;
+        c[u::LIMIT_MEMORY] = row.limit.memory_mb;
+        c[u::LIMIT_VCORES] = row.limit.vcores;
+        c[u::ACTIVE_APPLICATIONS] = row.active_applications as i64;
+        c[u::PENDING_APPLICATIONS] = row.pending_applications as i64;
+    }
+    (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
 }
 
 #[cfg(test)]

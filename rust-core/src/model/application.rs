@@ -165,8 +165,15 @@ pub struct App {
     pub used: Resource,
     /// Last container number handed out in the current attempt.
     pub last_container_number: u64,
-    /// Activated: within the queue's AM and parallel-application limits, so it may get
-    /// containers. Until then it is pending.
+    /// Runnable: its attempt was let in under the `max-parallel-apps` limits of its user,
+    /// its leaf and every ancestor, and counts against them until the attempt ends. Only
+    /// a runnable application is activated; until then it waits, neither pending nor
+    /// active, as Apache's max-running-apps enforcer holds it.
+    pub runnable: bool,
+    /// When its current attempt started, in the order attempts started.
+    pub attempt_seq: u64,
+    /// Activated: runnable and within the queue's and user's AM limits, so it may get
+    /// containers. Until then a runnable application is pending.
     pub active: bool,
     /// The ApplicationMaster's size (zero for an unmanaged AM), counted against the
     /// queue's and user's AM limits while the application is active.
@@ -204,6 +211,8 @@ impl App {
             containers: HashSet::default(),
             used: Resource::ZERO,
             last_container_number: 0,
+            runnable: false,
+            attempt_seq: 0,
             active: false,
             am_resource: Resource::ZERO,
             missed_opportunities: HashMap::default(),

@@ -26,9 +26,9 @@ pub struct Queue {
     pub users: FxHashMap<String, UserState>,
     /// Resources reserved for activated applications' ApplicationMasters (leaves only).
     pub am_used: Resource,
-    /// Activated applications (leaves: this queue's; parents: all descendants'), for
-    /// `max-parallel-apps`.
-    pub running_apps: usize,
+    /// Runnable applications (leaves: this queue's; parents: all descendants'), for
+    /// `max-parallel-apps` (see `App::runnable`).
+    pub runnable_apps: usize,
     /// The part of `used` held by reservations (this queue and its descendants).
     pub reserved: Resource,
     /// The guarantee for the cluster the capacities were last worked out for (Apache's
@@ -64,7 +64,7 @@ impl Queue {
             apps: Vec::new(),
             users: FxHashMap::default(),
             am_used: Resource::ZERO,
-            running_apps: 0,
+            runnable_apps: 0,
             reserved: Resource::ZERO,
             effective_min: Resource::ZERO,
             effective_max: Resource::ZERO,

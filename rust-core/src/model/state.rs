@@ -45,6 +45,11 @@ pub struct State {
     pub(crate) next_node: NodeKey,
     /// The key the next application admitted gets.
     pub(crate) next_app: AppKey,
+    /// Runnable applications per user, across queues (for `user.max-parallel-apps`).
+    pub user_runnable: HashMap<String, usize>,
+    /// The start order the next attempt gets (Apache orders applications waiting on
+    /// `max-parallel-apps` by their attempt's start time).
+    pub(crate) next_attempt_seq: u64,
 }
 
 impl State {
@@ -62,6 +67,8 @@ impl State {
             epoch,
             next_node: 0,
             next_app: 0,
+            user_runnable: HashMap::default(),
+            next_attempt_seq: 0,
         }
     }
 

@@ -17,7 +17,8 @@ pub struct UserState {
     pub am_used: Resource,
     /// The user's applications that are activated (may get containers).
     pub active_apps: usize,
-    /// The user's applications waiting for activation (AM or parallel-app limits).
+    /// The user's runnable applications waiting for activation (AM limits; see
+    /// `App::runnable`).
     pub pending_apps: usize,
     /// The user's applications that make it "active" (see `Scheduler::count_user_active`:
     /// Apache's rule, not simply those asking); the user is active when > 0.

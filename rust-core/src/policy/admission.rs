@@ -6,6 +6,7 @@
 //! exception the move command prints), worded as Apache's CapacityScheduler words them
 //! where it has a message, clearer where it has none.
 
+use crate::config::{CapacitySpec, GlobalSettings, QueueConfig};
 use crate::ids::{application_name, AppKey, QueueIndex};
 use crate::model::{ResolveError, State};
 use crate::resource::Resource;
@@ -89,10 +90,19 @@ pub fn check_access(state: &State, queue: QueueIndex, acl: QueueAcl, user: &str,
 }
 
 /// APP_ADDED: the leaf that takes the application, or why none does. Checks, in Apache's
-/// order: the queue exists and is a leaf (a plan queue sends applications to its
-/// `-default` child), the submit ACL, the queue's state, and the application limits.
+/// order and with its texts: the system-wide application limit, the queue exists and is a
+/// leaf (a plan queue sends applications to its `-default` child), the submit ACL, then
+/// the leaf's own checks — its state and application limits, which Apache reports as the
+/// `AccessControlException` its queue throws. An ambiguous short name gets a clearer text
+/// than Apache's: the paths it could mean.
 pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
     let app = application_name(sub.app_id);
+    if !sub.recovering && state.apps.len() as i64 >= state.config.global.maximum_applications {
+        // Apache's text, its missing space included: tools match on it.
+        return Err(Rejection(format!(
+            "Maximum system application limit reached,cannot accept submission of application: {app}"
+        )));
+    }
     let queue = match state.queues.resolve(&sub.queue) {
         Ok(q) => q,
         Err(ResolveError::Unknown) => {
@@ -114,9 +124,8 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
     let q = state.queues.get(queue);
     if !q.is_leaf() {
         return Err(Rejection(format!(
-            "Application {app} submitted by user {} to non-leaf queue: {}",
-            sub.user,
-            q.path()
+            "Application {app} submitted by user : {} to non-leaf queue : {}",
+            sub.user, sub.queue
         )));
     }
     if sub.recovering {
@@ -131,15 +140,15 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
             q.path()
         )));
     }
-    check_running(state, queue, &app)?;
-    if state.apps.len() as i64 >= state.config.global.maximum_applications {
-        return Err(Rejection(format!(
-            "Maximum system application limit reached, cannot accept submission of application: {app}"
-        )));
-    }
-    check_limits(state, queue, &sub.user, &app)?;
+    check_running(state, queue, &app)
+        .and_then(|()| check_limits(state, queue, &sub.user, &app))
+        .map_err(|Rejection(text)| Rejection(format!("{QUEUE_REFUSED}{text}")))?;
     Ok(queue)
 }
+
+/// How Apache's scheduler prefixes a leaf's refusal of a submission (the exception's
+/// `toString()`).
+const QUEUE_REFUSED: &str = "org.apache.hadoop.security.AccessControlException: ";
 
 /// `preValidateMoveApplication` / `moveApplication`: the leaf `target` names, if `app`
 /// may move there. The target must be a RUNNING leaf (or a plan queue, which takes it in
@@ -210,23 +219,42 @@ fn check_limits(state: &State, queue: QueueIndex, user: &str, app: &str) -> Resu
     Ok(())
 }
 
-/// `<q>.maximum-applications`, or the system-wide maximum scaled by the queue's
-/// absolute capacity.
+/// `<q>.maximum-applications`; else `global-queue-max-application` (within the
+/// system-wide maximum) for a queue whose capacity is not an absolute resource; else the
+/// system-wide maximum (or `global-queue-max-application`, if smaller) scaled by the
+/// queue's absolute capacity — in Java floats, as Apache's `updateMaximumApplications`
+/// works it out.
 pub fn maximum_applications(state: &State, queue: QueueIndex) -> i64 {
     let q = state.queues.get(queue);
-    let global_max = state.config.global.maximum_applications;
-    q.config.maximum_applications.unwrap_or((global_max as f64 * q.absolute_capacity) as i64)
+    maximum_applications_of(&state.config.global, &q.config, q.absolute_capacity)
+}
+
+/// [`maximum_applications`] for a queue configured as `q` with `absolute_capacity`.
+pub fn maximum_applications_of(global: &GlobalSettings, q: &QueueConfig, absolute_capacity: f64) -> i64 {
+    if let Some(n) = q.maximum_applications {
+        return n;
+    }
+    let system = global.maximum_applications;
+    match global.global_queue_max_applications {
+        Some(per_queue) if !matches!(q.capacity, CapacitySpec::Absolute(_)) => per_queue.min(system),
+        per_queue => {
+            let base = per_queue.map_or(system, |p| p.min(system));
+            (base as f32 * absolute_capacity as f32) as i64
+        }
+    }
 }
 
 /// Apache's `maxApplicationsPerUser`: the queue's maximum scaled by
-/// `minimum-user-limit-percent` and `user-limit-factor` (no scaling when the factor is -1).
+/// `minimum-user-limit-percent` and `user-limit-factor` (no scaling when the factor is -1),
+/// in Java floats.
 pub fn maximum_applications_per_user(state: &State, queue: QueueIndex) -> i64 {
     let queue_max = maximum_applications(state, queue);
     let c = &state.queues.get(queue).config;
     if c.user_limit_factor == -1.0 {
         queue_max
     } else {
-        queue_max.min((queue_max as f64 * (c.minimum_user_limit_percent / 100.0) * c.user_limit_factor) as i64)
+        let scaled = queue_max as f32 * (c.minimum_user_limit_percent as f32 / 100.0) * c.user_limit_factor as f32;
+        queue_max.min(scaled as i64)
     }
 }
 

@@ -38,16 +38,32 @@ pub enum Step {
     Node { name: String, count: usize, rack: String, total: Resource },
     /// `remove-node NAME`
     RemoveNode { name: String },
-    /// `app NAME queue=Q user=U [priority=P] [am=M,V] [unmanaged]`: submission, attempt,
-    /// and (for a managed AM) the RM's ask for the AM container.
-    App { name: String, queue: String, user: String, priority: i64, am: Option<Resource> },
+    /// `app NAME queue=Q user=U [priority=P] [am=M,V] [unmanaged] [keep-containers]`:
+    /// submission, attempt, and (for a managed AM) the RM's ask for the AM container; with
+    /// `keep-containers`, a later attempt keeps the containers of the one before.
+    App { name: String, queue: String, user: String, priority: i64, am: Option<Resource>, keep_containers: bool },
     /// `ask APP [priority=P] memory=M vcores=V count=N [at=NAME] [relax=false] [id=I]`
     Ask { app: String, ask: Ask },
     /// `heartbeat NODE|all [rounds=N]`
     Heartbeat { node: Option<String>, rounds: usize },
-    /// `finish APP [count=N|all] [node=NODE]`: the app's oldest task containers (on NODE,
-    /// if given) complete; the AM's only with `all`.
+    /// `finish APP [count=N|all] [node=NODE]`: the AM releases its oldest task containers
+    /// (on NODE, if given); its own container stays (see `unregister`).
     Finish { app: String, count: Option<usize>, node: Option<String> },
+    /// `complete APP [count=N|all] [node=NODE]`: the oldest task containers (on NODE, if
+    /// given) exit, reported by their NodeManagers' heartbeats (which offer the nodes to
+    /// the scheduler too).
+    Complete { app: String, count: Option<usize>, node: Option<String> },
+    /// `fail-am APP`: the AM container exits; the RM fails the attempt and, while attempts
+    /// remain (two in all, YARN's default), starts another, which keeps the task containers
+    /// with `keep-containers` (they are killed otherwise).
+    FailAm { app: String },
+    /// `unregister APP`: the AM unregisters and exits; the application finishes and its
+    /// containers are released.
+    Unregister { app: String },
+    /// `node-resource NODE memory=M vcores=V`: `yarn rmadmin -updateNodeResource`.
+    NodeResource { name: String, total: Resource },
+    /// `blacklist APP [add=NODE,...] [remove=NODE,...]`: the AM's blacklist changes.
+    Blacklist { app: String, add: Vec<String>, remove: Vec<String> },
     /// `remove APP`: the application ends (attempt and application removed).
     Remove { app: String },
     /// `refresh` followed by an XML block: `yarn rmadmin -refreshQueues`.
@@ -72,6 +88,11 @@ impl Step {
             Step::Ask { .. } => "ask",
             Step::Heartbeat { .. } => "heartbeat",
             Step::Finish { .. } => "finish",
+            Step::Complete { .. } => "complete",
+            Step::FailAm { .. } => "fail-am",
+            Step::Unregister { .. } => "unregister",
+            Step::NodeResource { .. } => "node-resource",
+            Step::Blacklist { .. } => "blacklist",
             Step::Remove { .. } => "remove",
             Step::Refresh { .. } => "refresh",
             Step::Move { .. } => "move",

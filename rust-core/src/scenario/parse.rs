@@ -116,6 +116,7 @@ impl Scenario {
                             priority: get("priority")
                                 .map_or(Ok(0), |p| p.parse().map_err(|_| err(format!("bad priority {p}"))))?,
                             am,
+                            keep_containers: positional.iter().any(|p| p == "keep-containers"),
                         },
                     ));
                 }
@@ -144,19 +145,37 @@ impl Scenario {
                         get("rounds").map_or(Ok(1), |r| r.parse().map_err(|_| err(format!("bad rounds {r}"))))?;
                     steps.push((line_no, Step::Heartbeat { node: (target != "all").then_some(target), rounds }));
                 }
-                "finish" => {
-                    let count = match get("count") {
+                "finish" | "complete" => {
+                    let count = match get("count").or_else(|| positional.get(1).map(String::as_str)) {
                         None | Some("all") => None,
                         Some(c) => Some(c.parse().map_err(|_| err(format!("bad count {c}")))?),
                     };
+                    let (app, node) = (first("an application name")?, get("node").map(str::to_string));
                     steps.push((
                         line_no,
-                        Step::Finish {
-                            app: first("an application name")?,
-                            count,
-                            node: get("node").map(str::to_string),
+                        if verb == "finish" {
+                            Step::Finish { app, count, node }
+                        } else {
+                            Step::Complete { app, count, node }
                         },
                     ));
+                }
+                "fail-am" => steps.push((line_no, Step::FailAm { app: first("an application name")? })),
+                "unregister" => steps.push((line_no, Step::Unregister { app: first("an application name")? })),
+                "node-resource" => {
+                    let memory = parse_memory(need("memory")?).ok_or_else(|| err("bad memory".into()))?;
+                    let vcores = need("vcores")?.parse().map_err(|_| err("bad vcores".into()))?;
+                    steps.push((
+                        line_no,
+                        Step::NodeResource { name: first("a node name")?, total: Resource::new(memory, vcores) },
+                    ));
+                }
+                "blacklist" => {
+                    let list = |k: &str| -> Vec<String> {
+                        get(k).map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default()
+                    };
+                    let (add, remove) = (list("add"), list("remove"));
+                    steps.push((line_no, Step::Blacklist { app: first("an application name")?, add, remove }));
                 }
                 "remove" => steps.push((line_no, Step::Remove { app: first("an application name")? })),
                 "refresh" => steps.push((line_no, Step::Refresh { xml: read_block(&mut i)? })),

@@ -24,9 +24,24 @@ pub struct Runner {
     next_app_id: i32,
     /// Containers allocated so far, by application name, oldest first.
     containers: HashMap<String, Vec<ContainerId>>,
-    /// Each managed application's AM container (its first).
+    /// Each managed application's AM container (its current attempt's first).
     am_containers: HashMap<String, ContainerId>,
+    /// What each application was submitted with that a new attempt needs: its AM's size
+    /// (none when unmanaged), whether it keeps containers across attempts, and its
+    /// current attempt.
+    attempts: HashMap<String, AttemptSpec>,
 }
+
+/// How a scenario application's attempts start over.
+#[derive(Debug, Clone, Copy)]
+struct AttemptSpec {
+    am: Option<Resource>,
+    keep_containers: bool,
+    current: i32,
+}
+
+/// YARN's default `yarn.resourcemanager.am.max-attempts`.
+const MAX_ATTEMPTS: i32 = 2;
 
 impl Runner {
     /// Loads the scenario's configuration.
@@ -47,6 +62,7 @@ impl Runner {
             next_app_id: 1,
             containers: HashMap::new(),
             am_containers: HashMap::new(),
+            attempts: HashMap::new(),
         })
     }
 
@@ -83,7 +99,7 @@ impl Runner {
                 }
                 Ok(format!("node {name} removed, {} containers lost", lost.len()))
             }
-            Step::App { name, queue, user, priority, am } => {
+            Step::App { name, queue, user, priority, am, keep_containers } => {
                 let sub = Submission {
                     app_id: (1, self.next_app_id),
                     queue: queue.clone(),
@@ -95,7 +111,9 @@ impl Runner {
                         self.max_application_priority,
                     ),
                     recovering: false,
-                    am_resource: am.unwrap_or(Resource::ZERO),
+                    // An unmanaged AM asks the RM for no container; Apache still counts
+                    // the minimum allocation against the AM limits for it.
+                    am_resource: am.unwrap_or_else(|| self.scheduler.state().minimum_allocation()),
                 };
                 self.next_app_id += 1;
                 match self.scheduler.submit(&sub) {
@@ -105,17 +123,9 @@ impl Runner {
                     }
                     Ok((key, path)) => {
                         self.apps.insert(name.clone(), key);
-                        self.scheduler.add_attempt(key, 1);
-                        if let Some(am) = am {
-                            let ask = Ask {
-                                key: SchedulerKey { priority: 0, allocation_request_id: 0 },
-                                resource_name: ANY.into(),
-                                capability: *am,
-                                count: 1,
-                                relax_locality: true,
-                            };
-                            self.scheduler.update_requests(key, &[ask]);
-                        }
+                        let spec = AttemptSpec { am: *am, keep_containers: *keep_containers, current: 1 };
+                        self.attempts.insert(name.clone(), spec);
+                        self.start_attempt(key, spec);
                         Ok(format!("app {name} accepted into {path}"))
                     }
                 }
@@ -133,60 +143,82 @@ impl Runner {
                     Some(n) => vec![n.clone()],
                     None => self.node_order.clone(),
                 };
-                let names: HashMap<u32, String> = self.apps.iter().map(|(n, k)| (*k, n.clone())).collect();
                 let mut count = 0;
                 for _ in 0..*rounds {
                     for n in &targets {
-                        let key = *self.nodes.get(n).ok_or_else(|| err(format!("no node '{n}'")))?;
-                        for a in self.scheduler.node_heartbeat(key, &[]) {
-                            use crate::scheduler::AllocationKind;
-                            if !matches!(a.kind, AllocationKind::Allocate | AllocationKind::AllocateReserved) {
-                                continue;
-                            }
-                            count += 1;
-                            if let Some(name) = names.get(&a.app) {
-                                if a.key.priority == 0 && !self.am_containers.contains_key(name) {
-                                    self.am_containers.insert(name.clone(), a.container);
-                                } else {
-                                    self.containers.entry(name.clone()).or_default().push(a.container);
-                                }
-                            }
-                        }
+                        count += self.beat(n).map_err(err)?;
                     }
                 }
                 Ok(format!("{count} containers allocated"))
             }
             Step::Finish { app, count, node } => {
                 let key = self.app_key(app, line)?;
-                let on_node = match node {
-                    Some(n) => Some(*self.nodes.get(n).ok_or_else(|| err(format!("no node '{n}'")))?),
-                    None => None,
-                };
-                let st = self.scheduler.state();
-                let list = self.containers.entry(app.clone()).or_default();
-                let candidates: Vec<ContainerId> = list
-                    .iter()
-                    .copied()
-                    .filter(|c| on_node.is_none_or(|n| st.containers.get(&(key, *c)).is_some_and(|x| x.node == n)))
-                    .collect();
-                let n = count.unwrap_or(candidates.len()).min(candidates.len());
-                let chosen: Vec<ContainerId> = candidates[..n].to_vec();
-                list.retain(|c| !chosen.contains(c));
-                let mut done: Vec<(u32, ContainerId)> = chosen.into_iter().map(|c| (key, c)).collect();
-                if count.is_none() && node.is_none() {
-                    done.extend(self.am_containers.remove(app).map(|c| (key, c)));
-                }
+                let done = self.take_containers(app, key, *count, node.as_deref()).map_err(err)?;
                 let n = done.len();
                 self.scheduler.release(&done);
-                Ok(format!("{n} containers of {app} finished"))
+                Ok(format!("{n} containers of {app} released"))
+            }
+            Step::Complete { app, count, node } => {
+                let key = self.app_key(app, line)?;
+                let done = self.take_containers(app, key, *count, node.as_deref()).map_err(err)?;
+                let st = self.scheduler.state();
+                let mut nodes: Vec<String> = self
+                    .node_order
+                    .iter()
+                    .filter(|n| {
+                        done.iter().any(|c| st.containers.get(c).is_some_and(|x| Some(&x.node) == self.nodes.get(*n)))
+                    })
+                    .cloned()
+                    .collect();
+                nodes.dedup();
+                self.scheduler.release(&done);
+                let mut placed = 0;
+                for n in &nodes {
+                    placed += self.beat(n).map_err(err)?;
+                }
+                Ok(format!("{} containers of {app} completed; {placed} allocated", done.len()))
+            }
+            Step::FailAm { app } => {
+                let key = self.app_key(app, line)?;
+                let mut spec = self.attempts[app];
+                let mut done: Vec<(u32, ContainerId)> =
+                    self.am_containers.remove(app).map(|c| (key, c)).into_iter().collect();
+                if !spec.keep_containers {
+                    done.extend(self.containers.remove(app).unwrap_or_default().into_iter().map(|c| (key, c)));
+                }
+                self.scheduler.release(&done);
+                self.scheduler.remove_attempt(key);
+                if spec.current >= MAX_ATTEMPTS {
+                    self.end_app(app, key);
+                    return Ok(format!("the AM of {app} failed; no attempts left, the application failed"));
+                }
+                spec.current += 1;
+                self.attempts.insert(app.clone(), spec);
+                self.start_attempt(key, spec);
+                Ok(format!("the AM of {app} failed; attempt {} started", spec.current))
+            }
+            Step::Unregister { app } => {
+                let key = self.app_key(app, line)?;
+                let mut done: Vec<(u32, ContainerId)> =
+                    self.containers.remove(app).unwrap_or_default().into_iter().map(|c| (key, c)).collect();
+                done.extend(self.am_containers.remove(app).map(|c| (key, c)));
+                self.scheduler.release(&done);
+                self.end_app(app, key);
+                Ok(format!("app {app} finished"))
+            }
+            Step::NodeResource { name, total } => {
+                let key = *self.nodes.get(name).ok_or_else(|| err(format!("no node '{name}'")))?;
+                self.scheduler.update_node_resource(key, *total);
+                Ok(format!("node {name} now offers {total}"))
+            }
+            Step::Blacklist { app, add, remove } => {
+                let key = self.app_key(app, line)?;
+                self.scheduler.update_blacklist(key, false, add, remove);
+                Ok(format!("blacklist of {app}: +{add:?} -{remove:?}"))
             }
             Step::Remove { app } => {
                 let key = self.app_key(app, line)?;
-                self.scheduler.remove_attempt(key);
-                self.scheduler.remove_app(key);
-                self.containers.remove(app);
-                self.am_containers.remove(app);
-                self.apps.remove(app);
+                self.end_app(app, key);
                 Ok(format!("app {app} removed"))
             }
             Step::Refresh { xml } => {
@@ -228,6 +260,80 @@ impl Runner {
                 Ok(users.iter().map(|(n, g)| format!("{n}={g}G")).collect::<Vec<_>>().join(" "))
             }
         }
+    }
+
+    /// Starts `spec.current`, the application's next attempt, with the RM's ask for its AM
+    /// container (for a managed AM).
+    fn start_attempt(&mut self, key: u32, spec: AttemptSpec) {
+        self.scheduler.add_attempt(key, spec.current);
+        if let Some(am) = spec.am {
+            let ask = Ask {
+                key: SchedulerKey { priority: 0, allocation_request_id: 0 },
+                resource_name: ANY.into(),
+                capability: am,
+                count: 1,
+                relax_locality: true,
+            };
+            self.scheduler.update_requests(key, &[ask]);
+        }
+    }
+
+    /// The application's attempt and the application end; what it still holds is released.
+    fn end_app(&mut self, app: &str, key: u32) {
+        self.scheduler.remove_attempt(key);
+        self.scheduler.remove_app(key);
+        self.containers.remove(app);
+        self.am_containers.remove(app);
+        self.attempts.remove(app);
+        self.apps.remove(app);
+    }
+
+    /// One heartbeat of node `name`; records what it allocated. Returns how many containers.
+    fn beat(&mut self, name: &str) -> Result<usize, String> {
+        use crate::scheduler::AllocationKind;
+        let key = *self.nodes.get(name).ok_or_else(|| format!("no node '{name}'"))?;
+        let names: HashMap<u32, String> = self.apps.iter().map(|(n, k)| (*k, n.clone())).collect();
+        let mut count = 0;
+        for a in self.scheduler.node_heartbeat(key, &[]) {
+            if !matches!(a.kind, AllocationKind::Allocate | AllocationKind::AllocateReserved) {
+                continue;
+            }
+            count += 1;
+            if let Some(name) = names.get(&a.app) {
+                if a.key.priority == 0 && !self.am_containers.contains_key(name) {
+                    self.am_containers.insert(name.clone(), a.container);
+                } else {
+                    self.containers.entry(name.clone()).or_default().push(a.container);
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// Takes the application's oldest `count` task containers (all without a count), on
+    /// `node` if given, out of its list.
+    fn take_containers(
+        &mut self,
+        app: &str,
+        key: u32,
+        count: Option<usize>,
+        node: Option<&str>,
+    ) -> Result<Vec<(u32, ContainerId)>, String> {
+        let on_node = match node {
+            Some(n) => Some(*self.nodes.get(n).ok_or_else(|| format!("no node '{n}'"))?),
+            None => None,
+        };
+        let st = self.scheduler.state();
+        let list = self.containers.entry(app.to_string()).or_default();
+        let candidates: Vec<ContainerId> = list
+            .iter()
+            .copied()
+            .filter(|c| on_node.is_none_or(|n| st.containers.get(&(key, *c)).is_some_and(|x| x.node == n)))
+            .collect();
+        let n = count.unwrap_or(candidates.len()).min(candidates.len());
+        let chosen: Vec<ContainerId> = candidates[..n].to_vec();
+        list.retain(|c| !chosen.contains(c));
+        Ok(chosen.into_iter().map(|c| (key, c)).collect())
     }
 
     fn check(&self, e: &Expectation) -> Result<String, String> {

@@ -1,6 +1,7 @@
 //! Pending applications becoming active (Apache's `activateApplications`) under the
-//! queue's and the user's ApplicationMaster limits and `max-parallel-apps`, and the
-//! "active user" accounting the user-limit formula shares a leaf by.
+//! queue's and the user's ApplicationMaster limits, and the "active user" accounting the
+//! user-limit formula shares a leaf by. Which applications may be pending at all
+//! (`max-parallel-apps`) is `runnable`.
 
 use super::Scheduler;
 use crate::ids::{application_name, AppKey, QueueIndex};
@@ -17,10 +18,10 @@ impl Scheduler {
         }
     }
 
-    /// Apache's `activateApplications`: pending applications (with an attempt), in
-    /// submission order, become active while the queue's and the user's
-    /// ApplicationMaster limits and the `max-parallel-apps` limits allow. A queue with
-    /// no active ApplicationMaster always lets one in, however small its AM limit.
+    /// Apache's `activateApplications`: pending applications (runnable, with an attempt),
+    /// in submission order, become active while the queue's and the user's
+    /// ApplicationMaster limits allow. A queue with no active ApplicationMaster always
+    /// lets one in, however small its AM limit.
     pub(super) fn activate_pending(&mut self, queue: QueueIndex) {
         let calc = self.state.calculator();
         let pending: Vec<AppKey> = {
@@ -29,7 +30,7 @@ impl Scheduler {
                 .apps
                 .iter()
                 .copied()
-                .filter(|k| self.state.apps.get(k).is_some_and(|a| !a.active && a.attempt.is_some()))
+                .filter(|k| self.state.apps.get(k).is_some_and(|a| a.runnable && !a.active && a.attempt.is_some()))
                 .collect();
             p.sort_by_key(|k| {
                 let a = &self.state.apps[k];
@@ -59,13 +60,6 @@ impl Scheduler {
             if !calc.fits(u.am_used.plus(am), user_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
                 continue;
             }
-            if !self.parallel_apps_allow(queue, &user) {
-                continue;
-            }
-            let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
-            for i in path {
-                self.state.queues.queues[i].running_apps += 1;
-            }
             let q = &mut self.state.queues.queues[queue];
             q.am_used = q.am_used.plus(am);
             let u = q.users.entry(user).or_default();
@@ -84,30 +78,8 @@ impl Scheduler {
         }
     }
 
-    /// `max-parallel-apps` on the queue and its ancestors, and `user.max-parallel-apps`.
-    fn parallel_apps_allow(&self, queue: QueueIndex, user: &str) -> bool {
-        let s = &self.state;
-        let queues_ok = s.queues.ancestors_inclusive(queue).all(|i| {
-            let q = s.queues.get(i);
-            q.config.max_parallel_apps.is_none_or(|m| (q.running_apps as i64) < m)
-        });
-        let user_running: usize = s
-            .queues
-            .queues
-            .iter()
-            .filter(|q| q.is_leaf())
-            .map(|q| q.users.get(user).map_or(0, |u| u.active_apps))
-            .sum();
-        let user_ok = s.config.global.max_parallel_apps_for(user).is_none_or(|m| (user_running as i64) < m);
-        queues_ok && user_ok
-    }
-
+    /// An active application stops holding its leaf's and its user's AM limits.
     pub(super) fn deactivate(&mut self, queue: QueueIndex, user: &str, am_resource: Resource) {
-        let path: Vec<QueueIndex> = self.state.queues.ancestors_inclusive(queue).collect();
-        for i in path {
-            let q = &mut self.state.queues.queues[i];
-            q.running_apps = q.running_apps.saturating_sub(1);
-        }
         let q = &mut self.state.queues.queues[queue];
         q.am_used = q.am_used.minus(am_resource);
         if let Some(u) = q.users.get_mut(user) {

@@ -22,12 +22,16 @@ impl Scheduler {
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
 
-    /// Puts `app` into its leaf as a pending application of its user.
+    /// Puts `app` into its leaf, its user known there (Apache's users manager adds the user
+    /// at submission); a runnable application is pending there.
     pub(super) fn enqueue(&mut self, app: AppKey) {
         let a = &self.state.apps[&app];
-        let (queue, user) = (a.queue, a.user.clone());
+        let (queue, user, runnable) = (a.queue, a.user.clone(), a.runnable);
         self.insert_in_fifo_order(app);
-        self.state.queues.queues[queue].users.entry(user).or_default().pending_apps += 1;
+        let u = self.state.queues.queues[queue].users.entry(user).or_default();
+        if runnable {
+            u.pending_apps += 1;
+        }
     }
 
     /// Inserts `app` into its leaf's list at its FIFO place: higher priority first, then
@@ -46,36 +50,48 @@ impl Scheduler {
     /// containers stay charged.
     pub(super) fn dequeue(&mut self, app: AppKey) {
         let Some(a) = self.state.apps.get(&app) else { return };
-        let (queue, user, am, active) = (a.queue, a.user.clone(), a.am_resource, a.active);
-        if active {
-            self.deactivate(queue, &user, am);
-        }
+        let (queue, user) = (a.queue, a.user.clone());
+        self.leave_leaf_lists(app);
         let q = &mut self.state.queues.queues[queue];
         q.apps.retain(|&k| k != app);
-        if let Some(u) = q.users.get_mut(&user) {
-            if !active {
-                u.pending_apps = u.pending_apps.saturating_sub(1);
-            }
-        }
         q.forget_user_if_idle(&user);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.active = false;
         }
     }
 
-    /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests. With
-    /// `keep_containers` the previous attempt's containers stay with the application. An
-    /// application that counted its user as active still does (Apache keys that by
-    /// application, not attempt).
+    /// An active application stops being active, a pending one pending (its AM limits
+    /// and its user's counts in its leaf); it stays in the leaf's list.
+    fn leave_leaf_lists(&mut self, app: AppKey) {
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        let (queue, user, am, active, runnable) = (a.queue, a.user.clone(), a.am_resource, a.active, a.runnable);
+        a.active = false;
+        if active {
+            self.deactivate(queue, &user, am);
+        } else if runnable {
+            if let Some(u) = self.state.queues.queues[queue].users.get_mut(&user) {
+                u.pending_apps = u.pending_apps.saturating_sub(1);
+            }
+        }
+    }
+
+    /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests, runnable if
+    /// `max-parallel-apps` allows (see `runnable`), and its leaf activates what its AM
+    /// limits allow. With `keep_containers` the previous attempt's containers stay with
+    /// the application. An application that counted its user as active still does (Apache
+    /// keys that by application, not attempt).
     pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
+        if self.state.apps.get(&app).is_some_and(|a| a.attempt.is_some()) {
+            // The RM ends an attempt before it starts the next; should it not, end it here.
+            self.remove_attempt(app);
+        }
         let epoch = self.state.epoch;
-        if let Some(a) = self.state.apps.get_mut(&app) {
-            a.start_attempt(attempt_id, epoch);
-        }
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        a.start_attempt(attempt_id, epoch);
+        let queue = a.queue;
+        self.admit_attempt(app);
         // Apache's addApplicationAttempt activates in the application's own leaf only.
-        if let Some(queue) = self.state.apps.get(&app).map(|a| a.queue) {
-            self.activate_pending(queue);
-        }
+        self.activate_pending(queue);
     }
 
     /// Takes the next container number of `app`'s current attempt for a container the RM
@@ -86,13 +102,22 @@ impl Scheduler {
         Some(a.next_container_id().number)
     }
 
-    /// APP_ATTEMPT_REMOVED: the attempt's outstanding requests are dropped. Its containers
-    /// are released separately, one by one, as the RM kills them. As in Apache, dropping
-    /// them does not stop the application counting its user as active.
+    /// APP_ATTEMPT_REMOVED (Apache's `finishApplicationAttempt`, then its max-running-apps
+    /// enforcer): the attempt's outstanding requests are dropped, it stops being active or
+    /// pending in its leaf, which activates what its AM limits now allow, and it stops
+    /// counting against `max-parallel-apps`, which may let waiting applications run. Its
+    /// containers are released separately, one by one, as the RM kills them. As in Apache,
+    /// dropping its asks does not stop the application counting its user as active.
     pub fn remove_attempt(&mut self, app: AppKey) {
-        if let Some(a) = self.state.apps.get_mut(&app) {
-            a.attempt = None;
-            a.clear_requests();
+        let Some(a) = self.state.apps.get_mut(&app) else { return };
+        a.attempt = None;
+        a.clear_requests();
+        let (queue, user) = (a.queue, a.user.clone());
+        self.leave_leaf_lists(app);
+        let was_runnable = self.release_runnable(app);
+        self.activate_pending(queue);
+        if was_runnable {
+            self.run_waiting_after(queue, &user);
         }
     }
 
@@ -102,11 +127,15 @@ impl Scheduler {
         let Some(a) = self.state.apps.get(&app) else { return Vec::new() };
         let left: Vec<ContainerRef> = a.containers.iter().map(|&id| (app, id)).collect();
         let reserved: Vec<NodeKey> = a.reservations.values().map(|r| r.node).collect();
-        let queue = a.queue;
+        let (queue, attempt) = (a.queue, a.attempt);
         for node in reserved {
             self.state.unbook_reservation(node);
         }
         self.release(&left);
+        if attempt.is_some() {
+            // The RM ends the attempt first; should it not, end it here.
+            self.remove_attempt(app);
+        }
         // Apache takes the attempt out of its leaf and activates the leaf's pending
         // applications (finishApplicationAttempt, in the application's own leaf only)
         // before the application's end stops its user counting as active
@@ -166,7 +195,13 @@ impl Scheduler {
             let queues = &mut self.state.queues;
             queues.charge_user(dest, &user, held);
             queues.track_reserved(dest, reserved, false);
-            self.state.apps.get_mut(&app).expect("checked above").queue = dest;
+            let a = self.state.apps.get_mut(&app).expect("checked above");
+            a.queue = dest;
+            if a.runnable {
+                // It counts against max-parallel-apps on its new path instead.
+                self.count_runnable(source, -1);
+                self.count_runnable(dest, 1);
+            }
             self.enqueue(app);
             // As in Apache, the leaf the application left and the one it joined each
             // look at their pending applications again; other leaves do not.

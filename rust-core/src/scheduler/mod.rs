@@ -11,6 +11,7 @@ mod apps;
 mod heartbeat;
 mod nodes;
 mod refresh;
+mod runnable;
 
 pub use refresh::check_refresh;
 

@@ -33,7 +33,6 @@ impl Scheduler {
                 q.users = old.users.clone();
                 q.pending_users = old.pending_users.clone();
                 q.am_used = old.am_used;
-                q.running_apps = old.running_apps;
                 q.reserved = old.reserved;
             }
         }
@@ -44,7 +43,12 @@ impl Scheduler {
         }
         self.state.config = Arc::new(new);
         self.state.queues = tree;
+        let runnable: Vec<_> = self.state.apps.values().filter(|a| a.runnable).map(|a| a.queue).collect();
+        for leaf in runnable {
+            self.count_runnable(leaf, 1);
+        }
         self.resize_cluster();
+        self.rerun_waiting_after_refresh();
         for n in &notices {
             log::warn!("{n}");
         }

@@ -169,6 +169,11 @@ final class NativeScheduler implements AutoCloseable {
     return queueReport(handle());
   }
 
+  /** Every leaf's users, leaves in tree order. */
+  UserReport userReport() {
+    return userReport(handle());
+  }
+
   String resourceCalculator() {
     return resourceCalculator(handle());
   }
@@ -260,6 +265,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native String[] queuePaths(long handle);
 
   private static native QueueReport queueReport(long handle);
+
+  private static native UserReport userReport(long handle);
 
   private static native String resourceCalculator(long handle);
 

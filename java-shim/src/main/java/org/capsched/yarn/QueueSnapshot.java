@@ -1,5 +1,8 @@
 package org.capsched.yarn;
 
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.Resource;
+
 /**
  * One queue as the Rust core reports it at one moment: configured and effective capacities
  * and usage. Capacities are fractions (0.25 = 25%); "absolute" ones are shares of the
@@ -80,8 +83,65 @@ public final class QueueSnapshot {
     return (int) counts[count + Wire.QueueCounts.APPLICATIONS];
   }
 
-  public boolean isStopped() {
-    return counts[count + Wire.QueueCounts.STOPPED] != 0;
+  /** The queue's state now: STOPPED when it or an ancestor is, DRAINING while apps remain. */
+  public QueueState getState() {
+    switch ((int) counts[count + Wire.QueueCounts.STATE]) {
+    case Wire.QueueStateCode.STOPPED:
+      return QueueState.STOPPED;
+    case Wire.QueueStateCode.DRAINING:
+      return QueueState.DRAINING;
+    default:
+      return QueueState.RUNNING;
+    }
+  }
+
+  /** The guarantee in every resource (the effective minimum resource). */
+  public Resource getEffectiveMinResource() {
+    return resource(Wire.QueueCounts.EFFECTIVE_MIN_MEMORY, Wire.QueueCounts.EFFECTIVE_MIN_VCORES);
+  }
+
+  /** The most the queue may hold in every resource (the effective maximum resource). */
+  public Resource getEffectiveMaxResource() {
+    return resource(Wire.QueueCounts.EFFECTIVE_MAX_MEMORY, Wire.QueueCounts.EFFECTIVE_MAX_VCORES);
+  }
+
+  /** What a leaf's ApplicationMasters may hold (zero for a parent). */
+  public Resource getAmResourceLimit() {
+    return resource(Wire.QueueCounts.AM_LIMIT_MEMORY, Wire.QueueCounts.AM_LIMIT_VCORES);
+  }
+
+  /** What a leaf's activated applications' ApplicationMasters hold. */
+  public Resource getAmResourceUsed() {
+    return resource(Wire.QueueCounts.AM_USED_MEMORY, Wire.QueueCounts.AM_USED_VCORES);
+  }
+
+  /** What one user's ApplicationMasters may hold in a leaf, for a user of weight 1. */
+  public Resource getUserAmResourceLimit() {
+    return resource(Wire.QueueCounts.USER_AM_LIMIT_MEMORY, Wire.QueueCounts.USER_AM_LIMIT_VCORES);
+  }
+
+  /** What reservations hold in this queue and its descendants. */
+  public Resource getReserved() {
+    return resource(Wire.QueueCounts.RESERVED_MEMORY, Wire.QueueCounts.RESERVED_VCORES);
+  }
+
+  /** A leaf's activated applications. */
+  public int getNumActiveApplications() {
+    return (int) counts[count + Wire.QueueCounts.ACTIVE_APPLICATIONS];
+  }
+
+  /** A leaf's applications waiting for activation. */
+  public int getNumPendingApplications() {
+    return (int) counts[count + Wire.QueueCounts.PENDING_APPLICATIONS];
+  }
+
+  /** Applications one user may have in a leaf at once. */
+  public int getMaximumApplicationsPerUser() {
+    return (int) counts[count + Wire.QueueCounts.MAXIMUM_APPLICATIONS_PER_USER];
+  }
+
+  private Resource resource(int memory, int vcores) {
+    return Resource.newInstance(counts[count + memory], (int) counts[count + vcores]);
   }
 
   /** The weight, or -1 unless the queue's capacity is given as a weight. */

@@ -11,7 +11,6 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
-import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
@@ -103,7 +102,7 @@ final class QueueViews {
     info.setCapacity((float) q.getCapacity());
     info.setMaximumCapacity((float) q.getMaximumCapacity());
     info.setCurrentCapacity((float) q.getUsedCapacity());
-    info.setQueueState(q.isStopped() ? QueueState.STOPPED : QueueState.RUNNING);
+    info.setQueueState(q.getState());
     info.setWeight((float) q.getWeight());
     info.setMaxParallelApps(q.getMaxParallelApps());
     info.setSchedulerType("RustCapacityScheduler");

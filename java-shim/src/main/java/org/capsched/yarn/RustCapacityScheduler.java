@@ -660,6 +660,14 @@ public class RustCapacityScheduler
     return views.snapshots();
   }
 
+  /**
+   * Every leaf's users as the core sees them now; each names its leaf by its index in
+   * {@link #getQueueSnapshots()}'s order.
+   */
+  public UserReport getUserReport() {
+    return core.userReport();
+  }
+
   /** {@code mapred queue -showacls}: the calling user's ACLs on every queue, as configured. */
   @Override
   public List<QueueUserACLInfo> getQueueUserAclInfo() {

@@ -9,7 +9,6 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
-import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * What the core is told about an APP_ADDED: the event's fields, the user's groups (for the
@@ -48,11 +47,15 @@ final class Submission {
     return new Submission(e, groups, amResource(e, rmContext, minimum));
   }
 
-  /** The ApplicationMaster's size as submitted (none for an unmanaged AM). */
+  /**
+   * The ApplicationMaster's size as submitted, which the AM limits count: the minimum
+   * allocation when the submission carries no AM request (an unmanaged AM), as Apache's
+   * FiCaSchedulerApp counts it.
+   */
   private static Resource amResource(AppAddedSchedulerEvent e, RMContext rmContext,
       Resource minimum) {
-    if (e.isUnmanagedAM() || rmContext == null) {
-      return Resources.none();
+    if (rmContext == null) {
+      return minimum;
     }
     RMApp app = rmContext.getRMApps().get(e.getApplicationId());
     if (app == null || app.getAMResourceRequests() == null

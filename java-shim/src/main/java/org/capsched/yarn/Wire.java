@@ -109,15 +109,57 @@ final class Wire {
     static final int USED_MEMORY = 0;
     static final int USED_VCORES = 1;
     static final int APPLICATIONS = 2;
-    static final int STOPPED = 3;
+    static final int STATE = 3;
     static final int PARENT = 4;
     static final int MAXIMUM_APPLICATIONS = 5;
     static final int MAX_PARALLEL_APPS = 6;
     static final int MAXIMUM_ALLOCATION_MEMORY = 7;
     static final int MAXIMUM_ALLOCATION_VCORES = 8;
-    static final int STRIDE = 9;
+    static final int EFFECTIVE_MIN_MEMORY = 9;
+    static final int EFFECTIVE_MIN_VCORES = 10;
+    static final int EFFECTIVE_MAX_MEMORY = 11;
+    static final int EFFECTIVE_MAX_VCORES = 12;
+    static final int AM_LIMIT_MEMORY = 13;
+    static final int AM_LIMIT_VCORES = 14;
+    static final int AM_USED_MEMORY = 15;
+    static final int AM_USED_VCORES = 16;
+    static final int USER_AM_LIMIT_MEMORY = 17;
+    static final int USER_AM_LIMIT_VCORES = 18;
+    static final int ACTIVE_APPLICATIONS = 19;
+    static final int PENDING_APPLICATIONS = 20;
+    static final int RESERVED_MEMORY = 21;
+    static final int RESERVED_VCORES = 22;
+    static final int MAXIMUM_APPLICATIONS_PER_USER = 23;
+    static final int STRIDE = 24;
 
     private QueueCounts() {
+    }
+  }
+
+  /** A queue's state in {@link QueueCounts#STATE} (YARN's QueueState, by name). */
+  static final class QueueStateCode {
+    static final int RUNNING = 0;
+    static final int STOPPED = 1;
+    static final int DRAINING = 2;
+
+    private QueueStateCode() {
+    }
+  }
+
+  /** One user of one leaf in {@link UserReport#counts} (longs). */
+  static final class UserCounts {
+    static final int QUEUE = 0;
+    static final int USED_MEMORY = 1;
+    static final int USED_VCORES = 2;
+    static final int AM_USED_MEMORY = 3;
+    static final int AM_USED_VCORES = 4;
+    static final int LIMIT_MEMORY = 5;
+    static final int LIMIT_VCORES = 6;
+    static final int ACTIVE_APPLICATIONS = 7;
+    static final int PENDING_APPLICATIONS = 8;
+    static final int STRIDE = 9;
+
+    private UserCounts() {
     }
   }
 

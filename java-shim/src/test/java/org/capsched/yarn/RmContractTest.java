@@ -165,7 +165,7 @@ public class RmContractTest {
     rm.registerNode("h1:1234", 8 * GB, 8);
 
     assertTrue(rejection(rm, "nowhere", "u1").contains("to unknown queue: nowhere"));
-    assertTrue(rejection(rm, "root.a", "u1").contains("to non-leaf queue: root.a"));
+    assertTrue(rejection(rm, "root.a", "u1").contains("to non-leaf queue : root.a"));
     String ambiguous = rejection(rm, "x", "u1");
     assertTrue(ambiguous, ambiguous.contains("to ambiguous queue: x")
         && ambiguous.contains("root.a.x") && ambiguous.contains("root.b.x"));

@@ -25,6 +25,9 @@ final class KnownDivergences {
     CHECKS.put("overcommitted-node", (apache, ours) -> overcommitted(apache) && !overcommitted(ours));
     // Apache's applications hold less than its nodes carry; ours hold what the nodes carry.
     CHECKS.put("split-books", (apache, ours) -> !booksBalance(apache) && booksBalance(ours));
+    // Apache counted a user's applications below zero, or forgot a user whose applications
+    // still run (or restarted its books at zero); ours still has it, with its applications.
+    CHECKS.put("miscounted-user", KnownDivergences::miscountedUser);
   }
 
   private final Map<String, String> reasons;
@@ -93,6 +96,20 @@ final class KnownDivergences {
       }
     }
     return total;
+  }
+
+  /**
+   * A leaf's user whose application count Apache has below zero, or that ours reports with
+   * an active application while Apache has no such user, or one with no applications and
+   * nothing used.
+   */
+  private static boolean miscountedUser(Map<String, String> apache, Map<String, String> ours) {
+    return ours.entrySet().stream().anyMatch(f -> {
+      String a = apache.get(f.getKey());
+      return f.getKey().startsWith("queue-user ") && (a != null && a.contains("pending=-")
+          || !f.getValue().contains(" active=0 ") && (a == null
+              || a.startsWith("used=0MB/0 am-used=0MB/0 ") && a.contains(" active=0 ")));
+    });
   }
 
   private static boolean overcommitted(Map<String, String> snapshot) {

@@ -30,8 +30,10 @@ import org.junit.runners.Parameterized.Parameters;
 /**
  * Side by side: every scenario in integration-tests/scenarios runs through a real RM with
  * Apache's CapacityScheduler and again with ours; after every step the RM's own objects
- * must agree (queue and user metrics, containers per application, reservations,
- * application states). The first divergence fails the scenario, naming the step. With
+ * must agree (queue and user metrics, each queue's state, capacities, limits and users as
+ * the schedulers report them, containers per application, reservations, application
+ * states, headroom, refresh outcomes). A divergence fails the scenario, naming every
+ * differing step. With
  * ours, the Rust core's own containers and usage must also equal the RM's objects after
  * every step (the consistency check).
  */
@@ -69,31 +71,40 @@ public class ScenarioConformanceTest {
   }
 
   /**
-   * Runs {@code lines} with Apache's scheduler and with ours; returns the first divergence
-   * that divergences.txt does not explain (null when they agree throughout, or part where
-   * the list says why), and notes the outcome in {@code report}.
+   * Runs {@code lines} with Apache's scheduler and with ours, both to the end; returns every
+   * differing step (null when they agree throughout, or part first where divergences.txt
+   * says why — the states have parted by then, so later steps are not compared), and notes
+   * the outcome in {@code report}.
    */
   static String compare(String name, List<ScenarioLine> lines, List<String> report)
       throws Exception {
     List<Map<String, String>> apache = run(CapacityScheduler.class, lines, report);
     List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines, report);
+    List<String> steps = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       List<String> diff = diff(apache.get(i), ours.get(i));
-      if (!diff.isEmpty()) {
-        String where = name + " diverges after line " + lines.get(i).number + " ("
-            + lines.get(i).text + ")";
+      if (diff.isEmpty()) {
+        continue;
+      }
+      String where = "after line " + lines.get(i).number + " (" + lines.get(i).text + ")";
+      if (steps.isEmpty()) {
         String known = KnownDivergences.load().explain(apache.get(i), ours.get(i));
         if (known != null) {
-          report.add(where + " as listed in divergences.txt, " + known + "\n  " + String.join("\n  ", diff));
+          report.add(name + " diverges " + where + " as listed in divergences.txt, " + known + "\n  "
+              + String.join("\n  ", diff));
           return null;
         }
-        String message = where + ":\n  " + String.join("\n  ", diff);
-        report.add(message);
-        return message;
       }
+      steps.add(where + ":\n  " + String.join("\n  ", diff));
     }
-    report.add(name + ": agrees after all " + lines.size() + " steps");
-    return null;
+    if (steps.isEmpty()) {
+      report.add(name + ": agrees after all " + lines.size() + " steps");
+      return null;
+    }
+    String message = name + " diverges at " + steps.size() + " of " + lines.size() + " steps, first "
+        + String.join("\n" + name + " diverges ", steps);
+    report.add(message);
+    return message;
   }
 
   private static List<Map<String, String>> run(Class<? extends ResourceScheduler> scheduler,

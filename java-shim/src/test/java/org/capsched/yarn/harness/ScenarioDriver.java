@@ -16,18 +16,24 @@ import java.util.TreeSet;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
+import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceBlacklistRequest;
+import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
@@ -73,6 +79,8 @@ public final class ScenarioDriver implements AutoCloseable {
   private final Map<String, MockNM> nodes = new LinkedHashMap<>();
   /** Scenario node name to the loopback address standing for it. */
   private final Map<String, String> hosts = new HashMap<>();
+  /** Nodes registered so far: each gets its own address, a re-added name a new one. */
+  private int registered;
   private final Map<String, RMApp> apps = new LinkedHashMap<>();
   private final Map<String, MockAM> ams = new HashMap<>();
   private final Map<String, List<ResourceRequest>> waitingAsks = new HashMap<>();
@@ -88,6 +96,8 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
+  /** How the latest refresh ended: "accepted" or "refused". */
+  private String lastRefresh;
 
   /**
    * Starts the RM with {@code configXml} and the scenario's {@code cluster} settings
@@ -152,7 +162,7 @@ public final class ScenarioDriver implements AutoCloseable {
       rm.drainEvents();
       break;
     case "app":
-      submit(words.get(1), named, words.contains("unmanaged"));
+      submit(words.get(1), named, words.contains("unmanaged"), words.contains("keep-containers"));
       break;
     case "ask":
       ask(words.get(1), named);
@@ -161,7 +171,25 @@ public final class ScenarioDriver implements AutoCloseable {
       heartbeat(words.get(1), Integer.parseInt(named.getOrDefault("rounds", "1")));
       break;
     case "finish":
-      finish(words.get(1), named.get("count"), named.get("node"));
+      finish(words.get(1), count(words, named), named.get("node"));
+      break;
+    case "complete":
+      complete(words.get(1), count(words, named), named.get("node"));
+      break;
+    case "fail-am":
+      failAm(words.get(1));
+      break;
+    case "unregister":
+      unregister(words.get(1));
+      break;
+    case "node-resource":
+      rm.getAdminService().updateNodeResource(UpdateNodeResourceRequest.newInstance(
+          Collections.singletonMap(nodes.get(words.get(1)).getNodeId(), ResourceOption.newInstance(
+              Resource.newInstance(memory(named.get("memory")), Integer.parseInt(named.get("vcores"))), -1))));
+      rm.drainEvents();
+      break;
+    case "blacklist":
+      blacklist(words.get(1), hostList(named.get("add")), hostList(named.get("remove")));
       break;
     case "remove":
       RMApp app = apps.get(words.get(1));
@@ -186,8 +214,11 @@ public final class ScenarioDriver implements AutoCloseable {
       Files.write(Paths.get(file.toURI()), block.getBytes(StandardCharsets.UTF_8));
       try {
         rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
+        lastRefresh = "accepted";
       } catch (Exception refused) {
-        // A refused refresh is part of the scenario; the snapshot shows nothing changed.
+        // A refused refresh is part of the scenario: the snapshot shows that it was refused
+        // and that nothing changed.
+        lastRefresh = "refused";
       }
       rm.drainEvents();
       break;
@@ -218,7 +249,7 @@ public final class ScenarioDriver implements AutoCloseable {
       // each failing DNS lookup costs ~0.2 s. Each node gets a loopback address as its
       // host name instead (127.R.x.y, R standing for its rack), and asks naming the node
       // are translated.
-      int n = hosts.size() + 1;
+      int n = ++registered;
       String address = "127." + ScenarioRacks.octet(rack) + "." + (n / 250) + "." + (n % 250 + 1);
       hosts.put(host, address);
       MockNM nm = rm.registerNode(address + ":" + PORT, memory, vcores);
@@ -232,7 +263,8 @@ public final class ScenarioDriver implements AutoCloseable {
     rm.drainEvents();
   }
 
-  private void submit(String name, Map<String, String> named, boolean unmanaged) throws Exception {
+  private void submit(String name, Map<String, String> named, boolean unmanaged,
+      boolean keepContainers) throws Exception {
     Resource am = resource(named.getOrDefault("am", "1024"));
     MockRMAppSubmissionData data = MockRMAppSubmissionData.Builder.createWithResource(am, rm)
         .withQueue(named.get("queue"))
@@ -240,6 +272,7 @@ public final class ScenarioDriver implements AutoCloseable {
         .withAppName(name)
         .withAppPriority(Priority.newInstance(Integer.parseInt(named.getOrDefault("priority", "0"))))
         .withUnmanagedAM(unmanaged)
+        .withKeepContainers(keepContainers)
         .withWaitForAppAcceptedState(false)
         .build();
     RMApp app = MockRMAppSubmitter.submit(rm, data);
@@ -295,16 +328,20 @@ public final class ScenarioDriver implements AutoCloseable {
         launchAllocatedAms();
       }
     }
-    for (Map.Entry<String, MockAM> e : ams.entrySet()) {
-      pull(e.getKey(), e.getValue().allocate(Collections.<ResourceRequest>emptyList(),
-          Collections.<ContainerId>emptyList()));
-    }
+    allocateAll();
   }
 
   /** AMs whose container was just allocated are launched and register, as an NM would. */
   private void launchAllocatedAms() throws Exception {
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
       RMAppAttempt attempt = e.getValue().getCurrentAppAttempt();
+      MockAM running = ams.get(e.getKey());
+      if (running != null && attempt != null
+          && !running.getApplicationAttemptId().equals(attempt.getAppAttemptId())) {
+        // The RM ended the attempt (its AM's node was lost) and started another: follow it.
+        ams.remove(e.getKey());
+        waitingAsks.remove(e.getKey());
+      }
       if (attempt != null && !ams.containsKey(e.getKey())
           && attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED) {
         register(e.getKey(), rm.sendAMLaunched(attempt.getAppAttemptId()));
@@ -318,26 +355,149 @@ public final class ScenarioDriver implements AutoCloseable {
     headrooms.put(app, response.getAvailableResources());
   }
 
+  /** {@code count=N}, {@code count=all} or a bare {@code all}; null for all. */
+  private static String count(List<String> words, Map<String, String> named) {
+    String count = named.get("count");
+    return count != null ? count : words.size() > 2 ? words.get(2) : null;
+  }
+
+  /**
+   * Takes the application's oldest {@code count} task containers (all for null or "all"),
+   * on {@code node} if given, out of its list; containers the RM already ended (a lost
+   * node, a failed attempt) leave the list on the way.
+   */
+  private List<Container> take(String app, String count, String node) {
+    List<Container> list = containers.getOrDefault(app, new ArrayList<>());
+    list.removeIf(c -> rm.getResourceScheduler().getRMContainer(c.getId()) == null);
+    List<Container> taken = new ArrayList<>();
+    int n = count == null || "all".equals(count) ? Integer.MAX_VALUE : Integer.parseInt(count);
+    for (Container c : new ArrayList<>(list)) {
+      if (taken.size() >= n) {
+        break;
+      }
+      if (node == null || c.getNodeId().getHost().equals(hosts.get(node))) {
+        taken.add(c);
+        list.remove(c);
+      }
+    }
+    return taken;
+  }
+
+  /** The AM releases task containers in an allocate() call. */
   private void finish(String app, String count, String node) throws Exception {
     MockAM am = ams.get(app);
     if (am == null) {
       // Its AM has not started (or it was rejected): it holds no task containers.
       return;
     }
-    List<Container> list = containers.getOrDefault(app, new ArrayList<>());
     List<ContainerId> release = new ArrayList<>();
-    int n = count == null || "all".equals(count) ? Integer.MAX_VALUE : Integer.parseInt(count);
-    for (Container c : new ArrayList<>(list)) {
-      if (release.size() >= n) {
-        break;
-      }
-      if (node == null || c.getNodeId().getHost().equals(hosts.get(node))) {
-        release.add(c.getId());
-        list.remove(c);
-      }
+    for (Container c : take(app, count, node)) {
+      release.add(c.getId());
     }
     pull(app, am.allocate(Collections.<ResourceRequest>emptyList(), release));
     rm.drainEvents();
+  }
+
+  /**
+   * Task containers exit on their nodes: each node reports its containers complete in a
+   * heartbeat through the RM's resource tracker (which also offers the node to the
+   * scheduler), then every AM calls allocate().
+   */
+  private void complete(String app, String count, String node) throws Exception {
+    Map<NodeId, List<ContainerStatus>> byNode = new LinkedHashMap<>();
+    for (Container c : take(app, count, node)) {
+      byNode.computeIfAbsent(c.getNodeId(), k -> new ArrayList<>())
+          .add(ContainerStatus.newInstance(c.getId(), ContainerState.COMPLETE, "completed", 0));
+    }
+    for (Map.Entry<NodeId, List<ContainerStatus>> e : byNode.entrySet()) {
+      reportFromNode(e.getKey(), e.getValue());
+    }
+    allocateAll();
+  }
+
+  /** The node's NodeManager heartbeats with {@code statuses}; the RM handles it fully. */
+  private void reportFromNode(NodeId node, List<ContainerStatus> statuses) throws Exception {
+    for (MockNM nm : nodes.values()) {
+      if (nm.getNodeId().equals(node)) {
+        nm.nodeHeartbeat(statuses, true);
+        rm.drainEvents();
+        launchAllocatedAms();
+        return;
+      }
+    }
+  }
+
+  /**
+   * The AM container exits with a failure: the RM fails the attempt and starts the next
+   * one if attempts remain. Without keep-containers the task containers die with it.
+   */
+  private void failAm(String app) throws Exception {
+    RMAppAttempt attempt = apps.get(app).getCurrentAppAttempt();
+    Container master = attempt == null ? null : attempt.getMasterContainer();
+    if (master == null || rm.getResourceScheduler().getRMContainer(master.getId()) == null) {
+      // No managed AM running (unmanaged, not placed yet, or already gone).
+      return;
+    }
+    reportFromNode(master.getNodeId(), Collections.singletonList(
+        ContainerStatus.newInstance(master.getId(), ContainerState.COMPLETE, "AM exited", 1)));
+    rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.FAILED);
+    rm.drainEvents();
+    ams.remove(app);
+    waitingAsks.remove(app);
+    launchAllocatedAms();
+    allocateAll();
+  }
+
+  /** The AM unregisters and its container exits: the application finishes. */
+  private void unregister(String app) throws Exception {
+    MockAM am = ams.get(app);
+    if (am == null) {
+      return;
+    }
+    RMAppAttempt attempt = apps.get(app).getCurrentAppAttempt();
+    am.unregisterAppAttempt(false);
+    rm.drainEvents();
+    Container master = attempt.getMasterContainer();
+    if (master != null) {
+      reportFromNode(master.getNodeId(), Collections.singletonList(
+          ContainerStatus.newInstance(master.getId(), ContainerState.COMPLETE, "AM finished", 0)));
+    }
+    rm.waitForState(apps.get(app).getApplicationId(), RMAppState.FINISHED);
+    rm.drainEvents();
+    ams.remove(app);
+    containers.remove(app);
+    waitingAsks.remove(app);
+    allocateAll();
+  }
+
+  /** The AM's blacklist changes in an allocate() call (once its AM runs). */
+  private void blacklist(String app, List<String> add, List<String> remove) throws Exception {
+    MockAM am = ams.get(app);
+    if (am == null) {
+      return;
+    }
+    pull(app, am.allocate(AllocateRequest.newInstance(0, 0f, Collections.<ResourceRequest>emptyList(),
+        Collections.<ContainerId>emptyList(), ResourceBlacklistRequest.newInstance(add, remove))));
+    rm.drainEvents();
+  }
+
+  /** Scenario node names, comma-separated, as the hosts the RM knows them by. */
+  private List<String> hostList(String names) {
+    List<String> out = new ArrayList<>();
+    if (names != null) {
+      for (String n : names.split(",")) {
+        out.add(hosts.getOrDefault(n, n));
+      }
+    }
+    return out;
+  }
+
+  /** Every running AM calls allocate() with nothing new, taking what it was given. */
+  private void allocateAll() throws Exception {
+    for (Map.Entry<String, MockAM> e : ams.entrySet()) {
+      pull(e.getKey(), e.getValue().allocate(Collections.<ResourceRequest>emptyList(),
+          Collections.<ContainerId>emptyList()));
+    }
   }
 
   /**
@@ -357,8 +517,10 @@ public final class ScenarioDriver implements AutoCloseable {
         // partition's figures are the queue's own.
         continue;
       }
-      facts.put("queue " + e.getKey(), String.format("allocated=%dMB/%d reserved=%dMB pending-apps=%d running-apps=%d",
-          m.getAllocatedMB(), m.getAllocatedVirtualCores(), m.getReservedMB(), m.getAppsPending(),
+      facts.put("queue " + e.getKey(), String.format(
+          "allocated=%dMB/%d reserved=%dMB/%d pending=%dMB/%d pending-containers=%d pending-apps=%d running-apps=%d",
+          m.getAllocatedMB(), m.getAllocatedVirtualCores(), m.getReservedMB(), m.getReservedVirtualCores(),
+          m.getPendingMB(), m.getPendingVirtualCores(), m.getPendingContainers(), m.getAppsPending(),
           m.getAppsRunning()));
       for (String user : users) {
         QueueMetrics u = m.getUserMetrics(user);
@@ -371,6 +533,10 @@ public final class ScenarioDriver implements AutoCloseable {
       }
     }
     AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+    QueueProbe.addFacts(scheduler, facts);
+    if (lastRefresh != null) {
+      facts.put("refresh", lastRefresh);
+    }
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
       RMApp app = e.getValue();
       RMAppState state = app.getState();
@@ -391,7 +557,12 @@ public final class ScenarioDriver implements AutoCloseable {
       }
       Resource headroom = headrooms.get(e.getKey());
       if (headroom != null) {
-        fact += " headroom=" + headroom.getMemorySize() + "MB";
+        fact += " headroom=" + QueueProbe.text(headroom);
+      }
+      if (state == RMAppState.FAILED || state == RMAppState.KILLED) {
+        // The rejection or kill text the client is shown, without the run's ids.
+        fact += " diagnostics=" + app.getDiagnostics().toString()
+            .replace(app.getApplicationId().toString(), e.getKey()).replace('\n', ' ');
       }
       facts.put("app " + e.getKey(), fact);
     }

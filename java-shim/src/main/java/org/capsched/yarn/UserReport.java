@@ -1,0 +1,67 @@
+package org.capsched.yarn;
+
+import org.apache.hadoop.yarn.api.records.Resource;
+
+/**
+ * Every user of every leaf queue as the core reports it at one moment (Apache's
+ * {@code UserInfo}): names in {@link #names}, amounts and counts in {@link #counts}
+ * ({@link Wire.UserCounts}), weights in {@link #weights}, all at the user's index. Made by
+ * the native side.
+ */
+public final class UserReport {
+  private final String[] names;
+  private final long[] counts;
+  private final double[] weights;
+
+  UserReport(String[] names, long[] counts, double[] weights) {
+    this.names = names;
+    this.counts = counts;
+    this.weights = weights;
+  }
+
+  /** The number of users reported. */
+  public int size() {
+    return names.length;
+  }
+
+  /** The leaf's index in the queue report's order. */
+  public int queueIndex(int user) {
+    return (int) counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.QUEUE];
+  }
+
+  public String name(int user) {
+    return names[user];
+  }
+
+  /** What the user's containers hold in the leaf. */
+  public Resource used(int user) {
+    return resource(user, Wire.UserCounts.USED_MEMORY, Wire.UserCounts.USED_VCORES);
+  }
+
+  /** What the user's ApplicationMasters hold. */
+  public Resource amUsed(int user) {
+    return resource(user, Wire.UserCounts.AM_USED_MEMORY, Wire.UserCounts.AM_USED_VCORES);
+  }
+
+  /** The user's limit now, weight applied. */
+  public Resource limit(int user) {
+    return resource(user, Wire.UserCounts.LIMIT_MEMORY, Wire.UserCounts.LIMIT_VCORES);
+  }
+
+  public int activeApplications(int user) {
+    return (int) counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.ACTIVE_APPLICATIONS];
+  }
+
+  public int pendingApplications(int user) {
+    return (int) counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.PENDING_APPLICATIONS];
+  }
+
+  public double weight(int user) {
+    return weights[user];
+  }
+
+  private Resource resource(int user, int memory, int vcores) {
+    int base = user * Wire.UserCounts.STRIDE;
+    return Resource.newInstance(counts[base + memory], (int) counts[base + vcores]);
+  }
+}
