@@ -4,6 +4,7 @@
 
 use crate::config::{CapacitySpec, MaxCapacitySpec, SchedulerConfig};
 use crate::ids::QueueIndex;
+pub use crate::model::RuntimeState;
 use crate::model::{Queue, QueueTree, State};
 use crate::policy::{admission, limits};
 use crate::resource::Resource;
@@ -67,17 +68,8 @@ pub struct QueueRow {
     pub reserved: Resource,
     /// Applications one user may have in the queue at once (leaves).
     pub maximum_applications_per_user: i64,
-}
-
-/// A queue's state as the RM reports it (YARN's `QueueState`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuntimeState {
-    /// Accepting and scheduling applications.
-    Running,
-    /// Stopped (by its own configuration or an ancestor's), with nothing left running.
-    Stopped,
-    /// Stopped, with applications still running to completion.
-    Draining,
+    /// Applications counted against `max-parallel-apps` in the queue and below.
+    pub runnable_applications: usize,
 }
 
 /// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
@@ -178,11 +170,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 absolute_used_capacity: calc.ratio(q.used, state.cluster),
                 used: q.used,
                 applications,
-                state: match (queues.is_stopped(index), applications) {
-                    (false, _) => RuntimeState::Running,
-                    (true, 0) => RuntimeState::Stopped,
-                    (true, _) => RuntimeState::Draining,
-                },
+                state: q.state,
                 parent: q.config.parent,
                 weight: match q.config.capacity {
                     CapacitySpec::Weight(w) => Some(w),
@@ -202,6 +190,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 active_applications,
                 pending_applications,
                 reserved: q.reserved,
+                runnable_applications: q.runnable_apps,
                 maximum_applications_per_user: if leaf {
                     admission::maximum_applications_per_user(state, index)
                 } else {

@@ -159,6 +159,16 @@ impl ResourceCalculator {
                 if a == b {
                     return std::cmp::Ordering::Equal;
                 }
+                if cluster.memory_mb <= 0 && cluster.vcores <= 0 {
+                    // No cluster to take shares of (Apache's isAllInvalidDivisor): one is
+                    // greater when it is greater in some resource and less in none.
+                    let (m, v) = (a.memory_mb.cmp(&b.memory_mb), a.vcores.cmp(&b.vcores));
+                    return match (m.is_gt() || v.is_gt(), m.is_lt() || v.is_lt()) {
+                        (true, false) => std::cmp::Ordering::Greater,
+                        (false, true) => std::cmp::Ordering::Less,
+                        _ => std::cmp::Ordering::Equal,
+                    };
+                }
                 if cluster.memory_mb <= 0 || cluster.vcores <= 0 {
                     return a.memory_mb.cmp(&b.memory_mb).then(a.vcores.cmp(&b.vcores));
                 }

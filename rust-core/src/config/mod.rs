@@ -134,6 +134,9 @@ pub struct SchedulerConfig {
     pub cluster: ClusterSettings,
     /// The queue tree, root first, each parent before its children.
     pub queues: Vec<QueueConfig>,
+    /// Every queue path the file sets `state` STOPPED for, in the tree or not: a refresh
+    /// may remove a queue the new file marks STOPPED (Apache's rule).
+    pub stopped_in_file: std::collections::BTreeSet<String>,
     /// Things worth telling the operator that do not stop the file from loading.
     pub warnings: Vec<ConfigError>,
 }
@@ -156,12 +159,20 @@ impl SchedulerConfig {
             warnings.push(ConfigError::at_key(name.clone(), "is final; a later definition was ignored"));
         }
         if errors.is_empty() {
-            errors.extend(validate::validate(&queues, &cluster));
+            errors.extend(validate::validate(&queues, &cluster, global.resource_calculator));
         }
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
         }
-        Ok(SchedulerConfig { global, cluster, queues, warnings })
+        let stopped_in_file = props
+            .names_with_prefix(PREFIX)
+            .filter_map(|name| {
+                let path = name.strip_prefix(PREFIX)?.strip_suffix(".state")?;
+                let stopped = props.get(name)?.trim().eq_ignore_ascii_case("STOPPED");
+                (path.starts_with("root") && stopped).then(|| path.to_string())
+            })
+            .collect();
+        Ok(SchedulerConfig { global, cluster, queues, stopped_in_file, warnings })
     }
 
     /// The index of the queue with this full path.

@@ -83,8 +83,11 @@ pub struct QueueConfig {
     pub capacity: CapacitySpec,
     /// `<q>.maximum-capacity`.
     pub maximum_capacity: MaxCapacitySpec,
-    /// `<q>.state`.
+    /// `<q>.state` (RUNNING when not given).
     pub state: QueueState,
+    /// Whether `<q>.state` is given: a queue without one takes its parent's state when it
+    /// is created and keeps its own after that, as Apache's queues do.
+    pub state_set: bool,
     /// `<q>.user-limit-factor`.
     pub user_limit_factor: f64,
     /// `<q>.minimum-user-limit-percent` (1..=100).
@@ -234,6 +237,7 @@ fn read_queue(
             MaxCapacitySpec::Percent(100.0)
         }),
     };
+    let state_set = r.string(&key("state")).is_some();
     let state = match r.string(&key("state")) {
         None => QueueState::Running,
         Some(v) => match v.to_ascii_uppercase().as_str() {
@@ -291,8 +295,19 @@ fn read_queue(
             continue;
         }
         let w = r.float(q, &k, 1.0);
+        // Apache's rule (UserWeights.validateForLeafQueue), in its floats: a user may weigh
+        // at most as many users as minimum-user-limit-percent lets share the leaf.
+        let most = 100.0 / minimum_user_limit_percent as f32;
         if w < 0.0 {
             r.errors.push(ConfigError::at_queue(path, &k, format!("user weight {w} is negative")));
+        } else if is_leaf && w as f32 > most {
+            r.errors.push(ConfigError::at_queue(
+                path,
+                &k,
+                format!(
+                    "user weight {w} is more than {most}, the number of users minimum-user-limit-percent                      ({minimum_user_limit_percent}) lets share the queue at once"
+                ),
+            ));
         }
         user_weights.insert(user.to_string(), w);
     }
@@ -305,6 +320,7 @@ fn read_queue(
         capacity,
         maximum_capacity,
         state,
+        state_set,
         user_limit_factor,
         minimum_user_limit_percent,
         maximum_applications,

@@ -4,12 +4,13 @@
 
 use super::capacity::{CapacitySpec, MaxCapacitySpec};
 use super::{ClusterSettings, ConfigError, QueueConfig};
+use crate::resource::{Resource, ResourceCalculator};
 
 /// Apache's `PRECISION`: capacities are compared as fractions with this tolerance.
 pub const PRECISION: f64 = 0.0005;
 
 /// Checks every rule over the tree; returns every violation found.
-pub fn validate(queues: &[QueueConfig], cluster: &ClusterSettings) -> Vec<ConfigError> {
+pub fn validate(queues: &[QueueConfig], cluster: &ClusterSettings, calc: ResourceCalculator) -> Vec<ConfigError> {
     let mut errors = Vec::new();
     check_cluster_allocation(cluster, &mut errors);
     if let Some(root) = queues.first() {
@@ -18,12 +19,85 @@ pub fn validate(queues: &[QueueConfig], cluster: &ClusterSettings) -> Vec<Config
         }
     }
     for q in queues {
+        check_running_under_stopped(q, queues, &mut errors);
         check_queue(q, queues, cluster, &mut errors);
         if !q.is_leaf() {
-            check_children(q, queues, &mut errors);
+            check_children(q, queues, calc, &mut errors);
         }
     }
     errors
+}
+
+/// Apache's rule that an absolute parent's capacity is not less than its children's sum,
+/// compared as its calculator compares for `cluster` (memory alone under the Default
+/// calculator; every resource, or dominant shares once the cluster has resources, under
+/// the Dominant one): each parent that breaks it, with the message saying why.
+pub fn absolute_sums_exceeding(
+    queues: &[QueueConfig],
+    calc: ResourceCalculator,
+    cluster: Resource,
+) -> Vec<ConfigError> {
+    queues
+        .iter()
+        .filter_map(|parent| {
+            let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &queues[c]).collect();
+            absolute_sum_exceeding(parent, &children, calc, cluster)
+        })
+        .collect()
+}
+
+fn absolute_sum_exceeding(
+    parent: &QueueConfig,
+    children: &[&QueueConfig],
+    calc: ResourceCalculator,
+    cluster: Resource,
+) -> Option<ConfigError> {
+    let CapacitySpec::Absolute(parent_min) = parent.capacity else { return None };
+    let sum = children.iter().fold(Resource::ZERO, |acc, c| match c.capacity {
+        CapacitySpec::Absolute(r) => acc.plus(r),
+        _ => acc,
+    });
+    if children.is_empty() || parent_min.is_none() || !calc.compare(cluster, parent_min, sum).is_lt() {
+        return None;
+    }
+    let listing = children.iter().map(|c| format!("{}={}", c.name, c.capacity)).collect::<Vec<_>>().join(", ");
+    let how = match calc {
+        ResourceCalculator::Memory => "in memory, as the Default resource calculator compares",
+        ResourceCalculator::Dominant => "as the Dominant resource calculator compares",
+    };
+    Some(ConfigError::queue(
+        &parent.path,
+        format!(
+            "capacity {} is less than the sum of its children's {} ({listing}) {how}",
+            parent.capacity,
+            CapacitySpec::Absolute(sum)
+        ),
+    ))
+}
+
+/// Apache refuses a queue set RUNNING whose parent starts stopped (set STOPPED, or
+/// inheriting it from the nearest ancestor that sets a state).
+fn check_running_under_stopped(q: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<ConfigError>) {
+    if !q.state_set || q.state != super::QueueState::Running {
+        return;
+    }
+    let mut at = q.parent;
+    while let Some(p) = at {
+        if all[p].state_set {
+            if all[p].state == super::QueueState::Stopped {
+                errors.push(ConfigError::queue(
+                    &q.path,
+                    format!(
+                        "is set RUNNING but its parent {} starts STOPPED (set on {}): a queue cannot run under a parent that does not",
+                        all[q.parent.unwrap_or(p)].path,
+                        all[p].path
+                    ),
+                ));
+            }
+            return;
+        }
+        at = all[p].parent;
+    }
 }
 
 fn check_cluster_allocation(cluster: &ClusterSettings, errors: &mut Vec<ConfigError>) {
@@ -139,7 +213,7 @@ fn mode_of(flags: (bool, bool, bool), empty: bool) -> Mode {
     }
 }
 
-fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<ConfigError>) {
+fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalculator, errors: &mut Vec<ConfigError>) {
     let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &all[c]).collect();
     let describe = |c: &QueueConfig| format!("{}={}", c.name, c.capacity);
     let listing = children.iter().map(|c| describe(c)).collect::<Vec<_>>().join(", ");
@@ -160,22 +234,9 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], errors: &mut Vec<Co
         )));
         return;
     }
-    if let CapacitySpec::Absolute(parent_min) = parent.capacity {
-        let sum = children.iter().fold(crate::resource::Resource::ZERO, |acc, c| match c.capacity {
-            CapacitySpec::Absolute(r) => acc.plus(r),
-            _ => acc,
-        });
-        if !parent_min.is_none() && !sum.fits_in(parent_min) {
-            errors.push(ConfigError::queue(
-                &parent.path,
-                format!(
-                    "capacity {} is less than the sum of its children's {} ({listing})",
-                    parent.capacity,
-                    CapacitySpec::Absolute(sum)
-                ),
-            ));
-        }
-    }
+    // As Apache checks it when the scheduler starts: before any node, so against an empty
+    // cluster (a refresh checks again against the live one).
+    errors.extend(absolute_sum_exceeding(parent, &children, calc, Resource::ZERO));
     if children_mode != Mode::Percent {
         return;
     }

@@ -196,8 +196,10 @@ wire_constants! {
         RESERVED_VCORES = 22;
         /// Applications one user may have in the queue (leaves).
         MAXIMUM_APPLICATIONS_PER_USER = 23;
+        /// Applications counted against `max-parallel-apps` here (the queue and below).
+        RUNNABLE_APPLICATIONS = 24;
         /// Longs per queue.
-        STRIDE = 24;
+        STRIDE = 25;
     }
 }
 
@@ -372,6 +374,7 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::RESERVED_MEMORY] = q.reserved.memory_mb;
         count[c::RESERVED_VCORES] = q.reserved.vcores;
         count[c::MAXIMUM_APPLICATIONS_PER_USER] = q.maximum_applications_per_user;
+        count[c::RUNNABLE_APPLICATIONS] = q.runnable_applications as i64;
     }
     (figures, counts)
 }

@@ -32,13 +32,14 @@ impl QueueTree {
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
             let (parent_abs, parent_max) = (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
-            let weight_sum: f64 = children
+            // Apache normalizes weights in floats, summed in child order.
+            let weight_sum: f32 = children
                 .iter()
                 .map(|&c| match self.queues[c].config.capacity {
-                    CapacitySpec::Weight(w) => w,
+                    CapacitySpec::Weight(w) => (w as f32).max(0.0),
                     _ => 0.0,
                 })
-                .sum();
+                .fold(0.0, |sum, w| sum + w);
             for &c in &children {
                 let q = &mut self.queues[c];
                 // Apache keeps capacities as Java floats: a percentage becomes
@@ -47,7 +48,9 @@ impl QueueTree {
                 let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
                 q.absolute_capacity = match q.config.capacity {
                     CapacitySpec::Percent(pct) => percent_of(parent_abs, pct),
-                    CapacitySpec::Weight(w) if weight_sum > 0.0 => parent_abs * w / weight_sum,
+                    CapacitySpec::Weight(w) if weight_sum > 1e-6 => {
+                        f64::from((w as f32 / weight_sum) * parent_abs as f32)
+                    }
                     CapacitySpec::Weight(_) | CapacitySpec::Absolute(_) => 0.0,
                 };
                 q.absolute_maximum_capacity = match q.config.maximum_capacity {

@@ -1,9 +1,10 @@
 //! The live queue tree: each queue's configuration, its effective (absolute) capacities for
 //! the current cluster size, and its usage. Parent usage is the sum of its descendants'.
 
-use crate::config::{QueueConfig, QueueState, SchedulerConfig};
+use crate::config::{QueueConfig, SchedulerConfig};
 use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
+use crate::model::queue_states::RuntimeState;
 use crate::model::users::{PendingUsersCount, UserState};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap;
@@ -14,6 +15,8 @@ use std::collections::HashMap;
 pub struct Queue {
     /// What the configuration says about this queue.
     pub config: QueueConfig,
+    /// RUNNING, STOPPED or DRAINING now (see `queue_states`).
+    pub state: RuntimeState,
     /// Guaranteed share of the whole cluster (0..1).
     pub absolute_capacity: f64,
     /// Maximum share of the whole cluster (0..1).
@@ -58,6 +61,7 @@ impl Queue {
     fn new(config: QueueConfig) -> Self {
         Queue {
             config,
+            state: RuntimeState::Running,
             absolute_capacity: 0.0,
             absolute_maximum_capacity: 0.0,
             used: Resource::ZERO,
@@ -183,7 +187,11 @@ impl QueueTree {
             by_name.entry(q.config.name.clone()).or_default().push(i);
         }
         let calculator = config.global.resource_calculator;
-        QueueTree { queues, cluster: Resource::ZERO, calculator, by_path, by_name }
+        let mut tree = QueueTree { queues, cluster: Resource::ZERO, calculator, by_path, by_name };
+        // A state the rules refuse (a queue set RUNNING under a stopped parent) never gets
+        // here: validation refuses the file first.
+        let _ = tree.set_states(None);
+        tree
     }
 
     /// Puts every parent's children in the order Apache's refreshed parents hold them:
@@ -257,9 +265,14 @@ impl QueueTree {
         std::iter::successors(Some(index), move |&i| self.queues[i].config.parent)
     }
 
-    /// True when this queue or an ancestor is STOPPED.
+    /// The first queue from `index` up that is not RUNNING (STOPPED or DRAINING), if any.
+    pub fn stopped_on_path(&self, index: QueueIndex) -> Option<QueueIndex> {
+        self.ancestors_inclusive(index).find(|&i| self.queues[i].state != RuntimeState::Running)
+    }
+
+    /// True when this queue or an ancestor is not RUNNING.
     pub fn is_stopped(&self, index: QueueIndex) -> bool {
-        self.ancestors_inclusive(index).any(|i| self.queues[i].config.state == QueueState::Stopped)
+        self.stopped_on_path(index).is_some()
     }
 
     /// Adds `r` to the usage of `leaf` and all its ancestors.

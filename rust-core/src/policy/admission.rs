@@ -146,6 +146,22 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
     Ok(queue)
 }
 
+/// The leaf whose own checks of a submission reach its user's applications — where Apache
+/// adds the user, even when it then refuses the submission by the per-user limit: the
+/// submission passed the system limit, names a running leaf the user may submit to, and
+/// the leaf is under its own maximum-applications.
+pub fn leaf_that_sees_user(state: &State, sub: &Submission) -> Option<QueueIndex> {
+    if sub.recovering || state.apps.len() as i64 >= state.config.global.maximum_applications {
+        return None;
+    }
+    let queue = plan_default_child(state, state.queues.resolve(&sub.queue).ok()?);
+    let q = state.queues.get(queue);
+    let allowed = !state.config.cluster.acl_enabled
+        || check_access(state, queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
+    let under_limit = (q.apps.len() as i64) < maximum_applications(state, queue);
+    (q.is_leaf() && allowed && !state.queues.is_stopped(queue) && under_limit).then_some(queue)
+}
+
 /// How Apache's scheduler prefixes a leaf's refusal of a submission (the exception's
 /// `toString()`).
 const QUEUE_REFUSED: &str = "org.apache.hadoop.security.AccessControlException: ";
@@ -189,13 +205,13 @@ pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex
 /// The queue and its ancestors must be RUNNING (under a STOPPED parent, Apache's leaf
 /// counts as STOPPED itself).
 fn check_running(state: &State, queue: QueueIndex, app: &str) -> Result<(), Rejection> {
-    if state.queues.is_stopped(queue) {
-        return Err(Rejection(format!(
+    match state.queues.stopped_on_path(queue) {
+        Some(stopped) => Err(Rejection(format!(
             "Queue {} is STOPPED. Cannot accept submission of application: {app}",
-            state.queues.get(queue).path()
-        )));
+            state.queues.get(stopped).path()
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Fewer than `maximum-applications` in the leaf, and fewer than the per-user limit from

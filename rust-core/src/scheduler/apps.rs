@@ -12,7 +12,17 @@ use crate::resource::Resource;
 impl Scheduler {
     /// APP_ADDED: admits the application into its leaf queue, or says why not.
     pub fn submit(&mut self, sub: &Submission) -> Result<(AppKey, String), Rejection> {
-        let queue = admission::admit(&self.state, sub)?;
+        let queue = match admission::admit(&self.state, sub) {
+            Ok(q) => q,
+            Err(rejection) => {
+                // Apache's leaf knows the user from the moment its own checks look at the
+                // user's applications, even when it then refuses this one.
+                if let Some(leaf) = admission::leaf_that_sees_user(&self.state, sub) {
+                    self.state.queues.queues[leaf].users.entry(sub.user.clone()).or_default();
+                }
+                return Err(rejection);
+            }
+        };
         let key = self.state.next_app;
         self.state.next_app += 1;
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);
@@ -114,6 +124,8 @@ impl Scheduler {
         a.clear_requests();
         let (queue, user) = (a.queue, a.user.clone());
         self.leave_leaf_lists(app);
+        // Apache's leaf forgets a user whose last application's attempt ends.
+        self.state.queues.queues[queue].forget_user_if_idle(&user);
         let was_runnable = self.release_runnable(app);
         self.activate_pending(queue);
         if was_runnable {
@@ -141,6 +153,7 @@ impl Scheduler {
         // before the application's end stops its user counting as active
         // (finishApplication).
         self.dequeue(app);
+        self.state.queues.settle_draining(queue);
         self.activate_pending(queue);
         self.count_user_active(app, false);
         if let Some(a) = self.state.apps.remove(&app) {
@@ -203,6 +216,7 @@ impl Scheduler {
                 self.count_runnable(dest, 1);
             }
             self.enqueue(app);
+            self.state.queues.settle_draining(source);
             // As in Apache, the leaf the application left and the one it joined each
             // look at their pending applications again; other leaves do not.
             self.activate_pending(source);

@@ -2,8 +2,9 @@
 //! rules, then swapped in with every surviving queue's usage carried over by path.
 
 use super::Scheduler;
-use crate::config::{ConfigError, ConfigErrors, QueueState, SchedulerConfig};
-use crate::model::{QueueTree, State};
+use crate::config::validate::absolute_sums_exceeding;
+use crate::config::{ConfigError, ConfigErrors, SchedulerConfig};
+use crate::model::{QueueTree, RuntimeState, State};
 use std::sync::Arc;
 
 impl Scheduler {
@@ -24,6 +25,8 @@ impl Scheduler {
             new.global.resource_calculator = running;
         }
         let mut tree = QueueTree::build(&new);
+        // check_refresh found the states the rules allow.
+        let _ = tree.set_states(Some(&self.state.queues));
         tree.order_children_as_refreshed_from(&self.state.queues);
         for old in &self.state.queues.queues {
             if let Some(i) = tree.index_of_path(old.path()) {
@@ -61,21 +64,21 @@ impl Scheduler {
 /// keeps its path, and a leaf becomes a parent only while STOPPED and empty.
 pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigErrors> {
     let mut errors = Vec::new();
+    // The states the new tree's queues would take, and whether the new file may ask them.
+    let mut tree = QueueTree::build(new);
+    if let Err(e) = tree.set_states(Some(&state.queues)) {
+        errors.extend(e);
+    }
     for old in &state.queues.queues {
         let path = old.path();
         match new.queue_index(path) {
             None => {
-                if let Some(moved) =
-                    new.queues.iter().find(|q| q.name == old.config.name && old.is_leaf() && q.is_leaf())
-                {
-                    errors.push(ConfigError::queue(
-                        path,
-                        format!("cannot move to {}: a queue's path cannot change on refresh", moved.path),
-                    ));
-                } else if old.config.state != QueueState::Stopped {
+                // Apache's rule: a queue leaves the configuration when it is STOPPED, or
+                // the new file says STOPPED for it.
+                if old.state != RuntimeState::Stopped && !new.stopped_in_file.contains(path) {
                     errors.push(ConfigError::queue(path, format!(
-                        "cannot be removed from the configuration: it is {}; set its state to STOPPED first and refresh, then remove it",
-                        old.config.state.as_str()
+                        "cannot be removed from the configuration: it is {}; set its state to STOPPED first (in this file or a refresh before)",
+                        old.state.as_str()
                     )));
                 } else if !old.apps.is_empty() {
                     errors.push(ConfigError::queue(
@@ -87,13 +90,11 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
             Some(i) => {
                 let newq = &new.queues[i];
                 if old.is_leaf() && !newq.is_leaf() {
-                    if old.config.state != QueueState::Stopped {
+                    let becomes = tree.queues[i].state;
+                    if old.state != RuntimeState::Stopped && becomes != RuntimeState::Stopped {
                         errors.push(ConfigError::queue(
                             path,
-                            format!(
-                                "cannot become a parent queue while it is {}; stop it first",
-                                old.config.state.as_str()
-                            ),
+                            format!("cannot become a parent queue while it is {}; stop it first", old.state.as_str()),
                         ));
                     } else if !old.apps.is_empty() {
                         errors.push(ConfigError::queue(
@@ -104,6 +105,11 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
                 }
             }
         }
+    }
+    // Apache checks absolute parents against their children's sum again as it reloads,
+    // with the running calculator and the live cluster.
+    if !state.cluster.is_none() {
+        errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.cluster));
     }
     if errors.is_empty() {
         Ok(())

@@ -135,6 +135,11 @@ public final class QueueSnapshot {
     return (int) counts[count + Wire.QueueCounts.PENDING_APPLICATIONS];
   }
 
+  /** Applications counted against {@code max-parallel-apps} in this queue and below. */
+  public int getNumRunnableApplications() {
+    return (int) counts[count + Wire.QueueCounts.RUNNABLE_APPLICATIONS];
+  }
+
   /** Applications one user may have in a leaf at once. */
   public int getMaximumApplicationsPerUser() {
     return (int) counts[count + Wire.QueueCounts.MAXIMUM_APPLICATIONS_PER_USER];

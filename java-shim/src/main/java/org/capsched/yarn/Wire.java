@@ -130,7 +130,8 @@ final class Wire {
     static final int RESERVED_MEMORY = 21;
     static final int RESERVED_VCORES = 22;
     static final int MAXIMUM_APPLICATIONS_PER_USER = 23;
-    static final int STRIDE = 24;
+    static final int RUNNABLE_APPLICATIONS = 24;
+    static final int STRIDE = 25;
 
     private QueueCounts() {
     }

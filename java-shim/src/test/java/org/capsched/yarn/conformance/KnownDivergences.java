@@ -28,6 +28,14 @@ final class KnownDivergences {
     // Apache counted a user's applications below zero, or forgot a user whose applications
     // still run (or restarted its books at zero); ours still has it, with its applications.
     CHECKS.put("miscounted-user", KnownDivergences::miscountedUser);
+    // Apache's parents count runnable applications that are not under them (a moved
+    // application stays counted where it was); ours count what is under them.
+    CHECKS.put("moved-runnable-count", (apache, ours) -> !runnableCountsAddUp(apache)
+        && runnableCountsAddUp(ours));
+    // Apache's absolute capacities do not follow its configured percentages (kept from
+    // the weights before a refresh); ours do.
+    CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
+        .anyMatch(q -> !java.util.Objects.equals(apache.get(q), ours.get(q))) && staleQueues(ours).isEmpty());
   }
 
   private final Map<String, String> reasons;
@@ -99,17 +107,69 @@ final class KnownDivergences {
   }
 
   /**
-   * A leaf's user whose application count Apache has below zero, or that ours reports with
-   * an active application while Apache has no such user, or one with no applications and
-   * nothing used.
+   * A leaf's user whose application count Apache has below zero, whose usage Apache has
+   * lost (none, where ours has some), or that ours reports with an active application
+   * while Apache has no such user, or one with no applications and nothing used.
    */
   private static boolean miscountedUser(Map<String, String> apache, Map<String, String> ours) {
-    return ours.entrySet().stream().anyMatch(f -> {
+    boolean negative = apache.entrySet().stream()
+        .anyMatch(f -> f.getKey().startsWith("queue-user ") && f.getValue().contains("pending=-"));
+    return negative || ours.entrySet().stream().anyMatch(f -> {
       String a = apache.get(f.getKey());
       return f.getKey().startsWith("queue-user ") && (a != null && a.contains("pending=-")
+          || a != null && a.startsWith("used=0MB/0 ") && !f.getValue().startsWith("used=0MB/0 ")
           || !f.getValue().contains(" active=0 ") && (a == null
               || a.startsWith("used=0MB/0 am-used=0MB/0 ") && a.contains(" active=0 ")));
     });
+  }
+
+  /**
+   * The queue-capacity facts of queues with a configured share whose absolute capacity is
+   * not their parent's absolute capacity times that share.
+   */
+  private static java.util.List<String> staleQueues(Map<String, String> snapshot) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      if (!f.getKey().startsWith("queue-capacity root.")) {
+        continue;
+      }
+      String path = f.getKey().substring("queue-capacity ".length());
+      String parent = snapshot.get("queue-capacity " + path.substring(0, path.lastIndexOf('.')));
+      double capacity = field(f.getValue(), "capacity=");
+      if (parent == null || capacity == 0 || Double.isNaN(capacity)) {
+        continue;
+      }
+      if (Math.abs(field(parent, "abs=") * capacity - field(f.getValue(), "abs=")) > 0.002) {
+        out.add(f.getKey());
+      }
+    }
+    return out;
+  }
+
+  /** Whether each parent's runnable count is the sum of its children's. */
+  private static boolean runnableCountsAddUp(Map<String, String> snapshot) {
+    Map<String, Integer> sums = new java.util.HashMap<>();
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      if (f.getKey().startsWith("queue-runnable root.")) {
+        String path = f.getKey().substring("queue-runnable ".length());
+        sums.merge(path.substring(0, path.lastIndexOf('.')), Integer.parseInt(f.getValue()), Integer::sum);
+      }
+    }
+    return sums.entrySet().stream()
+        .allMatch(e -> e.getValue() == Integer.parseInt(snapshot.get("queue-runnable " + e.getKey())));
+  }
+
+  /** The number after {@code name} in a fact's value. */
+  private static double field(String value, String name) {
+    int at = value.indexOf(" " + name) + 1;
+    if (at == 0 && value.startsWith(name)) {
+      at = 0;
+    } else if (at == 0) {
+      return Double.NaN;
+    }
+    int from = at + name.length();
+    int to = value.indexOf(' ', from);
+    return Double.parseDouble(value.substring(from, to < 0 ? value.length() : to));
   }
 
   private static boolean overcommitted(Map<String, String> snapshot) {

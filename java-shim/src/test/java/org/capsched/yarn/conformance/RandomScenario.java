@@ -1,168 +1,631 @@
 package org.capsched.yarn.conformance;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeSet;
 
 /**
- * A seeded generator of scenario files (docs/scenario-format.md): a random queue tree with
- * random capacities and limits, a random cluster, and a random workload — applications
- * arriving for several users, asks of mixed sizes and localities, heartbeats, containers
- * finishing, applications ending, nodes lost, refreshes. The same seed always yields the
- * same text, so a divergence can be saved as a .scn file and replayed.
+ * A seeded generator of scenario files (docs/scenario-format.md) that reaches every feature
+ * the scheduler implements: queue trees of two or three levels with capacities as
+ * percentages, weights or absolute resources; either resource calculator; FIFO and fair
+ * ordering (with size-based weight); user weights; every limit, the per-user ones included;
+ * locality and per-heartbeat settings; a cluster over racks; and a workload of submissions
+ * (managed, unmanaged, keep-containers), asks of every locality, heartbeats, releases,
+ * containers ending on their nodes, AM failures and retries, unregistrations, kills, moves,
+ * priority changes, blacklists, node loss and return, node resource changes, and refreshes
+ * of every kind (limits changed, leaves and parents stopped and restarted, leaves added and
+ * removed, the capacity mode converted). The same seed always yields the same text, so a
+ * divergence can be saved as a .scn file and replayed.
  *
- * <p>Racks are drawn from a second random stream, so adding them left every other draw —
- * and so the workload of each seed — as it was: a seed on one rack yields the same text as
- * before racks were generated.
+ * <p>Each scenario also lists the features it exercises ({@link #features}), from which the
+ * randomized run writes its coverage table.
  */
 final class RandomScenario {
-  private RandomScenario() {
+  /** The scenario file's text. */
+  final String text;
+  /** The configuration keys, modes, events and refresh kinds it exercises. */
+  final TreeSet<String> features;
+
+  private RandomScenario(String text, TreeSet<String> features) {
+    this.text = text;
+    this.features = features;
   }
 
-  static String generate(long seed) {
-    Random r = new Random(seed);
-    Random topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
-    int racks = 1 + topology.nextInt(3);
-    StringBuilder s = new StringBuilder("# random scenario, seed " + seed + "\n");
-    List<String> leaves = new ArrayList<>();
-    String config = config(r, leaves);
-    s.append("config\n").append(config).append("end\n");
-    int nodes = 2 + r.nextInt(6);
-    List<String> rackOf = new ArrayList<>();
-    for (int n = 1; n <= nodes; n++) {
-      String rack = racks == 1 ? null : "/r" + topology.nextInt(racks);
-      rackOf.add(rack);
-      s.append(String.format("node n%d%s memory=%dG vcores=%d%n", n, rack == null ? "" : " rack=" + rack,
-          4 + 2 * r.nextInt(4), 4 + r.nextInt(8)));
+  static RandomScenario generate(long seed) {
+    return new Generator(seed).run();
+  }
+
+  /** Capacity modes a tree is written in. */
+  private enum Mode { PERCENT, WEIGHT, ABSOLUTE }
+
+  /** One queue of the generated tree. */
+  private static final class Queue {
+    final String name;
+    final List<Queue> children = new ArrayList<>();
+    /** Percentage, weight or memory share (in the tree's mode), and the maximum. */
+    int share;
+    int max;
+    boolean stopped;
+    final Map<String, String> settings = new LinkedHashMap<>();
+
+    Queue(String name) {
+      this.name = name;
     }
-    List<String> apps = new ArrayList<>();
-    int submitted = 0;
-    int steps = 20 + r.nextInt(30);
-    for (int i = 0; i < steps; i++) {
-      int what = r.nextInt(100);
-      if (what < 20 || apps.isEmpty()) {
-        String app = "app" + (++submitted);
-        apps.add(app);
-        s.append(String.format("app %s queue=%s user=u%d am=%dG%n", app,
-            leaves.get(r.nextInt(leaves.size())), r.nextInt(4), 1 + r.nextInt(2)));
-      } else if (what < 45) {
-        String app = apps.get(r.nextInt(apps.size()));
-        int priority = 1 + r.nextInt(3);
-        int memory = 1 + r.nextInt(4);
-        int count = 1 + r.nextInt(12);
-        s.append(String.format("ask %s priority=%d memory=%dG count=%d%n", app, priority, memory, count));
-        if (r.nextInt(4) == 0) {
-          int node = 1 + r.nextInt(nodes);
-          int local = Math.max(1, count / 2);
-          s.append(String.format("ask %s priority=%d memory=%dG count=%d at=n%d%n", app, priority, memory,
-              local, node));
-          // As AMRMClient asks for a host: for its rack too (mostly).
-          String rack = rackOf.get(node - 1);
-          if (rack != null && topology.nextInt(4) != 0) {
-            s.append(String.format("ask %s priority=%d memory=%dG count=%d at=%s%n", app, priority, memory,
-                local, rack));
+
+    boolean isLeaf() {
+      return children.isEmpty();
+    }
+  }
+
+  private static final class Generator {
+    private final Random r;
+    private final Random topology;
+    private final StringBuilder s = new StringBuilder();
+    private final TreeSet<String> features = new TreeSet<>();
+    private final Queue root = new Queue("root");
+    private final Map<String, String> global = new LinkedHashMap<>();
+    private Mode mode;
+    private boolean drf;
+    /** The cluster's size when the tree was written, for absolute capacities. */
+    private int clusterMemoryGb;
+    private int clusterVcores;
+    private final List<String> nodes = new ArrayList<>();
+    private final List<String> lostNodes = new ArrayList<>();
+    private final Map<String, String> rackOf = new LinkedHashMap<>();
+    private final List<String> apps = new ArrayList<>();
+    private final Map<String, String> appLeaf = new LinkedHashMap<>();
+    private int submitted;
+    private int leafNames;
+
+    Generator(long seed) {
+      r = new Random(seed);
+      topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
+      s.append("# random scenario, seed ").append(seed).append('\n');
+    }
+
+    RandomScenario run() {
+      int racks = 1 + topology.nextInt(3);
+      if (racks > 1) {
+        features.add("cluster:racks");
+      }
+      // The cluster first: absolute capacities are sized against it.
+      int nodeCount = 2 + r.nextInt(5);
+      List<String> nodeLines = new ArrayList<>();
+      for (int n = 1; n <= nodeCount; n++) {
+        String rack = racks == 1 ? null : "/r" + topology.nextInt(racks);
+        int memory = 4 + 2 * r.nextInt(4);
+        int vcores = 4 + r.nextInt(8);
+        clusterMemoryGb += memory;
+        clusterVcores += vcores;
+        String name = "n" + n;
+        nodes.add(name);
+        rackOf.put(name, rack);
+        nodeLines.add(String.format("node %s%s memory=%dG vcores=%d%n", name, rack == null ? "" : " rack=" + rack,
+            memory, vcores));
+      }
+      chooseTree();
+      s.append("config\n").append(xml()).append("end\n");
+      int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
+      if (maxPriority > 0) {
+        s.append("cluster max-priority=").append(maxPriority).append('\n');
+        features.add("cluster:max-priority");
+      }
+      for (String line : nodeLines) {
+        s.append(line);
+      }
+      int steps = 25 + r.nextInt(35);
+      for (int i = 0; i < steps; i++) {
+        step();
+      }
+      s.append("heartbeat all rounds=2\n");
+      return new RandomScenario(s.toString(), features);
+    }
+
+    // ---- the queue tree -------------------------------------------------------------
+
+    private void chooseTree() {
+      int m = r.nextInt(10);
+      mode = m < 6 ? Mode.PERCENT : m < 8 ? Mode.WEIGHT : Mode.ABSOLUTE;
+      drf = r.nextBoolean();
+      int parents = 2 + r.nextInt(2);
+      for (int p = 0; p < parents; p++) {
+        Queue parent = new Queue("p" + p);
+        root.children.add(parent);
+        int leaves = 1 + r.nextInt(3);
+        for (int l = 0; l < leaves; l++) {
+          // One leaf in four of a three-level tree is a parent of two leaves itself.
+          if (l == 0 && r.nextInt(4) == 0) {
+            Queue mid = new Queue(parent.name + "m");
+            parent.children.add(mid);
+            mid.children.add(newLeaf(mid));
+            mid.children.add(newLeaf(mid));
+          } else {
+            parent.children.add(newLeaf(parent));
           }
-        } else if (racks > 1 && topology.nextInt(6) == 0) {
-          s.append(String.format("ask %s priority=%d memory=%dG count=%d at=/r%d%n", app, priority, memory,
-              Math.max(1, count / 2), topology.nextInt(racks)));
         }
-      } else if (what < 75) {
+        if (r.nextInt(5) == 0) {
+          parent.settings.put("max-parallel-apps", Integer.toString(1 + r.nextInt(4)));
+          features.add("limit:max-parallel-apps(parent)");
+        }
+      }
+      assignShares(root);
+      // Scheduler-wide settings.
+      if (r.nextInt(5) == 0) {
+        global.put("maximum-am-resource-percent", pick("0.2", "0.5", "1.0"));
+        features.add("limit:maximum-am-resource-percent(global)");
+      }
+      if (r.nextInt(8) == 0) {
+        global.put("maximum-applications", Integer.toString(4 + r.nextInt(8)));
+        features.add("limit:maximum-applications(global)");
+      }
+      if (r.nextInt(10) == 0) {
+        global.put("global-queue-max-application", Integer.toString(2 + r.nextInt(4)));
+        features.add("limit:global-queue-max-application");
+      }
+      if (r.nextInt(8) == 0) {
+        global.put("max-parallel-apps", Integer.toString(2 + r.nextInt(4)));
+        features.add("limit:max-parallel-apps(global)");
+      }
+      if (r.nextInt(6) == 0) {
+        global.put("user.max-parallel-apps", Integer.toString(1 + r.nextInt(3)));
+        features.add("limit:user.max-parallel-apps");
+      }
+      if (r.nextInt(6) == 0) {
+        global.put("user.u" + r.nextInt(4) + ".max-parallel-apps", Integer.toString(1 + r.nextInt(2)));
+        features.add("limit:user.NAME.max-parallel-apps");
+      }
+      global.put("node-locality-delay", Integer.toString(r.nextInt(4)));
+      features.add("locality:node-locality-delay");
+      if (r.nextInt(4) == 0) {
+        global.put("rack-locality-additional-delay", Integer.toString(r.nextInt(3)));
+        features.add("locality:rack-locality-additional-delay");
+      }
+      if (r.nextInt(6) == 0) {
+        global.put("rack-locality-full-reset", "false");
+        features.add("locality:rack-locality-full-reset=false");
+      }
+      int heartbeat = r.nextInt(8);
+      if (heartbeat == 0) {
+        global.put("per-node-heartbeat.multiple-assignments-enabled", "false");
+        features.add("heartbeat:multiple-assignments-enabled=false");
+      } else if (heartbeat == 1) {
+        global.put("per-node-heartbeat.maximum-container-assignments", Integer.toString(1 + r.nextInt(4)));
+        features.add("heartbeat:maximum-container-assignments");
+      } else if (heartbeat == 2) {
+        global.put("per-node-heartbeat.maximum-offswitch-assignments", Integer.toString(2 + r.nextInt(3)));
+        features.add("heartbeat:maximum-offswitch-assignments");
+      }
+      features.add("capacity:" + mode.name().toLowerCase());
+      features.add(drf ? "calculator:dominant" : "calculator:default");
+    }
+
+    private Queue newLeaf(Queue parent) {
+      Queue leaf = new Queue(parent.name + "l" + (leafNames++));
+      Map<String, String> c = leaf.settings;
+      c.put("user-limit-factor", pick("1", "2", "0.5", "-1"));
+      c.put("minimum-user-limit-percent", pick("100", "50", "25"));
+      features.add("limit:user-limit-factor");
+      features.add("limit:minimum-user-limit-percent");
+      if (r.nextInt(3) == 0) {
+        c.put("maximum-am-resource-percent", pick("0.2", "0.5", "1.0"));
+        features.add("limit:maximum-am-resource-percent(queue)");
+      }
+      if (r.nextInt(3) == 0) {
+        c.put("ordering-policy", "fair");
+        features.add("ordering:fair");
+        if (r.nextBoolean()) {
+          c.put("ordering-policy.fair.enable-size-based-weight", "true");
+          features.add("ordering:fair-size-based-weight");
+        }
+      } else {
+        features.add("ordering:fifo");
+      }
+      if (r.nextInt(5) == 0) {
+        // Apache refuses a weight above 100 / minimum-user-limit-percent.
+        int mulp = Integer.parseInt(c.get("minimum-user-limit-percent"));
+        String weight = pick("0.5", "2", "3");
+        c.put("user-settings.u" + r.nextInt(4) + ".weight",
+            Double.parseDouble(weight) <= 100.0 / mulp ? weight : "0.5");
+        features.add("limit:user-weight");
+      }
+      if (r.nextInt(6) == 0) {
+        c.put("max-parallel-apps", Integer.toString(1 + r.nextInt(3)));
+        features.add("limit:max-parallel-apps(leaf)");
+      }
+      if (r.nextInt(8) == 0) {
+        c.put("maximum-applications", Integer.toString(2 + r.nextInt(4)));
+        features.add("limit:maximum-applications(queue)");
+      }
+      if (r.nextInt(8) == 0) {
+        c.put("default-application-priority", Integer.toString(1 + r.nextInt(3)));
+        features.add("priority:default-application-priority");
+      }
+      return leaf;
+    }
+
+    /** New shares and maxima for {@code q}'s children (and theirs), in the tree's mode. */
+    private void assignShares(Queue q) {
+      if (q.isLeaf()) {
+        return;
+      }
+      int[] shares = split(q.children.size());
+      for (int i = 0; i < q.children.size(); i++) {
+        Queue c = q.children.get(i);
+        switch (mode) {
+        case WEIGHT:
+          c.share = 1 + r.nextInt(6);
+          break;
+        default:
+          c.share = shares[i];
+        }
+        c.max = Math.max(c.share, 30 + r.nextInt(71));
+        assignShares(c);
+      }
+    }
+
+    /** {@code n} positive integer percentages summing to 100. */
+    private int[] split(int n) {
+      int[] out = new int[n];
+      int left = 100;
+      for (int i = 0; i < n - 1; i++) {
+        out[i] = 5 + r.nextInt(Math.max(1, left - 5 * (n - i)));
+        left -= out[i];
+      }
+      out[n - 1] = left;
+      return out;
+    }
+
+    private String xml() {
+      StringBuilder c = new StringBuilder("<configuration>\n");
+      long[] cluster = {clusterMemoryGb * 1024L, clusterVcores};
+      writeQueue(c, root, "root", cluster, cluster);
+      for (Map.Entry<String, String> e : global.entrySet()) {
+        prop(c, e.getKey(), e.getValue());
+      }
+      if (drf) {
+        prop(c, "resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
+      }
+      return c.append("</configuration>\n").toString();
+    }
+
+    /**
+     * Writes {@code q} at {@code path}. For absolute capacities, {@code min} and {@code max}
+     * are its parent's guarantee and maximum ({memory MB, vcores}); each child gets its
+     * share of them rounded down, so children never sum to more than their parent in any
+     * resource (which Apache refuses).
+     */
+    private void writeQueue(StringBuilder c, Queue q, String path, long[] min, long[] max) {
+      long[] ownMin = min;
+      long[] ownMax = max;
+      if (q != root) {
+        switch (mode) {
+        case PERCENT:
+          prop(c, path + ".capacity", Integer.toString(q.share));
+          prop(c, path + ".maximum-capacity", Integer.toString(q.max));
+          break;
+        case WEIGHT:
+          prop(c, path + ".capacity", q.share + "w");
+          prop(c, path + ".maximum-capacity", Integer.toString(q.max));
+          break;
+        default:
+          ownMin = new long[] {min[0] * q.share / 100, min[1] * q.share / 100};
+          ownMax = new long[] {Math.max(ownMin[0], max[0] * q.max / 100), Math.max(ownMin[1], max[1] * q.max / 100)};
+          prop(c, path + ".capacity", "[memory=" + ownMin[0] + ",vcores=" + ownMin[1] + "]");
+          prop(c, path + ".maximum-capacity", "[memory=" + ownMax[0] + ",vcores=" + ownMax[1] + "]");
+        }
+        if (q.stopped) {
+          prop(c, path + ".state", "STOPPED");
+        }
+        for (Map.Entry<String, String> e : q.settings.entrySet()) {
+          if (!(q.stopped && e.getKey().equals("state"))) {
+            prop(c, path + "." + e.getKey(), e.getValue());
+          }
+        }
+      }
+      if (!q.isLeaf()) {
+        List<String> names = new ArrayList<>();
+        for (Queue child : q.children) {
+          names.add(child.name);
+        }
+        prop(c, path + ".queues", String.join(",", names));
+        for (Queue child : q.children) {
+          writeQueue(c, child, path + "." + child.name, ownMin, ownMax);
+        }
+      }
+    }
+
+    private List<Queue> leaves() {
+      List<Queue> out = new ArrayList<>();
+      collectLeaves(root, out);
+      return out;
+    }
+
+    private static void collectLeaves(Queue q, List<Queue> out) {
+      if (q.isLeaf()) {
+        out.add(q);
+      }
+      for (Queue c : q.children) {
+        collectLeaves(c, out);
+      }
+    }
+
+    private List<Queue> parentsOf(Queue q) {
+      List<Queue> out = new ArrayList<>();
+      findPath(root, q, out);
+      return out;
+    }
+
+    private static boolean findPath(Queue at, Queue target, List<Queue> path) {
+      path.add(at);
+      if (at == target) {
+        return true;
+      }
+      for (Queue c : at.children) {
+        if (findPath(c, target, path)) {
+          return true;
+        }
+      }
+      path.remove(path.size() - 1);
+      return false;
+    }
+
+    // ---- the workload -----------------------------------------------------------------
+
+    private void step() {
+      int what = r.nextInt(100);
+      if (what < 16 || apps.isEmpty()) {
+        submit();
+      } else if (what < 38) {
+        ask();
+      } else if (what < 62) {
         if (r.nextBoolean()) {
           s.append("heartbeat all rounds=").append(1 + r.nextInt(3)).append('\n');
         } else {
-          s.append("heartbeat n").append(1 + r.nextInt(nodes)).append('\n');
+          s.append("heartbeat ").append(nodes.get(r.nextInt(nodes.size()))).append('\n');
         }
-      } else if (what < 88) {
-        s.append(String.format("finish %s count=%d%n", apps.get(r.nextInt(apps.size())), 1 + r.nextInt(4)));
-      } else if (what < 95) {
-        s.append("remove ").append(apps.remove(r.nextInt(apps.size()))).append('\n');
+        features.add("event:heartbeat");
+      } else if (what < 71) {
+        s.append(String.format("finish %s count=%d%n", anyApp(), 1 + r.nextInt(4)));
+        features.add("event:finish");
+      } else if (what < 74) {
+        s.append(String.format("complete %s count=%d%n", anyApp(), 1 + r.nextInt(3)));
+        features.add("event:complete");
+      } else if (what < 78) {
+        String app = apps.remove(r.nextInt(apps.size()));
+        s.append("remove ").append(app).append('\n');
+        features.add("event:kill");
+      } else if (what < 80) {
+        String app = apps.remove(r.nextInt(apps.size()));
+        s.append("unregister ").append(app).append('\n');
+        features.add("event:unregister");
+      } else if (what < 82) {
+        s.append("fail-am ").append(anyApp()).append('\n');
+        features.add("event:fail-am");
+      } else if (what < 84) {
+        moveOrPriority();
+      } else if (what < 86) {
+        blacklist();
+      } else if (what < 89) {
+        nodeEvent();
       } else {
-        s.append("refresh\n").append(config(new Random(r.nextLong()), new ArrayList<>(), leaves))
-            .append("end\n");
+        refresh();
       }
     }
-    s.append("heartbeat all rounds=2\n");
-    return s.toString();
-  }
 
-  /** A random two-level tree: 2-4 parents under root, each with 1-3 leaves. */
-  private static String config(Random r, List<String> leavesOut) {
-    return config(r, leavesOut, null);
-  }
+    private String anyApp() {
+      return apps.get(r.nextInt(apps.size()));
+    }
 
-  /**
-   * With {@code keep}, the same leaves with new capacities and limits (a valid refresh);
-   * otherwise a new tree whose leaves are added to {@code leavesOut}.
-   */
-  private static String config(Random r, List<String> leavesOut, List<String> keep) {
-    StringBuilder c = new StringBuilder("<configuration>\n");
-    List<List<String>> tree = new ArrayList<>();
-    if (keep == null) {
-      int parents = 2 + r.nextInt(3);
-      for (int p = 0; p < parents; p++) {
-        List<String> children = new ArrayList<>();
-        int n = 1 + r.nextInt(3);
-        for (int l = 0; l < n; l++) {
-          children.add("p" + p + "l" + l);
+    private void submit() {
+      String app = "app" + (++submitted);
+      List<Queue> leaves = leaves();
+      Queue leaf = leaves.get(r.nextInt(leaves.size()));
+      apps.add(app);
+      appLeaf.put(app, leaf.name);
+      StringBuilder line = new StringBuilder(String.format("app %s queue=%s user=u%d", app, leaf.name, r.nextInt(4)));
+      int kind = r.nextInt(12);
+      if (kind == 0) {
+        line.append(" unmanaged");
+        features.add("event:submit-unmanaged");
+      } else {
+        line.append(" am=").append(1 + r.nextInt(2)).append('G');
+        if (drf && r.nextInt(3) == 0) {
+          line.append(',').append(1 + r.nextInt(2));
         }
-        tree.add(children);
-        leavesOut.addAll(children);
-      }
-    } else {
-      String parent = null;
-      for (String leaf : keep) {
-        String p = leaf.substring(0, leaf.indexOf('l'));
-        if (!p.equals(parent)) {
-          tree.add(new ArrayList<>());
-          parent = p;
-        }
-        tree.get(tree.size() - 1).add(leaf);
-      }
-    }
-    List<String> parentNames = new ArrayList<>();
-    for (List<String> children : tree) {
-      parentNames.add(children.get(0).substring(0, children.get(0).indexOf('l')));
-    }
-    prop(c, "root.queues", String.join(",", parentNames));
-    int[] parentCaps = split(r, parentNames.size());
-    for (int p = 0; p < parentNames.size(); p++) {
-      String parent = "root." + parentNames.get(p);
-      prop(c, parent + ".capacity", Integer.toString(parentCaps[p]));
-      prop(c, parent + ".maximum-capacity", Integer.toString(Math.max(parentCaps[p], 40 + r.nextInt(61))));
-      prop(c, parent + ".queues", String.join(",", tree.get(p)));
-      int[] caps = split(r, tree.get(p).size());
-      for (int l = 0; l < tree.get(p).size(); l++) {
-        String leaf = parent + "." + tree.get(p).get(l);
-        prop(c, leaf + ".capacity", Integer.toString(caps[l]));
-        prop(c, leaf + ".maximum-capacity", Integer.toString(Math.max(caps[l], 30 + r.nextInt(71))));
-        prop(c, leaf + ".user-limit-factor", new String[] {"1", "2", "0.5", "-1"}[r.nextInt(4)]);
-        prop(c, leaf + ".minimum-user-limit-percent", new String[] {"100", "50", "25"}[r.nextInt(3)]);
-        if (r.nextInt(3) == 0) {
-          prop(c, leaf + ".maximum-am-resource-percent", new String[] {"0.2", "0.5", "1.0"}[r.nextInt(3)]);
+        if (kind == 1) {
+          line.append(" keep-containers");
+          features.add("event:submit-keep-containers");
         }
       }
+      if (r.nextInt(6) == 0) {
+        line.append(" priority=").append(r.nextInt(4));
+        features.add("event:submit-priority");
+      }
+      s.append(line).append('\n');
+      features.add("event:submit");
     }
-    if (r.nextBoolean()) {
-      prop(c, "resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
-    }
-    prop(c, "node-locality-delay", Integer.toString(r.nextInt(4)));
-    return c.append("</configuration>\n").toString();
-  }
 
-  /** {@code n} positive integer percentages summing to 100. */
-  private static int[] split(Random r, int n) {
-    int[] out = new int[n];
-    int left = 100;
-    for (int i = 0; i < n - 1; i++) {
-      out[i] = 5 + r.nextInt(Math.max(1, left - 5 * (n - i)));
-      left -= out[i];
+    private void ask() {
+      String app = anyApp();
+      int priority = 1 + r.nextInt(3);
+      int memory = 1 + r.nextInt(4);
+      int count = 1 + r.nextInt(12);
+      String vcores = "";
+      if (drf && r.nextInt(3) == 0) {
+        vcores = " vcores=" + (1 + r.nextInt(3));
+        features.add("event:ask-vcores");
+      }
+      s.append(String.format("ask %s priority=%d memory=%dG%s count=%d%n", app, priority, memory, vcores, count));
+      features.add("event:ask");
+      if (r.nextInt(4) == 0) {
+        String node = nodes.get(r.nextInt(nodes.size()));
+        int local = Math.max(1, count / 2);
+        boolean strict = r.nextInt(5) == 0;
+        s.append(String.format("ask %s priority=%d memory=%dG%s count=%d at=%s%s%n", app, priority, memory, vcores,
+            local, node, strict ? " relax=false" : ""));
+        features.add(strict ? "event:ask-node-strict" : "event:ask-node");
+        // As AMRMClient asks for a host: for its rack too (mostly).
+        String rack = rackOf.get(node);
+        if (rack != null && topology.nextInt(4) != 0) {
+          s.append(String.format("ask %s priority=%d memory=%dG%s count=%d at=%s%n", app, priority, memory, vcores,
+              local, rack));
+          features.add("event:ask-rack");
+        }
+      } else if (rackOf.values().stream().anyMatch(x -> x != null) && topology.nextInt(6) == 0) {
+        String rack = new ArrayList<>(new TreeSet<>(rackOf.values().stream().filter(x -> x != null)
+            .collect(java.util.stream.Collectors.toList()))).get(0);
+        s.append(String.format("ask %s priority=%d memory=%dG%s count=%d at=%s%n", app, priority, memory, vcores,
+            Math.max(1, count / 2), rack));
+        features.add("event:ask-rack");
+      }
     }
-    out[n - 1] = left;
-    return out;
-  }
 
-  private static void prop(StringBuilder c, String key, String value) {
-    c.append("  <property><name>yarn.scheduler.capacity.").append(key).append("</name><value>")
-        .append(value).append("</value></property>\n");
+    private void moveOrPriority() {
+      String app = anyApp();
+      if (r.nextBoolean()) {
+        // To another leaf: Apache's move of an application to the queue it is in already
+        // loses its user's usage there (divergences.txt: miscounted-user).
+        List<Queue> leaves = leaves();
+        leaves.removeIf(l -> l.name.equals(appLeaf.get(app)));
+        if (leaves.isEmpty()) {
+          return;
+        }
+        Queue to = leaves.get(r.nextInt(leaves.size()));
+        s.append("move ").append(app).append(" queue=").append(to.name).append('\n');
+        appLeaf.put(app, to.name);
+        features.add("event:move");
+      } else {
+        s.append("priority ").append(app).append(' ').append(r.nextInt(6)).append('\n');
+        features.add("event:priority");
+      }
+    }
+
+    private void blacklist() {
+      String app = anyApp();
+      String node = nodes.get(r.nextInt(nodes.size()));
+      s.append("blacklist ").append(app).append(r.nextInt(3) == 0 ? " remove=" : " add=").append(node).append('\n');
+      features.add("event:blacklist");
+    }
+
+    private void nodeEvent() {
+      int kind = r.nextInt(3);
+      if (kind == 0 && nodes.size() > 1) {
+        String node = nodes.remove(r.nextInt(nodes.size()));
+        lostNodes.add(node);
+        s.append("remove-node ").append(node).append('\n');
+        features.add("event:remove-node");
+      } else if (kind == 1 && !lostNodes.isEmpty()) {
+        String node = lostNodes.remove(0);
+        nodes.add(node);
+        String rack = rackOf.get(node);
+        s.append(String.format("node %s%s memory=%dG vcores=%d%n", node, rack == null ? "" : " rack=" + rack,
+            4 + 2 * r.nextInt(4), 4 + r.nextInt(8)));
+        features.add("event:re-add-node");
+      } else {
+        String node = nodes.get(r.nextInt(nodes.size()));
+        s.append(String.format("node-resource %s memory=%dG vcores=%d%n", node, 4 + 2 * r.nextInt(4),
+            4 + r.nextInt(8)));
+        features.add("event:node-resource");
+      }
+    }
+
+    // ---- refreshes ----------------------------------------------------------------------
+
+    private void refresh() {
+      int kind = r.nextInt(10);
+      List<Queue> leaves = leaves();
+      if (kind < 4) {
+        // New shares and limits for the same tree.
+        assignShares(root);
+        Queue leaf = leaves.get(r.nextInt(leaves.size()));
+        leaf.settings.put("user-limit-factor", pick("1", "2", "0.5", "-1"));
+        leaf.settings.put("minimum-user-limit-percent", pick("100", "50", "25"));
+        features.add("refresh:change");
+      } else if (kind == 4) {
+        // A stopped leaf is restarted as often as a running one is stopped.
+        List<Queue> stopped = new ArrayList<>(leaves);
+        stopped.removeIf(l -> !l.stopped);
+        Queue leaf = !stopped.isEmpty() && r.nextBoolean()
+            ? stopped.get(r.nextInt(stopped.size())) : leaves.get(r.nextInt(leaves.size()));
+        leaf.stopped = !leaf.stopped;
+        features.add(leaf.stopped ? "refresh:stop-leaf" : "refresh:restart-leaf");
+      } else if (kind == 5) {
+        List<Queue> stopped = new ArrayList<>(root.children);
+        stopped.removeIf(p -> !p.stopped);
+        Queue parent = !stopped.isEmpty() && r.nextBoolean()
+            ? stopped.get(r.nextInt(stopped.size())) : root.children.get(r.nextInt(root.children.size()));
+        parent.stopped = !parent.stopped;
+        if (!parent.stopped && r.nextBoolean()) {
+          // Its leaves restart too only when their own state says RUNNING.
+          for (Queue leaf : leaves) {
+            if (parentsOf(leaf).contains(parent)) {
+              leaf.settings.put("state", "RUNNING");
+            }
+          }
+          features.add("refresh:restart-parent-and-leaves");
+        }
+        features.add(parent.stopped ? "refresh:stop-parent" : "refresh:restart-parent");
+      } else if (kind == 6) {
+        Queue parent = root.children.get(r.nextInt(root.children.size()));
+        parent.children.add(newLeaf(parent));
+        assignShares(root);
+        features.add("refresh:add-leaf");
+      } else if (kind == 7) {
+        removeLeaf(leaves);
+      } else if (kind == 8) {
+        Mode from = mode;
+        mode = mode == Mode.PERCENT ? Mode.WEIGHT : Mode.PERCENT;
+        assignShares(root);
+        features.add("refresh:convert-" + from.name().toLowerCase() + "-to-" + mode.name().toLowerCase());
+      } else {
+        drf = !drf;
+        features.add("refresh:calculator");
+      }
+      s.append("refresh\n").append(xml()).append("end\n");
+      features.add("refresh");
+    }
+
+    /**
+     * Removes a leaf: one stopped in the running configuration with no application left
+     * that this generator knows of, as Apache requires (else the refresh is refused, which
+     * is compared too); a parent left without leaves goes with it.
+     */
+    private void removeLeaf(List<Queue> leaves) {
+      // A leaf already stopped, if there is one, else the one stopped now.
+      List<Queue> stopped = new ArrayList<>(leaves);
+      stopped.removeIf(l -> !l.stopped);
+      Queue leaf = stopped.isEmpty()
+          ? leaves.get(r.nextInt(leaves.size())) : stopped.get(r.nextInt(stopped.size()));
+      boolean busy = appLeaf.entrySet().stream()
+          .anyMatch(e -> e.getValue().equals(leaf.name) && apps.contains(e.getKey()));
+      if (!leaf.stopped || leaves.size() < 3) {
+        leaf.stopped = true;
+        features.add("refresh:stop-leaf");
+        return;
+      }
+      List<Queue> path = parentsOf(leaf);
+      // The leaf goes, and each parent it leaves empty (a subtree), below root.
+      int at = path.size() - 1;
+      path.get(at - 1).children.remove(leaf);
+      while (at - 1 > 0 && path.get(at - 1).children.isEmpty()) {
+        path.get(at - 2).children.remove(path.get(at - 1));
+        features.add("refresh:remove-subtree");
+        at--;
+      }
+      assignShares(root);
+      features.add(busy ? "refresh:remove-busy-leaf" : "refresh:remove-leaf");
+    }
+
+    private String pick(String... values) {
+      return values[r.nextInt(values.length)];
+    }
+
+    private static void prop(StringBuilder c, String key, String value) {
+      c.append("  <property><name>yarn.scheduler.capacity.").append(key).append("</name><value>")
+          .append(value).append("</value></property>\n");
+    }
   }
 }

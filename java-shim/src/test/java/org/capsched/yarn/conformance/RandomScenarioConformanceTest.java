@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.capsched.yarn.harness.ScenarioFile;
 import org.junit.Test;
@@ -19,7 +21,10 @@ import org.junit.Test;
  * build/reports/divergent/ as a replayable .scn file, and the report
  * (random-conformance-FIRST-LAST.txt) opens with a summary: how many agree, how many part
  * as divergences.txt explains, which diverge, and how that compares with the seeds CI
- * replays (random-seeds.txt).
+ * replays (random-seeds.txt). It ends with the coverage table: for each feature the
+ * generator exercises, "coverage FEATURE SEEDS AGREEING EXPLAINED" — how many seeds
+ * exercise it, how many of those agree with Apache throughout, and how many part from it
+ * only as divergences.txt explains.
  */
 public class RandomScenarioConformanceTest {
 
@@ -32,9 +37,11 @@ public class RandomScenarioConformanceTest {
     Files.createDirectories(out);
     List<String> report = new ArrayList<>();
     List<Long> divergent = new ArrayList<>();
+    Map<String, int[]> coverage = new TreeMap<>();
     int explained = 0;
     for (long seed = first; seed <= last; seed++) {
-      String text = RandomScenario.generate(seed);
+      RandomScenario scenario = RandomScenario.generate(seed);
+      String text = scenario.text;
       String divergence;
       int before = report.size();
       try {
@@ -45,8 +52,19 @@ public class RandomScenarioConformanceTest {
         divergence = "seed " + seed + ": " + e;
         report.add(divergence);
       }
-      if (report.subList(before, report.size()).stream().anyMatch(l -> l.contains(" as listed in divergences.txt"))) {
+      boolean partsAsListed =
+          report.subList(before, report.size()).stream().anyMatch(l -> l.contains(" as listed in divergences.txt"));
+      if (partsAsListed) {
         explained++;
+      }
+      for (String feature : scenario.features) {
+        int[] counts = coverage.computeIfAbsent(feature, k -> new int[3]);
+        counts[0]++;
+        if (divergence == null && !partsAsListed) {
+          counts[1]++;
+        } else if (divergence == null) {
+          counts[2]++;
+        }
       }
       Path saved = out.resolve("seed-" + seed + ".scn");
       if (divergence != null) {
@@ -73,6 +91,9 @@ public class RandomScenarioConformanceTest {
     report.add(0, String.format("seeds %d-%d: %d agree, %d part as divergences.txt explains, %d diverge %s;"
         + " open seeds that now agree: %s; divergent seeds CI expects to agree: %s",
         first, last, total - divergent.size() - explained, explained, divergent.size(), divergent, nowAgree, regressions));
+    for (Map.Entry<String, int[]> e : coverage.entrySet()) {
+      report.add("coverage " + e.getKey() + " " + e.getValue()[0] + " " + e.getValue()[1] + " " + e.getValue()[2]);
+    }
     Files.write(out.getParent().resolve("random-conformance-" + first + "-" + last + ".txt"), report);
     assertTrue(divergent.size() + " of " + total + " seeds diverge: " + divergent
         + " (replay: " + out + ")", divergent.isEmpty());

@@ -97,7 +97,7 @@ public class RandomSeedsConformanceTest {
   public void agreesWithApache() throws Exception {
     List<String> report = new ArrayList<>();
     String divergence = ScenarioConformanceTest.compare("seed " + seed,
-        ScenarioFile.parse(RandomScenario.generate(seed), Paths.get(".")), report);
+        ScenarioFile.parse(RandomScenario.generate(seed).text, Paths.get(".")), report);
     assertTrue(divergence + "\n(replay: gradle :java-shim:randomConformance -Pseeds=" + seed + "-" + seed
         + ", then build/reports/divergent/seed-" + seed + ".scn)", divergence == null);
   }

@@ -29,11 +29,18 @@ import org.capsched.yarn.UserReport;
  * objects, ours from the core's reports, into the same "fact = value" lines.
  */
 final class QueueProbe {
+  /** Whether the cluster had no resources when the facts being taken were read. */
+  private static boolean emptyCluster;
+
   private QueueProbe() {
   }
 
   /** Adds the queue and user facts of {@code scheduler} to {@code facts}. */
   static void addFacts(ResourceScheduler scheduler, Map<String, String> facts) {
+    // Shares of an empty cluster are not compared: Apache's absolute-resource queues then
+    // report 0, NaN or a ratio of configured vectors depending on the calculator (ours
+    // NaN); the effective vectors are compared all the same.
+    emptyCluster = scheduler.getClusterResource().getMemorySize() == 0;
     if (scheduler instanceof CapacityScheduler) {
       apache((CapacityScheduler) scheduler, ((CapacityScheduler) scheduler).getRootQueue(), facts);
     } else if (scheduler instanceof RustCapacityScheduler) {
@@ -47,6 +54,7 @@ final class QueueProbe {
         c.getMaximumCapacity(), c.getAbsoluteCapacity(), c.getAbsoluteMaximumCapacity(),
         q.getEffectiveCapacity(RMNodeLabelsManager.NO_LABEL),
         q.getEffectiveMaxCapacity(RMNodeLabelsManager.NO_LABEL)));
+    facts.put("queue-runnable " + q.getQueuePath(), Integer.toString(runnable(q)));
     if (q instanceof AbstractLeafQueue) {
       AbstractLeafQueue leaf = (AbstractLeafQueue) q;
       // Apache caches the ApplicationMaster limit at each activation pass and a user's
@@ -62,6 +70,10 @@ final class QueueProbe {
           leaf.getQueueResourceUsage().getAMUsed(), leaf.getUserAMResourceLimit()));
       Resource limit = userLimit(scheduler, leaf);
       for (UserInfo u : leaf.getUsersManager().getUsersInfo()) {
+        if (isEmpty(resource(u.getResourcesUsed()), resource(u.getAMResourcesUsed()),
+            u.getNumActiveApplications(), u.getNumPendingApplications())) {
+          continue;
+        }
         Resource weighted = Resources.multiplyAndNormalizeDown(scheduler.getResourceCalculator(), limit,
             u.getUserWeight(), leaf.getMinimumAllocation());
         facts.put("queue-user " + q.getQueuePath() + " " + u.getUsername(), user(
@@ -74,6 +86,28 @@ final class QueueProbe {
       for (CSQueue child : children) {
         apache(scheduler, child, facts);
       }
+    }
+  }
+
+  /**
+   * A user with nothing in the leaf: no usage, no applications. Apache lists such a user
+   * until an attempt of its ends (or, having seen it at a submission it refused, for
+   * good); ours forgets it once it has nothing. Both are left out (README: differences).
+   */
+  private static boolean isEmpty(Resource used, Resource amUsed, int active, int pending) {
+    return used.getMemorySize() == 0 && used.getVirtualCores() == 0 && amUsed.getMemorySize() == 0
+        && amUsed.getVirtualCores() == 0 && active == 0 && pending == 0;
+  }
+
+  /** How many applications Apache counts against max-parallel-apps in {@code q}. */
+  private static int runnable(CSQueue q) {
+    try {
+      Method m = Class.forName("org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractCSQueue")
+          .getDeclaredMethod("getNumRunnableApps");
+      m.setAccessible(true);
+      return (Integer) m.invoke(q);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read Apache's runnable count", e);
     }
   }
 
@@ -104,6 +138,7 @@ final class QueueProbe {
     }
     for (int i = 0; i < queues.size(); i++) {
       QueueSnapshot q = queues.get(i);
+      facts.put("queue-runnable " + q.getPath(), Integer.toString(q.getNumRunnableApplications()));
       facts.put("queue-capacity " + q.getPath(), capacity(q.getState().toString(), q.getCapacity(),
           q.getMaximumCapacity(), q.getAbsoluteCapacity(), q.getAbsoluteMaximumCapacity(),
           q.getEffectiveMinResource(), q.getEffectiveMaxResource()));
@@ -116,6 +151,9 @@ final class QueueProbe {
     }
     UserReport users = scheduler.getUserReport();
     for (int u = 0; u < users.size(); u++) {
+      if (isEmpty(users.used(u), users.amUsed(u), users.activeApplications(u), users.pendingApplications(u))) {
+        continue;
+      }
       facts.put("queue-user " + queues.get(users.queueIndex(u)).getPath() + " " + users.name(u),
           user(users.used(u), users.amUsed(u), users.limit(u), users.activeApplications(u),
               users.pendingApplications(u), users.weight(u)));
@@ -124,6 +162,10 @@ final class QueueProbe {
 
   private static String capacity(String state, double capacity, double max, double absolute,
       double absoluteMax, Resource effectiveMin, Resource effectiveMax) {
+    if (emptyCluster) {
+      return String.format("state=%s effective-min=%s effective-max=%s", state, text(effectiveMin),
+          text(effectiveMax));
+    }
     return String.format("state=%s capacity=%.4f max=%.4f abs=%.4f abs-max=%.4f effective-min=%s effective-max=%s",
         state, capacity, max, absolute, absoluteMax, text(effectiveMin), text(effectiveMax));
   }

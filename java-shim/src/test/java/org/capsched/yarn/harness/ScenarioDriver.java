@@ -150,6 +150,7 @@ public final class ScenarioDriver implements AutoCloseable {
   /** Applies one scenario line. */
   public void step(List<String> words, Map<String, String> named, String block) throws Exception {
     String verb = words.get(0);
+    dropEndedAms();
     switch (verb) {
     case "node":
       addNodes(words.get(1), Integer.parseInt(named.getOrDefault("count", "1")),
@@ -193,6 +194,10 @@ public final class ScenarioDriver implements AutoCloseable {
       break;
     case "remove":
       RMApp app = apps.get(words.get(1));
+      if (app.isAppInCompletedStates()) {
+        // Rejected, failed or finished already: nothing to kill.
+        break;
+      }
       rm.killApp(app.getApplicationId());
       rm.waitForState(app.getApplicationId(), RMAppState.KILLED);
       rm.drainEvents();
@@ -331,17 +336,27 @@ public final class ScenarioDriver implements AutoCloseable {
     allocateAll();
   }
 
-  /** AMs whose container was just allocated are launched and register, as an NM would. */
-  private void launchAllocatedAms() throws Exception {
+  /**
+   * Forgets the AMs whose attempt the RM ended on its own (their node was lost; with no
+   * attempts left the application failed): a new attempt's AM registers when placed.
+   */
+  private void dropEndedAms() {
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
-      RMAppAttempt attempt = e.getValue().getCurrentAppAttempt();
       MockAM running = ams.get(e.getKey());
-      if (running != null && attempt != null
-          && !running.getApplicationAttemptId().equals(attempt.getAppAttemptId())) {
-        // The RM ended the attempt (its AM's node was lost) and started another: follow it.
+      RMAppAttempt attempt = e.getValue().getCurrentAppAttempt();
+      if (running != null && (e.getValue().isAppInCompletedStates() || attempt == null
+          || !running.getApplicationAttemptId().equals(attempt.getAppAttemptId()))) {
         ams.remove(e.getKey());
         waitingAsks.remove(e.getKey());
       }
+    }
+  }
+
+  /** AMs whose container was just allocated are launched and register, as an NM would. */
+  private void launchAllocatedAms() throws Exception {
+    dropEndedAms();
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      RMAppAttempt attempt = e.getValue().getCurrentAppAttempt();
       if (attempt != null && !ams.containsKey(e.getKey())
           && attempt.getAppAttemptState() == RMAppAttemptState.ALLOCATED) {
         register(e.getKey(), rm.sendAMLaunched(attempt.getAppAttemptId()));
@@ -494,6 +509,7 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** Every running AM calls allocate() with nothing new, taking what it was given. */
   private void allocateAll() throws Exception {
+    dropEndedAms();
     for (Map.Entry<String, MockAM> e : ams.entrySet()) {
       pull(e.getKey(), e.getValue().allocate(Collections.<ResourceRequest>emptyList(),
           Collections.<ContainerId>emptyList()));
@@ -510,11 +526,14 @@ public final class ScenarioDriver implements AutoCloseable {
     for (RMApp app : apps.values()) {
       users.add(app.getUser());
     }
+    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+    QueueProbe.addFacts(scheduler, facts);
     for (Map.Entry<String, QueueMetrics> e : QueueMetrics.getQueueMetrics().entrySet()) {
       QueueMetrics m = e.getValue();
-      if (e.getKey().startsWith("default.")) {
-        // Apache also registers per-partition copies ("default.root.a"); the default
-        // partition's figures are the queue's own.
+      if (!facts.containsKey("queue-capacity " + e.getKey())) {
+        // Not a live queue: Apache also registers per-partition copies ("default.root.a";
+        // the default partition's figures are the queue's own), and metrics stay
+        // registered for queues a refused refresh built before it was refused.
         continue;
       }
       facts.put("queue " + e.getKey(), String.format(
@@ -532,8 +551,6 @@ public final class ScenarioDriver implements AutoCloseable {
         }
       }
     }
-    AbstractYarnScheduler<?, ?> scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
-    QueueProbe.addFacts(scheduler, facts);
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
     }

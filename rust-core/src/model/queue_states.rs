@@ -1,0 +1,237 @@
+//! Queue states at run time, as Apache's `QueueStateHelper` keeps them. A queue is created
+//! in the state its configuration gives, or else its parent's (a draining parent's new
+//! children start stopped). After that a refresh changes a queue's state only when the file
+//! asks for the other one: RUNNING → STOPPED stops the queue and everything under it
+//! (draining what still has applications), STOPPED → RUNNING needs a running parent. A
+//! queue whose file says nothing keeps its state — so the leaves of a parent stopped and
+//! restarted stay stopped until their own state says RUNNING. A draining queue stops when
+//! its last application ends.
+
+use super::queue::QueueTree;
+use crate::config::{ConfigError, QueueState};
+use crate::ids::QueueIndex;
+use std::collections::HashMap;
+
+/// A queue's state as the RM reports it (YARN's `QueueState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeState {
+    /// Accepting and scheduling applications.
+    Running,
+    /// Stopped, with nothing left running in it.
+    Stopped,
+    /// Stopped, with applications still running to completion.
+    Draining,
+}
+
+impl RuntimeState {
+    /// YARN's name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuntimeState::Running => "RUNNING",
+            RuntimeState::Stopped => "STOPPED",
+            RuntimeState::Draining => "DRAINING",
+        }
+    }
+}
+
+impl From<QueueState> for RuntimeState {
+    fn from(s: QueueState) -> Self {
+        match s {
+            QueueState::Running => RuntimeState::Running,
+            QueueState::Stopped => RuntimeState::Stopped,
+        }
+    }
+}
+
+impl QueueTree {
+    /// Gives every queue its state: from its configuration and its parent's (`before`:
+    /// none) or, for a refresh, from the state it had in `before` and what the new file
+    /// asks. Applications are counted in `before` (a new queue has none). On a rule broken
+    /// (a queue to run under a parent that does not), the errors, each naming the queue.
+    pub fn set_states(&mut self, before: Option<&QueueTree>) -> Result<(), Vec<ConfigError>> {
+        let apps = |path: &str| before.and_then(|b| b.index_of_path(path).map(|i| b.apps_under(i))).unwrap_or(0);
+        let stopped_for = |path: &str| if apps(path) > 0 { RuntimeState::Draining } else { RuntimeState::Stopped };
+        // What each existing queue's state is as this pass reaches it: a parent stopped
+        // here has already stopped its existing descendants.
+        let mut previous: HashMap<String, RuntimeState> =
+            before.map(|b| b.queues.iter().map(|q| (q.path().to_string(), q.state)).collect()).unwrap_or_default();
+        let mut errors = Vec::new();
+        for i in 0..self.queues.len() {
+            let (path, configured) = {
+                let c = &self.queues[i].config;
+                (c.path.clone(), c.state_set.then_some(RuntimeState::from(c.state)))
+            };
+            let parent =
+                self.queues[i].config.parent.map(|p| (self.queues[p].path().to_string(), self.queues[p].state));
+            let state = match previous.get(&path).copied() {
+                None => {
+                    if let (Some(RuntimeState::Running), Some((parent_path, s))) = (configured, &parent) {
+                        if *s != RuntimeState::Running {
+                            errors.push(ConfigError::queue(&path, format!(
+                                "is set RUNNING but its parent {parent_path} is {}: a queue cannot run under a parent that does not",
+                                s.as_str()
+                            )));
+                        }
+                    }
+                    match (configured, &parent) {
+                        (Some(s), _) => s,
+                        (None, Some((_, RuntimeState::Draining))) => RuntimeState::Stopped,
+                        (None, Some((_, s))) => *s,
+                        (None, None) => RuntimeState::Running,
+                    }
+                }
+                Some(RuntimeState::Running) if configured == Some(RuntimeState::Stopped) => {
+                    for d in self.descendants(i) {
+                        let p = self.queues[d].path().to_string();
+                        if previous.contains_key(&p) {
+                            previous.insert(p.clone(), stopped_for(&p));
+                        }
+                    }
+                    stopped_for(&path)
+                }
+                Some(prev) if prev != RuntimeState::Running && configured == Some(RuntimeState::Running) => {
+                    match &parent {
+                        Some((parent_path, s)) if *s != RuntimeState::Running => {
+                            errors.push(ConfigError::queue(
+                                &path,
+                                format!(
+                                    "cannot be set RUNNING: its parent {parent_path} is {}; run the parent first",
+                                    s.as_str()
+                                ),
+                            ));
+                            prev
+                        }
+                        _ => RuntimeState::Running,
+                    }
+                }
+                Some(prev) => prev,
+            };
+            self.queues[i].state = state;
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// After an application left `leaf` (or was moved out of it): each draining queue on
+    /// its path with no application left stops.
+    pub fn settle_draining(&mut self, leaf: QueueIndex) {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            if self.queues[i].state == RuntimeState::Draining && self.apps_under(i) == 0 {
+                self.queues[i].state = RuntimeState::Stopped;
+            }
+        }
+    }
+
+    /// Applications in `index` and its descendants.
+    pub fn apps_under(&self, index: QueueIndex) -> usize {
+        let q = &self.queues[index];
+        if q.is_leaf() {
+            q.apps.len()
+        } else {
+            q.config.children.iter().map(|&c| self.apps_under(c)).sum()
+        }
+    }
+
+    /// Every queue under `index`, parents before their children.
+    fn descendants(&self, index: QueueIndex) -> Vec<QueueIndex> {
+        let mut out = Vec::new();
+        let mut stack: Vec<QueueIndex> = self.queues[index].config.children.iter().rev().copied().collect();
+        while let Some(q) = stack.pop() {
+            out.push(q);
+            stack.extend(self.queues[q].config.children.iter().rev().copied());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClusterSettings, SchedulerConfig};
+
+    fn tree(extra: &str) -> QueueTree {
+        let xml = format!(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>p</value></property>
+              <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>100</value></property>
+              <property><name>yarn.scheduler.capacity.root.p.queues</name><value>a,b</value></property>
+              <property><name>yarn.scheduler.capacity.root.p.a.capacity</name><value>50</value></property>
+              <property><name>yarn.scheduler.capacity.root.p.b.capacity</name><value>50</value></property>
+              {extra}
+            </configuration>"
+        );
+        QueueTree::build(&SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap())
+    }
+
+    fn state(t: &QueueTree, path: &str) -> RuntimeState {
+        t.queues[t.index_of_path(path).unwrap()].state
+    }
+
+    const P_STOPPED: &str =
+        "<property><name>yarn.scheduler.capacity.root.p.state</name><value>STOPPED</value></property>";
+
+    #[test]
+    fn children_of_a_stopped_parent_start_stopped_and_stay_so_when_it_runs_again() {
+        let t = tree(P_STOPPED);
+        assert_eq!(state(&t, "root.p.a"), RuntimeState::Stopped);
+        let mut unsaid = tree("");
+        unsaid.set_states(Some(&t)).unwrap();
+        assert_eq!(state(&unsaid, "root.p"), RuntimeState::Stopped, "a file that says nothing changes nothing");
+        const P_RUNNING: &str =
+            "<property><name>yarn.scheduler.capacity.root.p.state</name><value>RUNNING</value></property>";
+        let mut again = tree(P_RUNNING);
+        again.set_states(Some(&t)).unwrap();
+        assert_eq!(state(&again, "root.p"), RuntimeState::Running);
+        assert_eq!(state(&again, "root.p.a"), RuntimeState::Stopped, "its own state says nothing");
+        let mut both = tree(&format!(
+            "{P_RUNNING}<property><name>yarn.scheduler.capacity.root.p.a.state</name><value>RUNNING</value></property>"
+        ));
+        both.set_states(Some(&t)).unwrap();
+        assert_eq!(state(&both, "root.p.a"), RuntimeState::Running);
+        assert_eq!(state(&both, "root.p.b"), RuntimeState::Stopped);
+    }
+
+    #[test]
+    fn a_queue_cannot_be_set_running_under_a_stopped_parent() {
+        let stopped = tree(P_STOPPED);
+        // Restarting a leaf under a parent that stays stopped is refused...
+        let mut t =
+            tree("<property><name>yarn.scheduler.capacity.root.p.a.state</name><value>RUNNING</value></property>");
+        let err = t.set_states(Some(&stopped)).unwrap_err();
+        assert!(err[0].to_string().contains("root.p.a"), "{err:?}");
+        // ... and so is a file that starts one so.
+        let xml = format!(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>p</value></property>
+              <property><name>yarn.scheduler.capacity.root.p.queues</name><value>a</value></property>
+              {P_STOPPED}
+              <property><name>yarn.scheduler.capacity.root.p.a.state</name><value>RUNNING</value></property>
+            </configuration>"
+        );
+        let refused = SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap_err();
+        assert!(refused.to_string().contains("is set RUNNING but its parent root.p starts STOPPED"), "{refused}");
+    }
+
+    #[test]
+    fn a_stopped_queue_with_applications_drains_then_stops() {
+        let mut running = tree("");
+        let a = running.index_of_path("root.p.a").unwrap();
+        running.queues[a].apps.push(7);
+        let mut t = tree(P_STOPPED);
+        t.set_states(Some(&running)).unwrap();
+        assert_eq!(state(&t, "root.p"), RuntimeState::Draining);
+        assert_eq!(state(&t, "root.p.a"), RuntimeState::Draining);
+        assert_eq!(state(&t, "root.p.b"), RuntimeState::Stopped);
+        t.queues[a].apps.push(7);
+        t.settle_draining(a);
+        assert_eq!(state(&t, "root.p.a"), RuntimeState::Draining, "its application is still there");
+        t.queues[a].apps.clear();
+        t.settle_draining(a);
+        assert_eq!(state(&t, "root.p.a"), RuntimeState::Stopped);
+        assert_eq!(state(&t, "root.p"), RuntimeState::Stopped);
+    }
+}
