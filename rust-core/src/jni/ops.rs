@@ -53,7 +53,14 @@ impl Handle {
     /// `refreshQueues`: the new configuration is read and validated completely outside the
     /// lock, then checked against the live state and swapped in under it. Returns warnings.
     pub fn refresh(&self, inputs: &ConfigInputs) -> NativeResult<Vec<String>> {
-        let config = build_config(inputs, self.cluster)?;
+        let config = match build_config(inputs, self.cluster) {
+            Ok(c) => c,
+            Err(e) => {
+                // Apache's scheduler reloads its running configuration when a new one fails.
+                self.with(Scheduler::refused_refresh);
+                return Err(e);
+            }
+        };
         let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
         warnings.extend(self.with(|s| s.refresh(config))?);
         Ok(warnings)

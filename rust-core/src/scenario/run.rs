@@ -223,7 +223,11 @@ impl Runner {
             }
             Step::Refresh { xml } => {
                 let props = Properties::from_xml(xml.as_bytes(), "refresh").map_err(|e| err(e.to_string()))?;
-                match SchedulerConfig::from_properties(&props, self.cluster).and_then(|c| self.scheduler.refresh(c)) {
+                let loaded = SchedulerConfig::from_properties(&props, self.cluster);
+                if loaded.is_err() {
+                    self.scheduler.refused_refresh();
+                }
+                match loaded.and_then(|c| self.scheduler.refresh(c)) {
                     Ok(notices) if notices.is_empty() => Ok("queues refreshed".into()),
                     Ok(notices) => Ok(format!("queues refreshed; {}", notices.join("; "))),
                     Err(e) => Ok(format!("refresh refused: {e}")),

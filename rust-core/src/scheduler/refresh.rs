@@ -9,11 +9,28 @@ use std::sync::Arc;
 
 impl Scheduler {
     /// `refreshQueues`: checks the refresh rules against the live state, then swaps the new
-    /// configuration in. On any error nothing changes. Returns notices for the admin: as
-    /// in Apache, the resource calculator is chosen when the scheduler starts, so a changed
+    /// configuration in. On any error the configuration stays as it was, reloaded as after
+    /// [`Scheduler::refused_refresh`]. Returns notices for the admin: as in Apache, the
+    /// resource calculator is chosen when the scheduler starts, so a changed
     /// `resource-calculator` waits for the next restart.
-    pub fn refresh(&mut self, mut new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
-        check_refresh(&self.state, &new)?;
+    pub fn refresh(&mut self, new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
+        if let Err(e) = check_refresh(&self.state, &new) {
+            self.refused_refresh();
+            return Err(e);
+        }
+        Ok(self.apply_refresh(new))
+    }
+
+    /// A refresh was refused (here, or because its file did not load): the configuration
+    /// in force is loaded again, as Apache's scheduler reloads it when it refuses a new one
+    /// — capacities, limits and activations worked out again, user-limit caches refreshed,
+    /// and each refreshed parent's children in the order a reload gives them.
+    pub fn refused_refresh(&mut self) {
+        let current = (*self.state.config).clone();
+        self.apply_refresh(current);
+    }
+
+    fn apply_refresh(&mut self, mut new: SchedulerConfig) -> Vec<String> {
         let mut notices = Vec::new();
         let running = self.state.calculator();
         if new.global.resource_calculator != running {
@@ -55,7 +72,7 @@ impl Scheduler {
         for n in &notices {
             log::warn!("{n}");
         }
-        Ok(notices)
+        notices
     }
 }
 
