@@ -5,7 +5,7 @@
 use crate::config::{CapacitySpec, MaxCapacitySpec, SchedulerConfig};
 use crate::ids::QueueIndex;
 pub use crate::model::RuntimeState;
-use crate::model::{Queue, QueueTree, State};
+use crate::model::{QueueTree, State};
 use crate::policy::{admission, limits};
 use crate::resource::Resource;
 use std::fmt::Write;
@@ -151,7 +151,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
             } else {
                 (0, 0)
             };
-            let applications = count_apps(queues, q);
+            let applications = queues.apps_under(index);
             // An absolute-resource queue's shares are its resources over the cluster's:
             // undefined (0 over 0) until a NodeManager registers, as Apache reports them.
             let share = |f: f64| {
@@ -199,15 +199,6 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
             }
         })
         .collect()
-}
-
-/// Applications in `q` and its descendants.
-fn count_apps(queues: &QueueTree, q: &Queue) -> usize {
-    if q.is_leaf() {
-        q.apps.len()
-    } else {
-        q.config.children.iter().map(|&c| count_apps(queues, queues.get(c))).sum()
-    }
 }
 
 /// The queue tree with each queue's configured and effective capacities and limits, as an
