@@ -25,6 +25,9 @@ Absolute capacities ([memory=...,vcores=...]) are shown against the cluster size
 (1024 MiB/1 vcore minimum, 8192 MiB/4 vcores maximum); pass your yarn-site.xml values.";
 
 fn main() -> ExitCode {
+    // The command line logs to standard error, at CAPSCHED_LOG's level (warn by default);
+    // inside a ResourceManager the core logs through the RM's loggers instead.
+    env_logger::Builder::from_env(env_logger::Env::default().filter_or("CAPSCHED_LOG", "warn")).init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,

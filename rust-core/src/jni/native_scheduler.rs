@@ -35,11 +35,6 @@ pub(super) fn with_scheduler<R>(handle: jlong, f: impl FnOnce(&mut Scheduler) ->
     Ok(handle_ref(handle)?.with(f))
 }
 
-fn init_logging() {
-    let env = env_logger::Env::default().filter_or("CAPSCHED_LOG", "info");
-    let _ = env_logger::Builder::from_env(env).format_timestamp_millis().try_init();
-}
-
 /// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
 /// `clusterSettings` is `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from
@@ -57,7 +52,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_create<'l>(
     system_properties: JObjectArray<'l, JString<'l>>,
 ) -> jlong {
     env.with_env(|env| -> NativeResult<jlong> {
-        init_logging();
+        super::logging::install(env)?;
         let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
         let handle = Handle::create(&inputs, &read_longs(env, &cluster_settings)?, epoch)?;
         Ok(Box::into_raw(Box::new(handle)) as jlong)
@@ -515,6 +510,23 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
         let (key, size) = (SchedulerKey { priority, allocation_request_id }, Resource::new(memory, vcores));
         let id = ContainerId { attempt, number: number as u64 };
         with_scheduler(handle, |s| s.recover_container(app as u32, id, node as u32, size, key))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void levelsChanged(int maxLevel)` of `org.capsched.yarn.NativeLog`
+///
+/// The RM's loggers' levels may have changed; `maxLevel` (0 off ... 5 trace) is the most
+/// verbose level any of the core's loggers now has.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeLog_levelsChanged<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    max_level: jint,
+) {
+    env.with_env(|_env| -> NativeResult<()> {
+        super::logging::levels_changed(max_level);
+        Ok(())
     })
     .resolve::<ThrowJava>()
 }

@@ -131,6 +131,7 @@ impl Scheduler {
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
         let still_asking = app.is_asking();
         s.book_container(a.app, id, node, a.resource, a.key);
+        log::debug!("allocated {} on node {node} to application {} ({:?})", a.resource, a.app, a.locality);
         if !still_asking {
             self.count_user_active(a.app, false);
         }

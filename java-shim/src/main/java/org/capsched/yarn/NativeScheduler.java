@@ -30,6 +30,8 @@ final class NativeScheduler implements AutoCloseable {
       String[] baseProperties, String[] overlayProperties, String[] systemProperties) {
     this.handle = create(xml, source, clusterSettings, epoch, baseProperties, overlayProperties,
         systemProperties);
+    // The core now logs through NativeLog; keep it told of the loggers' levels.
+    NativeLog.watchLevels();
   }
 
   private synchronized long handle() {

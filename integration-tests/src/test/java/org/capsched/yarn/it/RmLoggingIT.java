@@ -1,0 +1,77 @@
+package org.capsched.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.Test;
+
+/**
+ * The Rust core logs through the ResourceManager's own logging: its records land in the
+ * RM's log4j file with the RM's layout, under loggers named after the core's modules, none
+ * on the process's standard output or error; and {@code yarn daemonlog -setlevel}
+ * (the RM's /logLevel servlet) turns the core's DEBUG records on while the RM runs.
+ */
+public class RmLoggingIT {
+
+  @Test(timeout = 300_000)
+  public void coreRecordsGoToTheRmLogAndFollowDaemonlog() throws Exception {
+    try (ProcessCluster cluster = ProcessCluster.start("logging", 1, MiniCluster.sampleConfiguration());
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      // INFO from the core at startup: the node it was told of, in log4j's layout.
+      String log = waitForLine(cluster.rmLog4jFile(), " INFO org.capsched.core.scheduler.nodes: added node ");
+      assertFalse(log, log.contains("DEBUG org.capsched.core"));
+
+      // yarn daemonlog -setlevel RM org.capsched.core DEBUG
+      Http.Response set = Http.get(cluster.webUrl() + "/logLevel?log=org.capsched.core&level=DEBUG",
+          "text/html");
+      assertEquals(set.body, 200, set.code);
+      yarn.init(new YarnConfiguration(cluster.clientConf));
+      yarn.start();
+      YarnClientApplication created = yarn.createApplication();
+      ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
+      context.setApplicationName("sleeper");
+      context.setQueue("development");
+      context.setResource(Resource.newInstance(256, 1));
+      context.setAMContainerSpec(ContainerLaunchContext.newInstance(Collections.emptyMap(),
+          Collections.emptyMap(), Collections.singletonList("sleep 60"), null, null, null));
+      yarn.submitApplication(context);
+      // The AM container's allocation, a DEBUG record of the heartbeat.
+      waitForLine(cluster.rmLog4jFile(), " DEBUG org.capsched.core.scheduler.heartbeat: allocated ");
+
+      String console = new String(Files.readAllBytes(cluster.rmConsoleFile()), StandardCharsets.UTF_8);
+      assertFalse(console, console.contains("capsched::"));
+      assertFalse(console, console.contains("org.capsched.core"));
+    }
+  }
+
+  /** Waits up to a minute for {@code file} to contain {@code text}; returns the file. */
+  private static String waitForLine(Path file, String text) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    String content = "";
+    while (System.currentTimeMillis() < deadline) {
+      if (Files.exists(file)) {
+        content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+        if (content.contains(text)) {
+          return content;
+        }
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("no line with '" + text + "' in " + file + ":\n" + tail(content));
+  }
+
+  private static String tail(String content) {
+    return content.length() > 4000 ? content.substring(content.length() - 4000) : content;
+  }
+}
