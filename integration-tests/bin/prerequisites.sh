@@ -1,6 +1,7 @@
 # Sourced by the run and test commands: installs what a fresh machine lacks.
-# Rust (cargo) and a JDK 17 are expected on the machine; Gradle comes from Debian's
-# packages, Hadoop's jars from Maven Central (Gradle fetches them), crates from crates.io.
+# Rust (cargo) and a JDK 17 are expected on the machine; Gradle and Chromium (the browser
+# the web UI tests and the run command's screenshot use) come from Debian's packages,
+# Hadoop's jars from Maven Central (Gradle fetches them), crates from crates.io.
 
 ensure_prerequisites() {
   if ! command -v cargo >/dev/null 2>&1; then
@@ -14,6 +15,10 @@ ensure_prerequisites() {
   if ! command -v gradle >/dev/null 2>&1; then
     echo "installing Gradle from Debian's packages" >&2
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gradle >/dev/null
+  fi
+  if ! command -v chromium >/dev/null 2>&1; then
+    echo "installing Chromium from Debian's packages" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
   fi
 }
 

@@ -85,10 +85,21 @@ submit() { # queue, containers
     --master_memory 512 --master_vcores 1 --container_memory 256 --container_vcores 1 \
     >"$work/client-$1.log" 2>&1
 }
+web="http://localhost:28088"
+queue_table() { java $opens -Xmx128m -cp "$cp" org.capsched.yarn.tools.QueueTable "$web" 2>/dev/null || true; }
+
 echo "== submitting DistributedShell to queues development (4 containers) and marketing (3 containers)"
 status=0
 submit development 4 & dev=$!
 submit marketing 3 & mkt=$!
+# The operator's view while they run: the REST queue view (GET /ws/v1/cluster/scheduler),
+# a few times.
+for i in 1 2 3; do
+  sleep 4
+  if ! kill -0 $dev 2>/dev/null && ! kill -0 $mkt 2>/dev/null; then break; fi
+  echo "== queues now ($web/ws/v1/cluster/scheduler)"
+  queue_table
+done
 wait $dev || status=1
 wait $mkt || status=1
 
@@ -105,6 +116,13 @@ for n in 1 2; do
 done | sort
 echo "== queues after the run"
 for q in development marketing; do yarn_cli org.apache.hadoop.yarn.client.cli.QueueCLI -status "$q" | grep -E 'Queue Name|Queue Path|Capacity|State' ; done
+echo "== the scheduler page: $web/cluster/scheduler"
+if command -v chromium >/dev/null 2>&1; then
+  chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
+    --virtual-time-budget=5000 --user-data-dir="$work/chromium" --window-size=1400,1600 \
+    --screenshot="$work/scheduler-page.png" "$web/cluster/scheduler" >/dev/null 2>&1 \
+    && echo "   screenshot: $work/scheduler-page.png"
+fi
 if [ $status -ne 0 ]; then
   echo "a DistributedShell application failed; client logs: $work/client-*.log" >&2
   exit 1

@@ -91,6 +91,9 @@ pub struct UserRow {
     pub pending_applications: usize,
     /// The user's weight in the leaf.
     pub weight: f64,
+    /// Whether the user shares the leaf now (Apache's active users: see
+    /// [`crate::model::users::UserState::is_active`]).
+    pub active: bool,
 }
 
 /// Every user with applications or usage in a leaf, leaves in tree order and users by name.
@@ -113,6 +116,7 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
                 active_applications: u.active_apps,
                 pending_applications: u.pending_apps,
                 weight: q.config.user_weights.get(name.as_str()).copied().unwrap_or(1.0),
+                active: u.is_active(),
             });
         }
     }

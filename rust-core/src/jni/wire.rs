@@ -237,8 +237,10 @@ wire_constants! {
         ACTIVE_APPLICATIONS = 7;
         /// Applications waiting for activation.
         PENDING_APPLICATIONS = 8;
+        /// 1 when the user shares the leaf now (it is one of Apache's active users), else 0.
+        ACTIVE = 9;
         /// Longs per user.
-        STRIDE = 9;
+        STRIDE = 10;
     }
 }
 
@@ -394,6 +396,7 @@ pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
         c[u::LIMIT_VCORES] = row.limit.vcores;
         c[u::ACTIVE_APPLICATIONS] = row.active_applications as i64;
         c[u::PENDING_APPLICATIONS] = row.pending_applications as i64;
+        c[u::ACTIVE] = i64::from(row.active);
     }
     (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
 }

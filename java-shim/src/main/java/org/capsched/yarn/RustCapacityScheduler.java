@@ -60,6 +60,7 @@ import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.capsched.yarn.web.WebHooks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,6 +155,7 @@ public class RustCapacityScheduler
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
+    WebHooks.install(configuration);
     super.serviceInit(configuration);
     schedulingMonitorManager.initialize(rmContext, configuration);
   }
@@ -666,6 +668,15 @@ public class RustCapacityScheduler
    */
   public UserReport getUserReport() {
     return core.userReport();
+  }
+
+  /**
+   * What the applications of the queue at {@code path} and its descendants ask for, as
+   * the RM's request bookkeeping reports it to the queue; none for an unknown queue.
+   */
+  public Resource getQueuePendingResource(String path) {
+    RustQueue queue = queues.byPath(path);
+    return queue == null ? Resource.newInstance(0, 0) : queue.pendingResource();
   }
 
   /** {@code mapred queue -showacls}: the calling user's ACLs on every queue, as configured. */

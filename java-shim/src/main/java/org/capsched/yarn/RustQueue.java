@@ -11,10 +11,12 @@ import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceUsage;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 
 /**
@@ -28,6 +30,13 @@ final class RustQueue implements Queue {
   private final String path;
   private final QueueMetrics metrics;
   private final ActiveUsersManager usersManager;
+  private final RustQueue parent;
+  /**
+   * The resources the queue's applications ask for, as the RM's request bookkeeping
+   * reports them to the queue (Apache's queue usage keeps them the same way, and its REST
+   * view shows them); the core keeps its own.
+   */
+  private final ResourceUsage pending = new ResourceUsage();
   private volatile Resource maximumAllocation = Resource.newInstance(0, 0);
 
   RustQueue(RustCapacityScheduler scheduler, QueueViews views, String path, RustQueue parent,
@@ -37,6 +46,7 @@ final class RustQueue implements Queue {
     this.path = path;
     this.metrics = QueueMetrics.forQueue(path, parent, userMetrics, conf);
     this.usersManager = new ActiveUsersManager(metrics);
+    this.parent = parent;
   }
 
   /** The full path, such as root.engineering.qa. */
@@ -119,12 +129,27 @@ final class RustQueue implements Queue {
 
   @Override
   public void incPendingResource(String nodeLabel, Resource resourceToInc) {
-    // Pending resources are tracked by the core and by QueueMetrics.
+    pending.incPending(partition(nodeLabel), resourceToInc);
+    if (parent != null) {
+      parent.incPendingResource(nodeLabel, resourceToInc);
+    }
   }
 
   @Override
   public void decPendingResource(String nodeLabel, Resource resourceToDec) {
-    // Pending resources are tracked by the core and by QueueMetrics.
+    pending.decPending(partition(nodeLabel), resourceToDec);
+    if (parent != null) {
+      parent.decPendingResource(nodeLabel, resourceToDec);
+    }
+  }
+
+  /** What the queue's applications (and its descendants') ask for in the default partition. */
+  Resource pendingResource() {
+    return pending.getPending(RMNodeLabelsManager.NO_LABEL);
+  }
+
+  private static String partition(String nodeLabel) {
+    return nodeLabel == null ? RMNodeLabelsManager.NO_LABEL : nodeLabel;
   }
 
   @Override

@@ -56,6 +56,11 @@ public final class UserReport {
     return (int) counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.PENDING_APPLICATIONS];
   }
 
+  /** Whether the user shares the leaf now (one of Apache's "active users"). */
+  public boolean isActive(int user) {
+    return counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.ACTIVE] != 0;
+  }
+
   public double weight(int user) {
     return weights[user];
   }

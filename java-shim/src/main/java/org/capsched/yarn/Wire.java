@@ -158,7 +158,8 @@ final class Wire {
     static final int LIMIT_VCORES = 6;
     static final int ACTIVE_APPLICATIONS = 7;
     static final int PENDING_APPLICATIONS = 8;
-    static final int STRIDE = 9;
+    static final int ACTIVE = 9;
+    static final int STRIDE = 10;
 
     private UserCounts() {
     }

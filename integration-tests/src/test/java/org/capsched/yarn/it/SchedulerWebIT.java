@@ -1,0 +1,139 @@
+package org.capsched.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Paths;
+import java.util.Collections;
+
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
+import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.api.YarnClientApplication;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.junit.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The operator's view through a real ResourceManager's web server, with only the
+ * scheduler class set: the Scheduler page and {@code GET /ws/v1/cluster/scheduler} (JSON
+ * and XML) answer 200 with the queue tree, and the other scheduler-facing endpoints answer
+ * without a stack trace.
+ */
+public class SchedulerWebIT {
+
+  @Test(timeout = 300_000)
+  public void schedulerPageAndRestViewShowTheQueues() throws Exception {
+    try (ProcessCluster cluster = ProcessCluster.start("web", 1, MiniCluster.sampleConfiguration());
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(new YarnConfiguration(cluster.clientConf));
+      yarn.start();
+      ApplicationId app = submit(yarn, "development");
+      waitUntilRunning(yarn, app);
+      String base = cluster.webUrl();
+
+      // REST, JSON: Apache's CapacityScheduler shape.
+      Http.Response json = get(base + "/ws/v1/cluster/scheduler", "application/json");
+      assertEquals(json.body, 200, json.code);
+      JsonNode info = new ObjectMapper().readTree(json.body).path("scheduler").path("schedulerInfo");
+      assertEquals(json.body, "capacityScheduler", info.path("type").asText());
+      assertEquals("root", info.path("queueName").asText());
+      assertEquals("root", info.path("queuePath").asText());
+      JsonNode engineering = child(info, "engineering");
+      assertEquals(json.body, 60.0, engineering.path("capacity").asDouble(), 1e-3);
+      JsonNode development = child(engineering, "development");
+      assertEquals("capacitySchedulerLeafQueueInfo", development.path("type").asText());
+      assertEquals("root.engineering.development", development.path("queuePath").asText());
+      assertEquals("RUNNING", development.path("state").asText());
+      assertEquals(1, development.path("numApplications").asInt());
+      assertEquals(1, development.path("numActiveApplications").asInt());
+      assertTrue(development.toString(), development.path("resourcesUsed").path("memory").asLong() >= 256);
+      JsonNode users = development.path("users").path("user");
+      assertEquals(users.toString(), 1, users.size());
+      assertEquals(System.getProperty("user.name"), users.get(0).path("username").asText());
+      JsonNode partition = development.path("capacities").path("queueCapacitiesByPartition").get(0);
+      assertNotNull(development.toString(), partition);
+      assertEquals("", partition.path("partitionName").asText());
+      assertTrue(partition.toString(), partition.path("absoluteUsedCapacity").asDouble() > 0);
+
+      // REST, XML.
+      Http.Response xml = get(base + "/ws/v1/cluster/scheduler", "application/xml");
+      assertEquals(xml.body, 200, xml.code);
+      assertTrue(xml.body, xml.body.contains("<queuePath>root.engineering.development</queuePath>"));
+      assertTrue(xml.body, xml.body.contains("capacityScheduler"));
+
+      // The Scheduler page of the RM's own web UI.
+      Http.Response page = get(base + "/cluster/scheduler", "text/html");
+      assertEquals(page.body, 200, page.code);
+      assertTrue(page.body, page.body.contains("id=\"q-root.engineering.development\""));
+      assertTrue(page.body, page.body.contains("id=\"leaf-root.support\"")
+          || page.body.contains("id=\"leaf-root.marketing\""));
+      assertTrue(page.body, page.body.contains(System.getProperty("user.name")));
+      assertFalse(page.body, page.body.contains("Exception"));
+
+      // The same page in a real browser, scripts run: the queue tree, the leaf's user and
+      // the RM's applications table with the application; a screenshot for the record.
+      String dom = Browser.dom(base + "/cluster/scheduler");
+      assertTrue(dom, dom.contains("id=\"q-root.engineering.development\""));
+      assertTrue(dom, dom.contains("id=\"leaf-root.engineering.development\""));
+      assertTrue(dom, dom.contains(System.getProperty("user.name")));
+      assertTrue(dom, dom.contains(app.toString()));
+      Browser.screenshot(base + "/cluster/scheduler",
+          Paths.get("build/reports/scheduler-page.png"), 1400, 1600);
+
+      // Other scheduler-facing endpoints answer, with no stack trace.
+      Http.Response apps = get(base + "/ws/v1/cluster/apps?queue=development", "application/json");
+      assertEquals(apps.body, 200, apps.code);
+      assertTrue(apps.body, apps.body.contains(app.toString()));
+      Http.Response metrics = get(base + "/ws/v1/cluster/metrics", "application/json");
+      assertEquals(metrics.body, 200, metrics.code);
+      Http.Response activities = get(base + "/ws/v1/cluster/scheduler/activities", "application/json");
+      assertFalse(activities.body, activities.body.contains("\tat org."));
+    }
+  }
+
+  /** A child of {@code parent} in the REST view, by short name. */
+  private static JsonNode child(JsonNode parent, String name) {
+    for (JsonNode q : parent.path("queues").path("queue")) {
+      if (name.equals(q.path("queueName").asText())) {
+        return q;
+      }
+    }
+    throw new AssertionError("no queue " + name + " under " + parent.path("queueName"));
+  }
+
+  private static ApplicationId submit(YarnClient yarn, String queue) throws Exception {
+    YarnClientApplication created = yarn.createApplication();
+    ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
+    context.setApplicationName("sleeper");
+    context.setQueue(queue);
+    context.setResource(Resource.newInstance(256, 1));
+    context.setAMContainerSpec(ContainerLaunchContext.newInstance(
+        Collections.emptyMap(), Collections.emptyMap(),
+        Collections.singletonList("sleep 300"), null, null, null));
+    return yarn.submitApplication(context);
+  }
+
+  /** Waits until the application's AM container runs (a sleeping AM never registers). */
+  private static void waitUntilRunning(YarnClient yarn, ApplicationId app) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (yarn.getApplicationReport(app).getApplicationResourceUsageReport()
+        .getNumUsedContainers() < 1) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError(app + " did not start: "
+            + yarn.getApplicationReport(app).getDiagnostics());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static Http.Response get(String url, String accept) throws Exception {
+    return Http.get(url, accept);
+  }
+}

@@ -1,0 +1,357 @@
+package org.apache.hadoop.yarn.server.resourcemanager.webapp.dao;
+
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.hadoop.security.authorize.AccessControlList;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
+import org.apache.hadoop.yarn.security.AccessType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceUsage;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration.AbsoluteResourceType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapschedUserInfos;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.UserInfo;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
+import org.apache.hadoop.yarn.util.resource.Resources;
+import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.UserReport;
+import org.capsched.yarn.web.SchedulerState;
+
+/**
+ * The REST scheduler view ({@code GET /ws/v1/cluster/scheduler}) of RustCapacityScheduler
+ * in Apache's CapacityScheduler shape: the same DAO classes, so the document carries
+ * {@code "type":"capacityScheduler"} and every field name YARN UI2 and operators' tools
+ * read. The DAOs' constructors take Apache's queue objects and their no-argument
+ * constructors are package-private, so this factory lives in their package inside
+ * capsched's jar; every figure comes from the core's report ({@link SchedulerState}).
+ */
+public final class CapschedSchedulerInfos {
+  /** Apache's label for the default partition. */
+  private static final String DEFAULT_PARTITION = CommonNodeLabelsManager.NO_LABEL;
+  /** The resource names an absolute capacity may give, as Apache's queues read them. */
+  private static final Set<String> ABSOLUTE_RESOURCE_TYPES = absoluteResourceTypes();
+
+  private CapschedSchedulerInfos() {
+  }
+
+  /** The whole view: the root and its tree. */
+  public static SchedulerTypeInfo of(SchedulerState state) {
+    CapacitySchedulerInfo root = new CapacitySchedulerInfo();
+    QueueSnapshot q = state.queue(0);
+    CapacitySchedulerConfiguration conf = state.configuration();
+    root.schedulerName = "Capacity Scheduler";
+    root.queueName = q.getName();
+    setRootPath(root, q.getPath());
+    root.capacity = percent(q.getCapacity());
+    root.usedCapacity = percent(q.getUsedCapacity());
+    root.maxCapacity = percent(maximum(q.getMaximumCapacity()));
+    root.weight = (float) q.getWeight();
+    root.normalizedWeight = state.normalizedWeight(0);
+    root.queueCapacityVectorInfo = capacityVector(conf, q.getPath());
+    root.maxParallelApps = q.getMaxParallelApps();
+    root.capacities = new QueueCapacitiesInfo();
+    root.capacities.add(partitionCapacities(state, 0, false));
+    root.queues = children(state, 0);
+    root.health = health();
+    root.maximumAllocation = new ResourceInfo(maximumAllocation(q));
+    root.queueAcls = new QueueAclsInfo();
+    root.queueAcls.addAll(acls(conf, q.getPath()));
+    root.queuePriority = conf.getQueuePriority(q.getPath()).getPriority();
+    root.orderingPolicyInfo = parentOrderingPolicy(conf, q.getPath());
+    root.mode = mode(conf, q);
+    root.queueType = "parent";
+    root.creationMethod = "static";
+    root.autoCreationEligibility = "off";
+    root.defaultNodeLabelExpression = conf.getDefaultNodeLabelExpression(q.getPath());
+    root.autoQueueTemplateProperties = new AutoQueueTemplatePropertiesInfo();
+    root.autoQueueParentTemplateProperties = new AutoQueueTemplatePropertiesInfo();
+    root.autoQueueLeafTemplateProperties = new AutoQueueTemplatePropertiesInfo();
+    return new SchedulerTypeInfo(root);
+  }
+
+  /**
+   * The children of {@code parent}, leaves first, as Apache lists them (JAXB's JSON
+   * "type" field stays a string only when every leaf is written before the parents).
+   */
+  private static CapacitySchedulerQueueInfoList children(SchedulerState state, int parent) {
+    CapacitySchedulerQueueInfoList list = new CapacitySchedulerQueueInfoList();
+    List<Integer> parents = new ArrayList<>();
+    for (int child : state.children(parent)) {
+      if (state.isLeaf(child)) {
+        list.addToQueueInfoList(leaf(state, child));
+      } else {
+        parents.add(child);
+      }
+    }
+    for (int child : parents) {
+      list.addToQueueInfoList(parent(state, child));
+    }
+    return list;
+  }
+
+  private static CapacitySchedulerQueueInfo parent(SchedulerState state, int index) {
+    CapacitySchedulerQueueInfo info = new CapacitySchedulerQueueInfo();
+    fill(info, state, index, false);
+    info.orderingPolicyInfo = parentOrderingPolicy(state.configuration(),
+        state.queue(index).getPath());
+    info.queues = children(state, index);
+    return info;
+  }
+
+  private static CapacitySchedulerLeafQueueInfo leaf(SchedulerState state, int index) {
+    CapacitySchedulerLeafQueueInfo info = new CapacitySchedulerLeafQueueInfo();
+    fill(info, state, index, true);
+    QueueSnapshot q = state.queue(index);
+    CapacitySchedulerConfiguration conf = state.configuration();
+    String path = q.getPath();
+    info.numActiveApplications = q.getNumActiveApplications();
+    info.numPendingApplications = q.getNumPendingApplications();
+    QueueMetrics metrics = state.metrics(index);
+    // Apache counts a leaf's reservations among its containers.
+    info.numContainers = metrics == null ? 0
+        : metrics.getAllocatedContainers() + metrics.getReservedContainers();
+    info.maxApplications = q.getMaximumApplications();
+    info.maxApplicationsPerUser = q.getMaximumApplicationsPerUser();
+    info.userLimit = (float) q.getMinimumUserLimitPercent();
+    info.userLimitFactor = (float) q.getUserLimitFactor();
+    info.configuredMaxAMResourceLimit = (float) q.getMaximumAmResourcePercent();
+    info.AMResourceLimit = new ResourceInfo(q.getAmResourceLimit());
+    info.usedAMResource = new ResourceInfo(q.getAmResourceUsed());
+    info.users = new UsersInfo(users(state, index));
+    // As Apache: the first user's AM limit (its weight applied), the queue's without users.
+    info.userAMResourceLimit = info.users.getUsersList().isEmpty()
+        ? new ResourceInfo(q.getAmResourceLimit())
+        : info.users.getUsersList().get(0).getResourceUsageInfo()
+            .getPartitionResourceUsageInfo(DEFAULT_PARTITION).getAMLimit();
+    // Preemption is not done yet (issue 18): every queue reports it disabled.
+    info.preemptionDisabled = true;
+    info.intraQueuePreemptionDisabled = true;
+    info.orderingPolicyInfo = conf.get(
+        CapacitySchedulerConfiguration.getQueuePrefix(path)
+            + CapacitySchedulerConfiguration.ORDERING_POLICY,
+        CapacitySchedulerConfiguration.DEFAULT_APP_ORDERING_POLICY).trim();
+    info.orderingPolicyDisplayName = info.orderingPolicyInfo;
+    Integer priority = conf.getDefaultApplicationPriorityConfPerQueue(path);
+    info.defaultPriority = priority == null ? 0 : priority;
+    info.isAutoCreatedLeafQueue = false;
+    info.maxApplicationLifetime = conf.getMaximumLifetimePerQueue(path);
+    info.defaultApplicationLifetime = conf.getDefaultLifetimePerQueue(path);
+    return info;
+  }
+
+  /** What parents and leaves share (Apache's CapacitySchedulerQueueInfo constructor). */
+  private static void fill(CapacitySchedulerQueueInfo info, SchedulerState state, int index,
+      boolean leaf) {
+    QueueSnapshot q = state.queue(index);
+    CapacitySchedulerConfiguration conf = state.configuration();
+    String path = q.getPath();
+    info.queuePath = path;
+    info.queueName = q.getName();
+    info.capacity = percent(q.getCapacity());
+    info.usedCapacity = percent(q.getUsedCapacity());
+    info.maxCapacity = percent(maximum(q.getMaximumCapacity()));
+    info.absoluteCapacity = percent(clamp(q.getAbsoluteCapacity()));
+    info.absoluteMaxCapacity = percent(clamp(q.getAbsoluteMaximumCapacity()));
+    info.absoluteUsedCapacity = percent(clamp(q.getAbsoluteUsedCapacity()));
+    info.weight = (float) q.getWeight();
+    info.normalizedWeight = state.normalizedWeight(index);
+    info.numApplications = q.getNumApplications();
+    info.maxParallelApps = q.getMaxParallelApps();
+    QueueMetrics metrics = state.metrics(index);
+    if (metrics != null) {
+      info.allocatedContainers = metrics.getAllocatedContainers();
+      info.pendingContainers = metrics.getPendingContainers();
+      info.reservedContainers = metrics.getReservedContainers();
+    }
+    info.state = q.getState();
+    info.defaultNodeLabelExpression = conf.getDefaultNodeLabelExpression(path);
+    info.resourcesUsed = new ResourceInfo(used(q));
+    info.capacities = new QueueCapacitiesInfo();
+    info.capacities.add(partitionCapacities(state, index, leaf));
+    info.resources = new ResourcesInfo(usage(q, state.pending(index), leaf), leaf);
+    info.minEffectiveCapacity = new ResourceInfo(q.getEffectiveMinResource());
+    info.maxEffectiveCapacity = new ResourceInfo(q.getEffectiveMaxResource());
+    info.maximumAllocation = new ResourceInfo(maximumAllocation(q));
+    info.queueAcls = new QueueAclsInfo();
+    info.queueAcls.addAll(acls(conf, path));
+    info.queuePriority = conf.getQueuePriority(path).getPriority();
+    info.mode = mode(conf, q);
+    info.queueType = leaf ? "leaf" : "parent";
+    info.creationMethod = "static";
+    info.autoCreationEligibility = "off";
+    info.isAbsoluteResource = "absolute".equals(info.mode);
+    info.autoCreateChildQueueEnabled = false;
+    info.leafQueueTemplate = new LeafQueueTemplateInfo(conf, path);
+  }
+
+  /** The default partition's capacities (Apache lists one entry per partition). */
+  private static PartitionQueueCapacitiesInfo partitionCapacities(SchedulerState state,
+      int index, boolean leaf) {
+    QueueSnapshot q = state.queue(index);
+    CapacitySchedulerConfiguration conf = state.configuration();
+    return new PartitionQueueCapacitiesInfo(DEFAULT_PARTITION,
+        capacityVector(conf, q.getPath()), percent(q.getCapacity()),
+        percent(q.getUsedCapacity()), percent(maximum(q.getMaximumCapacity())),
+        percent(clamp(q.getAbsoluteCapacity())), percent(clamp(q.getAbsoluteUsedCapacity())),
+        percent(clamp(q.getAbsoluteMaximumCapacity())),
+        leaf ? percent(q.getMaximumAmResourcePercent()) : 0f,
+        (float) q.getWeight(), state.normalizedWeight(index),
+        conf.getMinimumResourceRequirement(DEFAULT_PARTITION, q.getPath(),
+            ABSOLUTE_RESOURCE_TYPES),
+        conf.getMaximumResourceRequirement(DEFAULT_PARTITION, q.getPath(),
+            ABSOLUTE_RESOURCE_TYPES),
+        q.getEffectiveMinResource(), q.getEffectiveMaxResource());
+  }
+
+  /** The queue's resources in the default partition, the AM's share too for a leaf. */
+  private static ResourceUsage usage(QueueSnapshot q, Resource pending, boolean leaf) {
+    ResourceUsage usage = new ResourceUsage();
+    usage.setUsed(used(q));
+    usage.setReserved(q.getReserved());
+    usage.setPending(pending);
+    if (leaf) {
+      // By partition: ResourceUsage.setUserAMLimit(Resource) sets the AM limit instead.
+      usage.setAMUsed(DEFAULT_PARTITION, q.getAmResourceUsed());
+      usage.setAMLimit(DEFAULT_PARTITION, q.getAmResourceLimit());
+      usage.setUserAMLimit(DEFAULT_PARTITION, q.getUserAmResourceLimit());
+    }
+    return usage;
+  }
+
+  /** The leaf's users, as Apache's UsersManager lists them. */
+  private static ArrayList<UserInfo> users(SchedulerState state, int index) {
+    UserReport report = state.users();
+    Resource userAmLimit = state.queue(index).getUserAmResourceLimit();
+    ArrayList<UserInfo> out = new ArrayList<>();
+    for (int u : state.usersOf(index)) {
+      ResourceUsage usage = new ResourceUsage();
+      usage.setUsed(report.used(u));
+      usage.setAMUsed(report.amUsed(u));
+      usage.setAMLimit(DEFAULT_PARTITION, Resources.multiply(userAmLimit, report.weight(u)));
+      out.add(CapschedUserInfos.of(report.name(u), report.used(u),
+          report.activeApplications(u), report.pendingApplications(u), report.amUsed(u),
+          report.limit(u), usage, (float) report.weight(u), report.isActive(u)));
+    }
+    return out;
+  }
+
+  /** The queue's ACLs, as configured, sorted by access type as Apache sorts them. */
+  private static ArrayList<QueueAclInfo> acls(CapacitySchedulerConfiguration conf, String path) {
+    ArrayList<QueueAclInfo> out = new ArrayList<>();
+    for (Map.Entry<AccessType, AccessControlList> e : conf.getAcls(path).entrySet()) {
+      out.add(new QueueAclInfo(e.getKey().toString(), e.getValue().getAclString()));
+    }
+    out.add(new QueueAclInfo(AccessType.APPLICATION_MAX_PRIORITY.toString(),
+        conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
+            + "acl_application_max_priority", CapacitySchedulerConfiguration.ALL_ACL)));
+    out.sort(Comparator.comparing(QueueAclInfo::getAccessType));
+    return out;
+  }
+
+  private static QueueCapacityVectorInfo capacityVector(CapacitySchedulerConfiguration conf,
+      String path) {
+    String configured = conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
+        + CapacitySchedulerConfiguration.CAPACITY);
+    if (path.equals(CapacitySchedulerConfiguration.ROOT) && configured == null) {
+      configured = "100";
+    }
+    return new QueueCapacityVectorInfo(new QueueCapacityConfigParser().parse(
+        configured == null ? "0" : configured, path));
+  }
+
+  private static String parentOrderingPolicy(CapacitySchedulerConfiguration conf, String path) {
+    return conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
+        + CapacitySchedulerConfiguration.ORDERING_POLICY,
+        CapacitySchedulerConfiguration.DEFAULT_QUEUE_ORDERING_POLICY).trim();
+  }
+
+  /** Apache's mode names: how the queue's capacity is configured. */
+  private static String mode(CapacitySchedulerConfiguration conf, QueueSnapshot q) {
+    String configured = conf.get(CapacitySchedulerConfiguration.getQueuePrefix(q.getPath())
+        + CapacitySchedulerConfiguration.CAPACITY);
+    if (configured != null && configured.trim().startsWith("[")) {
+      return "absolute";
+    }
+    return q.getWeight() >= 0 ? "weight" : "percentage";
+  }
+
+  private static Set<String> absoluteResourceTypes() {
+    Set<String> out = new HashSet<>();
+    for (AbsoluteResourceType type : AbsoluteResourceType.values()) {
+      out.add(type.toString().toLowerCase(Locale.ROOT));
+    }
+    return out;
+  }
+
+  private static Resource used(QueueSnapshot q) {
+    return Resource.newInstance(q.getUsedMemoryMb(), (int) q.getUsedVcores());
+  }
+
+  private static Resource maximumAllocation(QueueSnapshot q) {
+    return Resource.newInstance(q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores());
+  }
+
+  /**
+   * The scheduler-health block, in Apache's shape. The core does not keep Apache's
+   * last-operation records yet, so every operation reads "N/A" and every count 0, as
+   * Apache's do before its first allocation.
+   */
+  private static CapacitySchedulerHealthInfo health() {
+    CapacitySchedulerHealthInfo info = new CapacitySchedulerHealthInfo();
+    info.operationsInfo = new ArrayList<>();
+    for (String operation : new String[] {"last-allocation", "last-release", "last-preemption",
+        "last-reservation"}) {
+      CapacitySchedulerHealthInfo.OperationInformation op =
+          new CapacitySchedulerHealthInfo.OperationInformation();
+      op.operation = operation;
+      op.nodeId = "N/A";
+      op.containerId = "N/A";
+      op.queue = "N/A";
+      info.operationsInfo.add(op);
+    }
+    info.lastRunDetails = new ArrayList<>();
+    for (String operation : new String[] {"releases", "allocations", "reservations"}) {
+      info.lastRunDetails.add(new CapacitySchedulerHealthInfo.LastRunDetails(operation, 0,
+          Resource.newInstance(0, 0)));
+    }
+    return info;
+  }
+
+  /**
+   * A share as the view shows it: a percentage, in floats as Apache keeps them. A share
+   * that is not a number (an absolute-resource queue's before any NodeManager registers)
+   * reads 0: JSON has no NaN, and a client's parser would refuse the whole document.
+   */
+  private static float percent(double share) {
+    return Double.isNaN(share) ? 0f : (float) share * 100;
+  }
+
+  /** Apache shows a maximum of 0 or above 1 as 1 (100%). */
+  private static double maximum(double share) {
+    float f = (float) share;
+    return f < CapacitySchedulerQueueInfo.EPSILON || f > 1f ? 1.0 : f;
+  }
+
+  private static double clamp(double share) {
+    return Math.min(Math.max((float) share, 0f), 1f);
+  }
+
+  /** CapacitySchedulerInfo keeps the root's path in a private field with no setter. */
+  private static void setRootPath(CapacitySchedulerInfo info, String path) {
+    try {
+      Field field = CapacitySchedulerInfo.class.getDeclaredField("queuePath");
+      field.setAccessible(true);
+      field.set(info, path);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("CapacitySchedulerInfo has no queuePath field", e);
+    }
+  }
+}

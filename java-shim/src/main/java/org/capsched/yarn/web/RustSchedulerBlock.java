@@ -1,0 +1,209 @@
+package org.capsched.yarn.web;
+
+import java.util.Locale;
+
+import org.apache.hadoop.yarn.api.records.QueueState;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.webapp.MetricsOverviewTable;
+import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMAppsBlock;
+import org.apache.hadoop.yarn.webapp.hamlet2.Hamlet;
+import org.apache.hadoop.yarn.webapp.view.HtmlBlock;
+import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.UserReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.google.inject.Inject;
+
+/**
+ * The Scheduler page's body: cluster metrics, the queue tree (each queue's state, a bar of
+ * its guarantee, usage and maximum as shares of the cluster, its resources and
+ * applications), each leaf's limits and users, then the RM's applications table. Built
+ * from one read of the core's reports; if that read fails the page says so and still
+ * shows the rest.
+ */
+public class RustSchedulerBlock extends HtmlBlock {
+  private static final Logger LOG = LoggerFactory.getLogger(RustSchedulerBlock.class);
+
+  private final ResourceManager rm;
+
+  @Inject
+  RustSchedulerBlock(ResourceManager rm, ViewContext ctx) {
+    super(ctx);
+    this.rm = rm;
+  }
+
+  @Override
+  protected void render(Block html) {
+    html.__(MetricsOverviewTable.class);
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    SchedulerState state = null;
+    if (scheduler instanceof RustCapacityScheduler) {
+      try {
+        state = SchedulerState.of((RustCapacityScheduler) scheduler);
+      } catch (RuntimeException e) {
+        LOG.warn("The scheduler page could not read the queues", e);
+        html.p().__("The queues could not be read from the scheduler: " + e).__();
+      }
+    } else {
+      html.p().__("This page shows RustCapacityScheduler's queues; the RM runs "
+          + (scheduler == null ? "no scheduler" : scheduler.getClass().getName())).__();
+    }
+    if (state != null && state.size() > 0) {
+      queues(html, state);
+      leaves(html, state);
+    }
+    html.__(RMAppsBlock.class);
+  }
+
+  /** The tree as one table, each queue indented under its parent. */
+  private static void queues(Block html, SchedulerState state) {
+    Hamlet.DIV<Hamlet> div = html.div("#cs-wrapper.ui-widget");
+    div.div(".ui-widget-header.ui-corner-top").__("Application Queues").__();
+    div.div(".qlegend").b("Legend (shares of the cluster):")
+        .span().$style("background:#e8e8e8").__().__("Max capacity")
+        .span().$style("background:#b5d6f5").__().__("Capacity")
+        .span().$style("background:#5a5").__().__("Used")
+        .span().$style("background:#e8a33d").__().__("Used (over capacity)")
+        .__();
+    Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet>>> body = div.table("#queues")
+        .thead().tr()
+        .th("Queue").th("State").th(".bar", "Cluster share").th("Capacity")
+        .th("Used").th("Abs. capacity").th("Abs. max").th("Resources used")
+        .th("Active apps").th("Pending apps")
+        .__().__()
+        .tbody();
+    row(body, state, 0, 0);
+    body.__().__().__();
+  }
+
+  private static void row(Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet>>> body,
+      SchedulerState state, int index, int depth) {
+    QueueSnapshot q = state.queue(index);
+    boolean leaf = state.isLeaf(index);
+    double absCap = clamp(q.getAbsoluteCapacity());
+    double absMax = clamp(q.getAbsoluteMaximumCapacity());
+    double absUsed = clamp(q.getAbsoluteUsedCapacity());
+    boolean over = q.getAbsoluteUsedCapacity() > q.getAbsoluteCapacity() + 1e-9;
+    QueueState queueState = q.getState();
+    body.tr(leaf ? ".queue.leaf" : ".queue").$id("q-" + q.getPath()).$title(q.getPath())
+        .td().$style("padding-left:" + (0.5 + 1.5 * depth) + "em")
+            .span(".q", q.getName()).__()
+        .td().span(".qstate-" + queueState, queueState.toString()).__()
+        .td().$class("bar").span().$class("qbar")
+            .span().$class("max").$style(width(absMax)).__()
+            .span().$class("cap").$style(width(absCap)).__()
+            .span().$class(over ? "over" : "used").$style(width(absUsed)).__()
+            .__().__()
+        .td(percent(q.getCapacity()) + (q.getWeight() >= 0
+            ? String.format(Locale.ROOT, " (weight %.2f)", q.getWeight()) : ""))
+        .td(percent(q.getUsedCapacity()))
+        .td(percent(q.getAbsoluteCapacity()))
+        .td(percent(q.getAbsoluteMaximumCapacity()))
+        .td(resource(q.getUsedMemoryMb(), q.getUsedVcores()))
+        .td(leaf ? Integer.toString(q.getNumActiveApplications()) : "")
+        .td(leaf ? Integer.toString(q.getNumPendingApplications()) : "")
+        .__();
+    for (int child : state.children(index)) {
+      row(body, state, child, depth + 1);
+    }
+  }
+
+  /** Each leaf's limits and its users, one section per leaf. */
+  private static void leaves(Block html, SchedulerState state) {
+    Hamlet.DIV<Hamlet> div = html.div("#leaves");
+    div.h3("Leaf queues");
+    for (int i = 0; i < state.size(); i++) {
+      if (!state.isLeaf(i)) {
+        continue;
+      }
+      QueueSnapshot q = state.queue(i);
+      Hamlet.DIV<Hamlet.DIV<Hamlet>> details = div.div(".leaf").$id("leaf-" + q.getPath());
+      details.h4(q.getPath() + " — " + q.getState() + ", "
+          + percent(q.getAbsoluteUsedCapacity()) + " of the cluster used");
+      details.table(".qinfo")
+          .tr().th("Effective capacity:").td(resource(q.getEffectiveMinResource())).__()
+          .tr().th("Effective max capacity:").td(resource(q.getEffectiveMaxResource())).__()
+          .tr().th("Used resources:").td(resource(q.getUsedMemoryMb(), q.getUsedVcores())).__()
+          .tr().th("Reserved resources:").td(resource(q.getReserved())).__()
+          .tr().th("Configured max AM resource:").td(percent(q.getMaximumAmResourcePercent())).__()
+          .tr().th("Max AM resources:").td(resource(q.getAmResourceLimit())).__()
+          .tr().th("Used AM resources:").td(resource(q.getAmResourceUsed())).__()
+          .tr().th("Max AM resources per user:").td(resource(q.getUserAmResourceLimit())).__()
+          .tr().th("Schedulable (active) applications:")
+              .td(Integer.toString(q.getNumActiveApplications())).__()
+          .tr().th("Non-schedulable (pending) applications:")
+              .td(Integer.toString(q.getNumPendingApplications())).__()
+          .tr().th("Max applications:").td(Integer.toString(q.getMaximumApplications())).__()
+          .tr().th("Max applications per user:")
+              .td(Integer.toString(q.getMaximumApplicationsPerUser())).__()
+          .tr().th("Max parallel applications:").td(q.getMaxParallelApps() == Integer.MAX_VALUE
+              ? "unlimited" : Integer.toString(q.getMaxParallelApps())).__()
+          .tr().th("Minimum user limit percent:")
+              .td(String.format(Locale.ROOT, "%.0f%%", q.getMinimumUserLimitPercent())).__()
+          .tr().th("User limit factor:")
+              .td(String.format(Locale.ROOT, "%.2f", q.getUserLimitFactor())).__()
+          .tr().th("Max allocation:")
+              .td(resource(q.getMaximumAllocationMb(), q.getMaximumAllocationVcores())).__()
+          .__();
+      users(details, state, i);
+      details.__();
+    }
+    div.__();
+  }
+
+  private static void users(Hamlet.DIV<Hamlet.DIV<Hamlet>> details, SchedulerState state,
+      int queue) {
+    UserReport users = state.users();
+    if (state.usersOf(queue).isEmpty()) {
+      details.p().__("No active users.").__();
+      return;
+    }
+    Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet.DIV<Hamlet>>>> body =
+        details.table(".users.ui-widget-content")
+            .thead().tr()
+            .th("User Name").th("User Limit Resource").th("Weight").th("Used Resource")
+            .th("Used AM Resource").th("Schedulable Apps").th("Non-Schedulable Apps")
+            .__().__()
+            .tbody();
+    for (int u : state.usersOf(queue)) {
+      body.tr()
+          .td(users.name(u))
+          .td(resource(users.limit(u)))
+          .td(String.format(Locale.ROOT, "%.1f", users.weight(u)))
+          .td(resource(users.used(u)))
+          .td(resource(users.amUsed(u)))
+          .td(Integer.toString(users.activeApplications(u)))
+          .td(Integer.toString(users.pendingApplications(u)))
+          .__();
+    }
+    body.__().__();
+  }
+
+  private static String resource(Resource r) {
+    return resource(r.getMemorySize(), r.getVirtualCores());
+  }
+
+  private static String resource(long memoryMb, long vcores) {
+    return "<memory:" + memoryMb + ", vCores:" + vcores + ">";
+  }
+
+  /** A share as a percentage with one decimal; "—" when it is not a number. */
+  private static String percent(double share) {
+    if (Double.isNaN(share) || Double.isInfinite(share)) {
+      return "—";
+    }
+    return String.format(Locale.ROOT, "%.1f%%", share * 100);
+  }
+
+  private static String width(double share) {
+    return String.format(Locale.ROOT, "width:%.1f%%", share * 100);
+  }
+
+  private static double clamp(double share) {
+    return Double.isNaN(share) ? 0 : Math.min(Math.max(share, 0), 1);
+  }
+}

@@ -1,0 +1,134 @@
+package org.capsched.yarn.web;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.UserReport;
+
+/**
+ * The queues as an operator's view shows them (the scheduler page, the REST scheduler
+ * view): one read of the core's queue and user reports, arranged as a tree, with the RM's
+ * queue metrics and the configuration the core accepted beside them. Nothing here decides
+ * anything; it only arranges what the core reported.
+ */
+public final class SchedulerState {
+  private final List<QueueSnapshot> queues;
+  private final List<List<Integer>> children;
+  private final List<List<Integer>> usersByQueue;
+  private final UserReport users;
+  private final List<QueueMetrics> metrics;
+  private final List<Resource> pending;
+  private final CapacitySchedulerConfiguration configuration;
+  private final Resource cluster;
+
+  private SchedulerState(RustCapacityScheduler scheduler) {
+    this.queues = scheduler.getQueueSnapshots();
+    this.users = scheduler.getUserReport();
+    this.cluster = scheduler.getClusterResource();
+    this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
+    int n = queues.size();
+    children = new ArrayList<>(n);
+    usersByQueue = new ArrayList<>(n);
+    metrics = new ArrayList<>(n);
+    pending = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      children.add(new ArrayList<>());
+      usersByQueue.add(new ArrayList<>());
+      Queue queue = scheduler.getQueue(queues.get(i).getPath());
+      metrics.add(queue == null ? null : queue.getMetrics());
+      pending.add(scheduler.getQueuePendingResource(queues.get(i).getPath()));
+    }
+    for (int i = 0; i < n; i++) {
+      int parent = queues.get(i).getParentIndex();
+      if (parent >= 0) {
+        children.get(parent).add(i);
+      }
+    }
+    for (int u = 0; u < users.size(); u++) {
+      int q = users.queueIndex(u);
+      if (q >= 0 && q < n) {
+        usersByQueue.get(q).add(u);
+      }
+    }
+  }
+
+  /** The scheduler's queues now. */
+  public static SchedulerState of(RustCapacityScheduler scheduler) {
+    return new SchedulerState(scheduler);
+  }
+
+  /** The number of queues; the root is queue 0. */
+  public int size() {
+    return queues.size();
+  }
+
+  public QueueSnapshot queue(int index) {
+    return queues.get(index);
+  }
+
+  /** The queue's children, by index, in the order the core holds them. */
+  public List<Integer> children(int index) {
+    return Collections.unmodifiableList(children.get(index));
+  }
+
+  /** Whether the queue is a leaf (applications are submitted to leaves). */
+  public boolean isLeaf(int index) {
+    return index > 0 && children.get(index).isEmpty();
+  }
+
+  /** The leaf's users, as indices into {@link #users()}. */
+  public List<Integer> usersOf(int index) {
+    return Collections.unmodifiableList(usersByQueue.get(index));
+  }
+
+  public UserReport users() {
+    return users;
+  }
+
+  /** The RM's metrics of the queue; null if the queue has none (it has just been removed). */
+  public QueueMetrics metrics(int index) {
+    return metrics.get(index);
+  }
+
+  /** What the queue's applications and its descendants' ask for. */
+  public Resource pending(int index) {
+    return pending.get(index);
+  }
+
+  /** The configuration the core runs with, for settings shown as configured. */
+  public CapacitySchedulerConfiguration configuration() {
+    return configuration;
+  }
+
+  /** The resources of every registered NodeManager. */
+  public Resource cluster() {
+    return cluster;
+  }
+
+  /**
+   * The queue's weight over its siblings' (the share a weight queue gets of its parent);
+   * 0 for a queue whose capacity is not a weight.
+   */
+  public float normalizedWeight(int index) {
+    double weight = queues.get(index).getWeight();
+    int parent = queues.get(index).getParentIndex();
+    if (weight < 0 || parent < 0) {
+      return 0f;
+    }
+    double sum = 0;
+    for (int sibling : children.get(parent)) {
+      double w = queues.get(sibling).getWeight();
+      if (w > 0) {
+        sum += w;
+      }
+    }
+    return sum > 0 ? (float) (weight / sum) : 0f;
+  }
+}
