@@ -114,12 +114,33 @@ final class KnownDivergences {
   private static boolean miscountedUser(Map<String, String> apache, Map<String, String> ours) {
     boolean negative = apache.entrySet().stream()
         .anyMatch(f -> f.getKey().startsWith("queue-user ") && f.getValue().contains("pending=-"));
-    return negative || ours.entrySet().stream().anyMatch(f -> {
+    return negative || forgottenActiveUser(apache, ours) || ours.entrySet().stream().anyMatch(f -> {
       String a = apache.get(f.getKey());
       return f.getKey().startsWith("queue-user ") && (a != null && a.contains("pending=-")
           || a != null && a.startsWith("used=0MB/0 ") && !f.getValue().startsWith("used=0MB/0 ")
           || !f.getValue().contains(" active=0 ") && (a == null
               || a.startsWith("used=0MB/0 am-used=0MB/0 ") && a.contains(" active=0 ")));
+    });
+  }
+
+  /**
+   * A user Apache forgot while an application of its still counted it active: Apache's
+   * REST view no longer lists it among the active users (its active-users set lost it
+   * with the user; its count of active users did not) though Apache holds the user with
+   * the same usage and applications as ours, and ours lists it active.
+   */
+  private static boolean forgottenActiveUser(Map<String, String> apache,
+      Map<String, String> ours) {
+    return ours.entrySet().stream().anyMatch(f -> {
+      String key = f.getKey();
+      if (!key.startsWith("rest ") || !key.endsWith(".isActive") || !"true".equals(f.getValue())
+          || !"false".equals(apache.get(key))) {
+        return false;
+      }
+      String queue = key.substring("rest ".length(), key.indexOf(" | "));
+      String user = key.substring(key.indexOf("user[") + 5, key.lastIndexOf(']'));
+      String counts = apache.get("queue-user " + queue + " " + user);
+      return counts != null && counts.equals(ours.get("queue-user " + queue + " " + user));
     });
   }
 

@@ -554,6 +554,11 @@ public final class ScenarioDriver implements AutoCloseable {
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
     }
+    try {
+      facts.putAll(RestView.facts(scheduler));
+    } catch (Exception e) {
+      throw new IllegalStateException("the REST scheduler view could not be built", e);
+    }
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
       RMApp app = e.getValue();
       RMAppState state = app.getState();
