@@ -80,12 +80,14 @@ public class SchedulerWebIT {
       // The same page in a real browser, scripts run: the queue tree, the leaf's user and
       // the RM's applications table with the application; a screenshot for the record.
       String dom = Browser.dom(base + "/cluster/scheduler");
+      java.nio.file.Files.write(Paths.get("build/reports/scheduler-page.html"),
+          dom.getBytes(java.nio.charset.StandardCharsets.UTF_8));
       assertTrue(dom, dom.contains("id=\"q-root.engineering.development\""));
       assertTrue(dom, dom.contains("id=\"leaf-root.engineering.development\""));
       assertTrue(dom, dom.contains(System.getProperty("user.name")));
       assertTrue(dom, dom.contains(app.toString()));
       Browser.screenshot(base + "/cluster/scheduler",
-          Paths.get("build/reports/scheduler-page.png"), 1400, 1600);
+          Paths.get("build/reports/scheduler-page.png"), 1920, 1300);
 
       // Other scheduler-facing endpoints answer, with no stack trace.
       Http.Response apps = get(base + "/ws/v1/cluster/apps?queue=development", "application/json");

@@ -23,9 +23,10 @@ public class RustSchedulerPage extends RmView {
   @Override
   protected void postHead(Hamlet.HTML<__> html) {
     html.style().$type("text/css").__(
-        "#queues { width: 100%; border-collapse: collapse; margin-bottom: 1em }",
-        "#queues th, #queues td { padding: 2px 6px; text-align: left; white-space: nowrap }",
-        "#queues td.bar { width: 30% }",
+        // The RM's tables are as wide as its metrics table; these keep to their content.
+        "#queues { width: auto; border-collapse: collapse; margin-bottom: 1em }",
+        "#queues th, #queues td { padding: 2px 8px; text-align: left; white-space: nowrap }",
+        "#queues td.bar { width: 24em; min-width: 24em }",
         "#queues tr.queue:hover { background: #eef }",
         "#queues tr.queue { cursor: pointer }",
         ".qbar { position: relative; display: block; height: 1.2em; background: #fff;"
@@ -39,7 +40,10 @@ public class RustSchedulerPage extends RmView {
             + " vertical-align: middle; border: 1px solid #aaa }",
         ".qstate-STOPPED { color: #a00 } .qstate-DRAINING { color: #a60 }",
         "div.leaf { margin: 0.5em 0 1em 0 }",
-        "table.qinfo th { text-align: right; padding-right: 1em; font-weight: normal }")
+        "table.qinfo { width: auto; margin: 0.3em 0 0.5em 1em }",
+        "table.qinfo th { text-align: left; padding-right: 1.5em; font-weight: normal }",
+        "table.users { width: auto; margin: 0 0 0.5em 1em }",
+        "table.users th, table.users td { padding: 2px 10px; text-align: left }")
         .__()
         .script().$type("text/javascript").__(
             // Clicking a queue shows its applications (and its descendants') in the RM's
