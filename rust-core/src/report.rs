@@ -70,6 +70,8 @@ pub struct QueueRow {
     pub maximum_applications_per_user: i64,
     /// Applications counted against `max-parallel-apps` in the queue and below.
     pub runnable_applications: usize,
+    /// The queue's application lifetimes (seconds) in effect.
+    pub lifetime: crate::config::queue::Lifetimes,
 }
 
 /// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
@@ -195,6 +197,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 pending_applications,
                 reserved: q.reserved,
                 runnable_applications: q.runnable_apps,
+                lifetime: q.config.lifetime,
                 maximum_applications_per_user: if leaf {
                     admission::maximum_applications_per_user(state, index)
                 } else {

@@ -130,6 +130,70 @@ pub struct QueueConfig {
     /// `<q>.reservable`: a plan queue for the reservation system. Like Apache, it gets one
     /// child, `<q>-default`, where applications submitted without a reservation run.
     pub reservable: bool,
+    /// `<q>.maximum-application-lifetime` and `<q>.default-application-lifetime`, as in
+    /// effect after Apache's inheritance.
+    pub lifetime: Lifetimes,
+}
+
+/// A queue's application lifetimes in seconds, as Apache works them out
+/// (`QueueAppLifetimeAndLimitSettings`); 0 or less means none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Lifetimes {
+    /// The longest an application may live: the queue's own value, or its parent's when
+    /// unset (negative); 0 overrides a parent's and means none.
+    pub maximum: i64,
+    /// The lifetime of an application that asks for none: the queue's own value; unset,
+    /// the smaller of its parent's and its maximum if any queue above set one, else its
+    /// maximum.
+    pub default: i64,
+    /// Whether a default was set on this queue or above it.
+    pub default_set: bool,
+}
+
+impl Lifetimes {
+    /// Reads `path`'s keys over `parent`'s lifetimes (none for root).
+    fn read(r: &mut KeyReader<'_>, path: &str, parent: Option<Lifetimes>) -> Lifetimes {
+        let max_key = queue_key(path, "maximum-application-lifetime");
+        let default_key = queue_key(path, "default-application-lifetime");
+        let own_max = r.int(Some(path), &max_key, -1);
+        let own_default = r.int(Some(path), &default_key, -1);
+        let Some(parent) = parent else {
+            return Lifetimes { maximum: own_max, default: own_default, default_set: own_default >= 0 };
+        };
+        let maximum = if own_max >= 0 { own_max } else { parent.maximum };
+        let default_set = own_default >= 0 || parent.default_set;
+        let mut default = match (own_default >= 0, default_set) {
+            (true, _) => own_default,
+            (false, true) => parent.default.min(maximum),
+            (false, false) => maximum,
+        };
+        if maximum > 0 && default > maximum {
+            r.error(
+                Some(path),
+                &default_key,
+                format!(
+                    "default lifetime {default} can't exceed maximum lifetime {maximum} (maximum-application-lifetime)"
+                ),
+            );
+        }
+        if default <= 0 {
+            default = maximum;
+        }
+        Lifetimes { maximum, default, default_set }
+    }
+
+    /// Apache's `checkAndGetApplicationLifetime` for a leaf with these lifetimes: the
+    /// lifetime asked for, the default when none (0 or less) was asked, never above the
+    /// maximum.
+    pub fn for_request(&self, requested: i64) -> i64 {
+        if requested <= 0 {
+            self.default
+        } else if self.maximum > 0 && requested > self.maximum {
+            self.maximum
+        } else {
+            requested
+        }
+    }
 }
 
 impl QueueConfig {
@@ -170,6 +234,7 @@ pub(crate) fn read_queue_tree(
         let inherited = parent.map_or(QueueOrdering::Utilization, |p| queues[p].queue_ordering);
         let synthetic = parent.is_some_and(|p: usize| queues[p].reservable);
         let mut q = read_queue(r, &path, parent, is_leaf, inherited, global, cluster);
+        q.lifetime = Lifetimes::read(r, &path, parent.map(|p| queues[p].lifetime));
         q.auto_create_child_queue = auto_create;
         q.reservable = reservable;
         if synthetic {
@@ -339,6 +404,7 @@ fn read_queue(
         allow_zero_capacity_sum: r.boolean(q, &key("allow-zero-capacity-sum"), false),
         auto_create_child_queue: false,
         reservable: false,
+        lifetime: Lifetimes { maximum: -1, default: -1, default_set: false },
     }
 }
 

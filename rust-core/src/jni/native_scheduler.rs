@@ -473,6 +473,41 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationPriorit
     .resolve::<ThrowJava>()
 }
 
+/// `static native long applicationLifetime(long handle, String queue, long requested)`
+///
+/// The lifetime (seconds) an application submitted to `queue` asking for `requested` gets.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationLifetime<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    requested: jlong,
+) -> jlong {
+    env.with_env(|env| -> NativeResult<jlong> {
+        let queue = read_string(env, &queue, "queue")?;
+        with_scheduler(handle, |s| s.application_lifetime(&queue, requested))
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long maximumApplicationLifetime(long handle, String queue)`
+///
+/// The longest lifetime (seconds) of `queue`'s applications; -1 for a name that is not a leaf.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_maximumApplicationLifetime<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+) -> jlong {
+    env.with_env(|env| -> NativeResult<jlong> {
+        let queue = read_string(env, &queue, "queue")?;
+        with_scheduler(handle, |s| s.maximum_application_lifetime(&queue))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native void updatePriority(long handle, int app, int priority)`
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updatePriority<'l>(

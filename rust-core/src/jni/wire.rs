@@ -198,8 +198,12 @@ wire_constants! {
         MAXIMUM_APPLICATIONS_PER_USER = 23;
         /// Applications counted against `max-parallel-apps` here (the queue and below).
         RUNNABLE_APPLICATIONS = 24;
+        /// `maximum-application-lifetime` in effect, seconds (0 or less: none).
+        MAXIMUM_APPLICATION_LIFETIME = 25;
+        /// `default-application-lifetime` in effect, seconds (0 or less: none).
+        DEFAULT_APPLICATION_LIFETIME = 26;
         /// Longs per queue.
-        STRIDE = 25;
+        STRIDE = 27;
     }
 }
 
@@ -377,6 +381,8 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::RESERVED_VCORES] = q.reserved.vcores;
         count[c::MAXIMUM_APPLICATIONS_PER_USER] = q.maximum_applications_per_user;
         count[c::RUNNABLE_APPLICATIONS] = q.runnable_applications as i64;
+        count[c::MAXIMUM_APPLICATION_LIFETIME] = q.lifetime.maximum;
+        count[c::DEFAULT_APPLICATION_LIFETIME] = q.lifetime.default;
     }
     (figures, counts)
 }

@@ -299,6 +299,31 @@ pub fn application_priority(state: &State, requested: Option<i64>, queue: &str, 
     wanted.min(cluster_max)
 }
 
+/// Apache's `checkAndGetApplicationLifetime`: for a leaf named by full path or unambiguous
+/// short name, the lifetime (seconds) an application submitted there gets — the one asked
+/// for, the queue's default when none was, never above its maximum; for anything else
+/// (a parent, an unknown or ambiguous name) the one asked for.
+pub fn application_lifetime(state: &State, queue: &str, requested: i64) -> i64 {
+    match state.queues.resolve(queue).ok().map(|q| state.queues.get(q)) {
+        Some(q) if q.is_leaf() => q.config.lifetime.for_request(requested),
+        _ => requested,
+    }
+}
+
+/// Apache's `getMaximumApplicationLifetime`: the leaf's maximum lifetime in seconds (0 or
+/// less: none); -1 for a name that is not a leaf.
+pub fn maximum_application_lifetime(state: &State, queue: &str) -> i64 {
+    match state.queues.resolve(queue).ok().map(|q| state.queues.get(q)) {
+        Some(q) if q.is_leaf() => q.config.lifetime.maximum,
+        _ => {
+            log::error!(
+                "Unknown, ambiguous or parent queue reference: {queue} (its maximum application lifetime is asked)"
+            );
+            -1
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +350,36 @@ mod tests {
 
     fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
         s.submit(&Submission::new(id, queue, user, Resource::new(1024, 1))).expect("admitted").0
+    }
+
+    #[test]
+    fn lifetimes_are_inherited_defaulted_and_capped_as_apache_does() {
+        let prop = |k: &str, v: &str| {
+            format!("<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>")
+        };
+        let s = scheduler(
+            &[
+                prop("root.maximum-application-lifetime", "900"),
+                prop("root.default-application-lifetime", "300"),
+                prop("root.a.maximum-application-lifetime", "100"),
+                prop("root.b.maximum-application-lifetime", "0"),
+            ]
+            .concat(),
+        );
+        // a: its own maximum; no default of its own, so the smaller of root's and its maximum.
+        assert_eq!(s.maximum_application_lifetime("a"), 100);
+        assert_eq!(s.application_lifetime("a", 0), 100);
+        assert_eq!(s.application_lifetime("root.a", 5000), 100);
+        assert_eq!(s.application_lifetime("a", 30), 30);
+        // b: 0 overrides root's maximum (none), and Apache's inherited default is the
+        // smaller of root's and that 0: none either.
+        assert_eq!(s.maximum_application_lifetime("b"), 0);
+        assert_eq!(s.application_lifetime("b", -1), 0);
+        assert_eq!(s.application_lifetime("b", 5000), 5000);
+        // Not a leaf, or no queue: what was asked, and no maximum.
+        assert_eq!(s.application_lifetime("root", 7), 7);
+        assert_eq!(s.application_lifetime("nowhere", 7), 7);
+        assert_eq!(s.maximum_application_lifetime("root"), -1);
     }
 
     #[test]

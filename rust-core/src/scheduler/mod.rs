@@ -120,6 +120,18 @@ impl Scheduler {
         admission::application_priority(&self.state, requested, queue, cluster_max)
     }
 
+    /// The lifetime (seconds) an application submitted to `queue` gets (see
+    /// [`admission::application_lifetime`]).
+    pub fn application_lifetime(&self, queue: &str, requested: i64) -> i64 {
+        admission::application_lifetime(&self.state, queue, requested)
+    }
+
+    /// The longest lifetime (seconds) `queue`'s applications may have (see
+    /// [`admission::maximum_application_lifetime`]).
+    pub fn maximum_application_lifetime(&self, queue: &str) -> i64 {
+        admission::maximum_application_lifetime(&self.state, queue)
+    }
+
     /// Whether `user` holds `acl` on `queue` (see [`admission::check_access`]).
     pub fn check_access(&self, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
         admission::check_access(&self.state, queue, acl, user, groups)

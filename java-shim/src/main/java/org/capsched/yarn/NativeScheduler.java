@@ -142,6 +142,16 @@ final class NativeScheduler implements AutoCloseable {
     return applicationPriority(handle(), queue, requested, priority, clusterMax);
   }
 
+  /** The lifetime (seconds) an application submitted to {@code queue} asking for {@code requested} gets. */
+  long applicationLifetime(String queue, long requested) {
+    return applicationLifetime(handle(), queue, requested);
+  }
+
+  /** The longest lifetime (seconds) of {@code queue}'s applications; -1 if it is not a leaf. */
+  long maximumApplicationLifetime(String queue) {
+    return maximumApplicationLifetime(handle(), queue);
+  }
+
   void updatePriority(int app, int priority) {
     updatePriority(handle(), app, priority);
   }
@@ -256,6 +266,10 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native int applicationPriority(long handle, String queue, boolean requested,
       int priority, int clusterMax);
+
+  private static native long applicationLifetime(long handle, String queue, long requested);
+
+  private static native long maximumApplicationLifetime(long handle, String queue);
 
   private static native void updatePriority(long handle, int app, int priority);
 

@@ -180,6 +180,16 @@ public final class QueueSnapshot {
     return v < 0 ? Integer.MAX_VALUE : (int) v;
   }
 
+  /** {@code maximum-application-lifetime} in effect, seconds (0 or less: none). */
+  public long getMaximumApplicationLifetime() {
+    return counts[count + Wire.QueueCounts.MAXIMUM_APPLICATION_LIFETIME];
+  }
+
+  /** {@code default-application-lifetime} in effect, seconds (0 or less: none). */
+  public long getDefaultApplicationLifetime() {
+    return counts[count + Wire.QueueCounts.DEFAULT_APPLICATION_LIFETIME];
+  }
+
   /** The largest container its applications may ask for ({@code maximum-allocation-*}). */
   public long getMaximumAllocationMb() {
     return counts[count + Wire.QueueCounts.MAXIMUM_ALLOCATION_MEMORY];

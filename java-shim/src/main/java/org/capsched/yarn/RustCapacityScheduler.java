@@ -604,6 +604,25 @@ public class RustCapacityScheduler
   }
 
   /**
+   * The lifetime (seconds) an application submitted to {@code queueName} gets, as the RM's
+   * lifetime monitor will enforce it: the one asked for, or the leaf's
+   * {@code default-application-lifetime}, capped at its {@code maximum-application-lifetime}.
+   */
+  @Override
+  public long checkAndGetApplicationLifetime(String queueName, long lifetime) {
+    return core.applicationLifetime(queueName == null ? "" : queueName, lifetime);
+  }
+
+  /**
+   * A leaf's {@code maximum-application-lifetime} in seconds, which caps
+   * {@code yarn application -updateLifetime}; -1 for a name that is not a leaf.
+   */
+  @Override
+  public long getMaximumApplicationLifetime(String queueName) {
+    return core.maximumApplicationLifetime(queueName == null ? "" : queueName);
+  }
+
+  /**
    * {@code yarn application -updatePriority}: the core re-orders the application in its
    * queue; the new priority is saved in the RM's state store, as Apache does, before the
    * RM reports success.

@@ -131,7 +131,9 @@ final class Wire {
     static final int RESERVED_VCORES = 22;
     static final int MAXIMUM_APPLICATIONS_PER_USER = 23;
     static final int RUNNABLE_APPLICATIONS = 24;
-    static final int STRIDE = 25;
+    static final int MAXIMUM_APPLICATION_LIFETIME = 25;
+    static final int DEFAULT_APPLICATION_LIFETIME = 26;
+    static final int STRIDE = 27;
 
     private QueueCounts() {
     }

@@ -142,8 +142,8 @@ public final class CapschedSchedulerInfos {
     Integer priority = conf.getDefaultApplicationPriorityConfPerQueue(path);
     info.defaultPriority = priority == null ? 0 : priority;
     info.isAutoCreatedLeafQueue = false;
-    info.maxApplicationLifetime = conf.getMaximumLifetimePerQueue(path);
-    info.defaultApplicationLifetime = conf.getDefaultLifetimePerQueue(path);
+    info.maxApplicationLifetime = q.getMaximumApplicationLifetime();
+    info.defaultApplicationLifetime = q.getDefaultApplicationLifetime();
     return info;
   }
 
