@@ -7,6 +7,7 @@ pub mod acl;
 pub mod capacity;
 pub mod error;
 pub mod mapping;
+pub mod priority_acl;
 pub mod queue;
 pub mod validate;
 pub mod xml;

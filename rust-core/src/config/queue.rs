@@ -133,6 +133,9 @@ pub struct QueueConfig {
     /// `<q>.maximum-application-lifetime` and `<q>.default-application-lifetime`, as in
     /// effect after Apache's inheritance.
     pub lifetime: Lifetimes,
+    /// `<leaf>.acl_application_max_priority`, highest `max_priority` first (none: anyone
+    /// may ask for any priority up to the cluster's maximum).
+    pub priority_acls: Vec<super::priority_acl::PriorityAcl>,
 }
 
 /// A queue's application lifetimes in seconds, as Apache works them out
@@ -405,7 +408,18 @@ fn read_queue(
         auto_create_child_queue: false,
         reservable: false,
         lifetime: Lifetimes { maximum: -1, default: -1, default_set: false },
+        priority_acls: if is_leaf { read_priority_acls(r, path) } else { Vec::new() },
     }
+}
+
+/// A leaf's `acl_application_max_priority` (Apache reads it for leaves only).
+fn read_priority_acls(r: &mut KeyReader<'_>, path: &str) -> Vec<super::priority_acl::PriorityAcl> {
+    let key = queue_key(path, "acl_application_max_priority");
+    let Some(value) = r.string(&key) else { return Vec::new() };
+    super::priority_acl::parse(&value).unwrap_or_else(|m| {
+        r.error(Some(path), &key, m);
+        Vec::new()
+    })
 }
 
 /// The application ordering policy names Apache knows, short and as class names.

@@ -10,7 +10,7 @@ use super::convert::{
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
 use crate::ids::{ContainerId, SchedulerKey};
-use crate::policy::admission::Submission;
+use crate::policy::admission::{Caller, Submission};
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
@@ -451,10 +451,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveApplication<'l
     .resolve::<ThrowJava>()
 }
 
-/// `static native int applicationPriority(long handle, String queue, boolean requested, int priority, int clusterMax)`
+/// `static native long applicationPriority(long handle, String queue, boolean requested, int priority, int clusterMax, String user, String[] groups)`
 ///
 /// The priority an application submitted or updated to `queue` runs at: `priority` if
-/// `requested`, else the queue's default; capped at `clusterMax`.
+/// `requested`, else the caller's or the queue's default; capped at `clusterMax`. A null
+/// `user` is no caller (no priority ACL applies). The answer is `(priority << 1) | allowed`:
+/// the priority, and whether the caller may have it.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationPriority<'l>(
     mut env: EnvUnowned<'l>,
@@ -464,11 +466,22 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationPriorit
     requested: jboolean,
     priority: jint,
     cluster_max: jint,
-) -> jint {
-    env.with_env(|env| -> NativeResult<jint> {
+    user: JString<'l>,
+    groups: JObjectArray<'l, JString<'l>>,
+) -> jlong {
+    env.with_env(|env| -> NativeResult<jlong> {
         let queue = read_string(env, &queue, "queue")?;
         let requested = requested.then_some(priority as i64);
-        with_scheduler(handle, |s| s.application_priority(requested, &queue, cluster_max as i64) as jint)
+        let user = if user.is_null() { None } else { Some(read_string(env, &user, "user")?) };
+        let groups = if groups.is_null() { Vec::new() } else { read_strings(env, &groups, "groups")? };
+        let caller = user.as_deref().map(|user| Caller { user, groups: &groups });
+        with_scheduler(handle, |s| {
+            let (p, allowed) = match s.application_priority(requested, &queue, cluster_max as i64, caller.as_ref()) {
+                Ok(p) => (p, 1),
+                Err(p) => (p, 0),
+            };
+            (p << 1) | allowed
+        })
     })
     .resolve::<ThrowJava>()
 }

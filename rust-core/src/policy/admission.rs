@@ -285,18 +285,45 @@ fn plan_default_child(state: &State, queue: QueueIndex) -> QueueIndex {
     }
 }
 
-/// Apache's `checkAndGetApplicationPriority`: the priority asked for, or when none was,
-/// the queue's `default-application-priority` (0 for a queue that does not exist yet);
-/// never above the cluster's `yarn.cluster.max-application-priority`.
-pub fn application_priority(state: &State, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
+/// Who asks for a priority: a user and its groups, as the RM's caller is known.
+pub struct Caller<'a> {
+    pub user: &'a str,
+    pub groups: &'a [String],
+}
+
+/// Apache's `checkAndGetApplicationPriority`: the priority asked for, or when none was, the
+/// caller's `default_priority` in the leaf's `acl_application_max_priority` (when ACLs are
+/// on), else the queue's `default-application-priority` (0 for a queue that does not exist
+/// yet); never above the cluster's `yarn.cluster.max-application-priority`. With ACLs on and
+/// priority ACLs on the leaf, a caller in no group allowed that priority is refused:
+/// `Err` carries the priority refused. Without a caller (an RM-internal call), no ACL applies.
+pub fn application_priority(
+    state: &State,
+    requested: Option<i64>,
+    queue: &str,
+    cluster_max: i64,
+    caller: Option<&Caller<'_>>,
+) -> Result<i64, i64> {
+    let index = state.queues.resolve(queue).ok();
+    let acls = match (index, caller) {
+        (Some(q), Some(_)) if state.config.cluster.acl_enabled => state.queues.get(q).config.priority_acls.as_slice(),
+        _ => &[],
+    };
+    let admits = |acl: &&crate::config::priority_acl::PriorityAcl| {
+        caller.is_some_and(|c| acl.acl.allows(c.user, c.groups))
+    };
     let wanted = requested.unwrap_or_else(|| {
-        state
-            .queues
-            .resolve(queue)
-            .map(|q| state.queues.get(plan_default_child(state, q)).config.default_application_priority)
-            .unwrap_or(0)
+        // Apache takes the last group (the lowest max_priority) the caller belongs to.
+        acls.iter().filter(admits).last().and_then(|acl| acl.default_priority).unwrap_or_else(|| {
+            index.map(|q| state.queues.get(plan_default_child(state, q)).config.default_application_priority).unwrap_or(0)
+        })
     });
-    wanted.min(cluster_max)
+    let priority = wanted.min(cluster_max);
+    if acls.is_empty() || acls.iter().filter(admits).any(|acl| priority <= acl.max_priority.min(cluster_max)) {
+        Ok(priority)
+    } else {
+        Err(priority)
+    }
 }
 
 /// Apache's `checkAndGetApplicationLifetime`: for a leaf named by full path or unambiguous
@@ -331,6 +358,10 @@ mod tests {
     use crate::scheduler::Scheduler;
 
     fn scheduler(extra: &str) -> Scheduler {
+        scheduler_with(extra, ClusterSettings::default())
+    }
+
+    fn scheduler_with(extra: &str, cluster: ClusterSettings) -> Scheduler {
         let xml = format!(
             "<configuration>
             <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,plan</value></property>
@@ -343,13 +374,38 @@ mod tests {
         );
         let mut p = Properties::new();
         p.load_xml(xml.as_bytes(), "test").unwrap();
-        let mut s = Scheduler::new(SchedulerConfig::from_properties(&p, ClusterSettings::default()).unwrap(), 0);
+        let mut s = Scheduler::new(SchedulerConfig::from_properties(&p, cluster).unwrap(), 0);
         s.add_node("h1:1", "h1", "/default-rack", Resource::new(100 * 1024, 100));
         s
     }
 
     fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
         s.submit(&Submission::new(id, queue, user, Resource::new(1024, 1))).expect("admitted").0
+    }
+
+    #[test]
+    fn priority_acls_give_defaults_and_refuse_as_apache_does() {
+        let acl = "[user=alice max_priority=3 default_priority=2] [user=bob group=ops max_priority=8 default_priority=5]";
+        let property = format!(
+            "<property><name>yarn.scheduler.capacity.root.a.acl_application_max_priority</name><value>{acl}</value></property>"
+        );
+        let off = scheduler(&property);
+        let s = scheduler_with(&property, ClusterSettings { acl_enabled: true, ..ClusterSettings::default() });
+        let none: Vec<String> = Vec::new();
+        let ops = vec!["ops".to_string()];
+        let alice = Caller { user: "alice", groups: &none };
+        let erin = Caller { user: "erin", groups: &ops };
+        let dave = Caller { user: "dave", groups: &none };
+        // ACLs off: nothing applies.
+        assert_eq!(off.application_priority(Some(9), "a", 10, Some(&alice)), Ok(9));
+        assert_eq!(s.application_priority(None, "a", 10, Some(&alice)), Ok(2));
+        assert_eq!(s.application_priority(Some(3), "a", 10, Some(&alice)), Ok(3));
+        assert_eq!(s.application_priority(Some(4), "a", 10, Some(&alice)), Err(4));
+        assert_eq!(s.application_priority(None, "root.a", 10, Some(&erin)), Ok(5));
+        assert_eq!(s.application_priority(Some(8), "a", 6, Some(&erin)), Ok(6), "capped by the cluster first");
+        assert_eq!(s.application_priority(None, "a", 10, Some(&dave)), Err(0), "in no group");
+        assert_eq!(s.application_priority(Some(9), "b", 10, Some(&dave)), Ok(9), "b has no priority ACLs");
+        assert_eq!(s.application_priority(Some(9), "a", 10, None), Ok(9), "no caller: no ACL");
     }
 
     #[test]
@@ -427,10 +483,10 @@ mod tests {
     fn priority_defaults_to_the_queue_and_is_capped_by_the_cluster() {
         let s = scheduler("");
         let st = s.state();
-        assert_eq!(application_priority(st, None, "b", 10), 3);
-        assert_eq!(application_priority(st, None, "root.a", 10), 0);
-        assert_eq!(application_priority(st, None, "unknown", 10), 0);
-        assert_eq!(application_priority(st, Some(7), "a", 5), 5);
-        assert_eq!(application_priority(st, None, "b", 2), 2);
+        assert_eq!(application_priority(st, None, "b", 10, None), Ok(3));
+        assert_eq!(application_priority(st, None, "root.a", 10, None), Ok(0));
+        assert_eq!(application_priority(st, None, "unknown", 10, None), Ok(0));
+        assert_eq!(application_priority(st, Some(7), "a", 5, None), Ok(5));
+        assert_eq!(application_priority(st, None, "b", 2, None), Ok(2));
     }
 }

@@ -105,11 +105,11 @@ impl Runner {
                     queue: queue.clone(),
                     user: user.clone(),
                     groups: Vec::new(),
-                    priority: self.scheduler.application_priority(
-                        Some(*priority),
-                        queue,
-                        self.max_application_priority,
-                    ),
+                    // Scenarios do not exercise priority ACLs: no caller is named.
+                    priority: self
+                        .scheduler
+                        .application_priority(Some(*priority), queue, self.max_application_priority, None)
+                        .unwrap_or_else(|p| p),
                     recovering: false,
                     // An unmanaged AM asks the RM for no container; Apache still counts
                     // the minimum allocation against the AM limits for it.
@@ -250,7 +250,10 @@ impl Runner {
                 let key = self.app_key(app, line)?;
                 let queue =
                     self.scheduler.state().queues.get(self.scheduler.state().apps[&key].queue).path().to_string();
-                let p = self.scheduler.application_priority(Some(*priority), &queue, self.max_application_priority);
+                let p = self
+                    .scheduler
+                    .application_priority(Some(*priority), &queue, self.max_application_priority, None)
+                    .unwrap_or_else(|p| p);
                 self.scheduler.update_priority(key, p);
                 Ok(format!("app {app} now runs at priority {p}"))
             }

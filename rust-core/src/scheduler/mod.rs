@@ -114,10 +114,16 @@ impl Scheduler {
         limits::headroom(&self.state, app)
     }
 
-    /// The priority an application submitted (or updated) to `queue` runs at (see
-    /// [`admission::application_priority`]).
-    pub fn application_priority(&self, requested: Option<i64>, queue: &str, cluster_max: i64) -> i64 {
-        admission::application_priority(&self.state, requested, queue, cluster_max)
+    /// The priority an application submitted (or updated) to `queue` runs at, or the one
+    /// `caller` may not have there (see [`admission::application_priority`]).
+    pub fn application_priority(
+        &self,
+        requested: Option<i64>,
+        queue: &str,
+        cluster_max: i64,
+        caller: Option<&admission::Caller<'_>>,
+    ) -> Result<i64, i64> {
+        admission::application_priority(&self.state, requested, queue, cluster_max, caller)
     }
 
     /// The lifetime (seconds) an application submitted to `queue` gets (see

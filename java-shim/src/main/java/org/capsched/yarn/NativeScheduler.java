@@ -137,9 +137,13 @@ final class NativeScheduler implements AutoCloseable {
     return moveApplication(handle(), app, target, commit);
   }
 
-  /** The priority an application submitted or updated to {@code queue} runs at. */
-  int applicationPriority(String queue, boolean requested, int priority, int clusterMax) {
-    return applicationPriority(handle(), queue, requested, priority, clusterMax);
+  /**
+   * The priority an application submitted or updated to {@code queue} by {@code user}
+   * (null: no caller, no priority ACL) runs at, as {@code (priority << 1) | allowed}.
+   */
+  long applicationPriority(String queue, boolean requested, int priority, int clusterMax,
+      String user, String[] groups) {
+    return applicationPriority(handle(), queue, requested, priority, clusterMax, user, groups);
   }
 
   /** The lifetime (seconds) an application submitted to {@code queue} asking for {@code requested} gets. */
@@ -264,8 +268,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native String moveApplication(long handle, int app, String target,
       boolean commit) throws NoSuchLeafQueueException, ApplicationRejectedException;
 
-  private static native int applicationPriority(long handle, String queue, boolean requested,
-      int priority, int clusterMax);
+  private static native long applicationPriority(long handle, String queue, boolean requested,
+      int priority, int clusterMax, String user, String[] groups);
 
   private static native long applicationLifetime(long handle, String queue, long requested);
 

@@ -592,15 +592,24 @@ public class RustCapacityScheduler
 
   /**
    * The priority an application submitted (or updated) to {@code queuePath} runs at: the
-   * requested one or the queue's default, capped at the cluster's maximum.
+   * requested one, or the user's default in the leaf's {@code acl_application_max_priority},
+   * or the queue's default; capped at the cluster's maximum. With ACLs on, a user the leaf's
+   * priority ACLs do not allow that priority is refused, in Apache's words.
    */
   @Override
   public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
-      String queuePath, ApplicationId applicationId) {
-    int p = core.applicationPriority(queuePath == null ? "" : queuePath, requested != null,
+      String queuePath, ApplicationId applicationId) throws YarnException {
+    long answer = core.applicationPriority(queuePath == null ? "" : queuePath, requested != null,
         requested == null ? 0 : requested.getPriority(),
-        getMaxClusterLevelAppPriority().getPriority());
-    return Priority.newInstance(p);
+        getMaxClusterLevelAppPriority().getPriority(),
+        user == null ? null : user.getShortUserName(),
+        user == null ? null : user.getGroupNames());
+    Priority priority = Priority.newInstance((int) (answer >> 1));
+    if ((answer & 1) == 0) {
+      throw new YarnException(new AccessControlException("User " + user
+          + " does not have permission to submit/update " + applicationId + " for " + priority));
+    }
+    return priority;
   }
 
   /**
