@@ -35,7 +35,7 @@ pub fn parse(value: &str) -> Result<Vec<PriorityAcl>, String> {
         }
         out.push(parse_group(group.trim())?);
     }
-    out.sort_by(|a, b| b.max_priority.cmp(&a.max_priority));
+    out.sort_by_key(|acl| std::cmp::Reverse(acl.max_priority));
     Ok(out)
 }
 
@@ -46,7 +46,8 @@ fn parse_group(group: &str) -> Result<PriorityAcl, String> {
     for pair in group.split(' ').filter(|p| !p.is_empty()) {
         let mut parts = pair.split('=');
         let (Some(key), Some(value)) = (parts.next(), parts.next()) else { continue };
-        let int = |v: &str| v.parse::<i32>().map(i64::from).map_err(|_| format!("'{v}' in [{group}] is not a whole number"));
+        let int =
+            |v: &str| v.parse::<i32>().map(i64::from).map_err(|_| format!("'{v}' in [{group}] is not a whole number"));
         match key.trim().to_ascii_uppercase().as_str() {
             "MAX_PRIORITY" => max_priority = Some(int(value)?),
             "DEFAULT_PRIORITY" => default_priority = Some(int(value)?.max(0)),
@@ -78,8 +79,10 @@ mod tests {
 
     #[test]
     fn groups_are_read_and_sorted_from_the_highest_priority() {
-        let acls = parse("[user=alice,bob group=eng max_priority=2 default_priority=1] [user=* max_priority=7 default_priority=-3]")
-            .expect("valid");
+        let acls = parse(
+            "[user=alice,bob group=eng max_priority=2 default_priority=1] [user=* max_priority=7 default_priority=-3]",
+        )
+        .expect("valid");
         assert_eq!(acls.len(), 2);
         assert_eq!(acls[0].max_priority, 7);
         assert_eq!(acls[0].default_priority, Some(0), "a negative default reads as 0");

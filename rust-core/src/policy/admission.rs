@@ -309,13 +309,14 @@ pub fn application_priority(
         (Some(q), Some(_)) if state.config.cluster.acl_enabled => state.queues.get(q).config.priority_acls.as_slice(),
         _ => &[],
     };
-    let admits = |acl: &&crate::config::priority_acl::PriorityAcl| {
-        caller.is_some_and(|c| acl.acl.allows(c.user, c.groups))
-    };
+    let admits =
+        |acl: &&crate::config::priority_acl::PriorityAcl| caller.is_some_and(|c| acl.acl.allows(c.user, c.groups));
     let wanted = requested.unwrap_or_else(|| {
         // Apache takes the last group (the lowest max_priority) the caller belongs to.
-        acls.iter().filter(admits).last().and_then(|acl| acl.default_priority).unwrap_or_else(|| {
-            index.map(|q| state.queues.get(plan_default_child(state, q)).config.default_application_priority).unwrap_or(0)
+        acls.iter().rfind(admits).and_then(|acl| acl.default_priority).unwrap_or_else(|| {
+            index
+                .map(|q| state.queues.get(plan_default_child(state, q)).config.default_application_priority)
+                .unwrap_or(0)
         })
     });
     let priority = wanted.min(cluster_max);
@@ -385,7 +386,8 @@ mod tests {
 
     #[test]
     fn priority_acls_give_defaults_and_refuse_as_apache_does() {
-        let acl = "[user=alice max_priority=3 default_priority=2] [user=bob group=ops max_priority=8 default_priority=5]";
+        let acl =
+            "[user=alice max_priority=3 default_priority=2] [user=bob group=ops max_priority=8 default_priority=5]";
         let property = format!(
             "<property><name>yarn.scheduler.capacity.root.a.acl_application_max_priority</name><value>{acl}</value></property>"
         );
