@@ -46,7 +46,8 @@ public class RandomScenarioConformanceTest {
       int before = report.size();
       try {
         divergence = ScenarioConformanceTest.compare("seed " + seed,
-            ScenarioFile.parse(text, Paths.get(".")), report);
+            ScenarioFile.parse(text, Paths.get(".")), report,
+            RandomSeedsConformanceTest.REST_VIEW_EVERY);
       } catch (AssertionError | Exception e) {
         // The consistency check failing, or a step failing outright, is a divergence too.
         divergence = "seed " + seed + ": " + e;

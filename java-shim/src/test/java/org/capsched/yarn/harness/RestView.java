@@ -26,6 +26,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.jersey.api.json.JSONJAXBContext;
+import com.sun.jersey.api.json.JSONMarshaller;
 
 /**
  * The REST scheduler view ({@code GET /ws/v1/cluster/scheduler}) of either scheduler, as
@@ -45,8 +46,10 @@ public final class RestView {
   private static final java.util.Set<String> SHARES = new java.util.HashSet<>(
       java.util.Arrays.asList("capacity", "usedCapacity", "maxCapacity", "absoluteCapacity",
           "absoluteUsedCapacity", "absoluteMaxCapacity"));
-  private static JSONJAXBContext context;
+  private static JSONMarshaller marshaller;
   private static List<Pattern> exceptions;
+  /** Whether each field (its path inside a queue's entry) is excepted; fields repeat. */
+  private static final Map<String, Boolean> EXCEPTED = new java.util.HashMap<>();
 
   private RestView() {
   }
@@ -61,16 +64,18 @@ public final class RestView {
       info = new SchedulerTypeInfo(new CapacitySchedulerInfo(cs.getRootQueue(), cs));
     }
     StringWriter out = new StringWriter();
-    context().createJSONMarshaller().marshallToJSON(info, out);
+    synchronized (RestView.class) {
+      marshaller().marshallToJSON(info, out);
+    }
     return out.toString();
   }
 
-  private static synchronized JSONJAXBContext context() throws Exception {
-    if (context == null) {
-      context = (JSONJAXBContext) new JAXBContextResolver(new Configuration(false))
-          .getContext(SchedulerTypeInfo.class);
+  private static synchronized JSONMarshaller marshaller() throws Exception {
+    if (marshaller == null) {
+      marshaller = ((JSONJAXBContext) new JAXBContextResolver(new Configuration(false))
+          .getContext(SchedulerTypeInfo.class)).createJSONMarshaller();
     }
-    return context;
+    return marshaller;
   }
 
   /**
@@ -81,7 +86,6 @@ public final class RestView {
     JsonNode root = JSON.readTree(json(scheduler)).path("scheduler").path("schedulerInfo");
     Map<String, String> out = new TreeMap<>();
     flatten(root, "root", "", out);
-    out.keySet().removeIf(RestView::excepted);
     if (scheduler.getClusterResource().getMemorySize() == 0) {
       // Shares of an empty cluster: Apache's absolute-resource queues report 0, NaN or a
       // ratio of configured vectors by calculator (README: differences); ours 0.
@@ -111,7 +115,7 @@ public final class RestView {
         }
         flatten(element, queue, field + "[" + elementName(element, i++) + "]", out);
       }
-    } else {
+    } else if (!excepted(field)) {
       out.put("rest " + queue + " | " + field, value(node));
     }
   }
@@ -147,14 +151,19 @@ public final class RestView {
     return node.asText();
   }
 
-  private static boolean excepted(String fact) {
-    String field = fact.substring(fact.indexOf(" | ") + 3);
-    for (Pattern p : exceptions()) {
-      if (p.matcher(field).matches()) {
-        return true;
+  private static synchronized boolean excepted(String field) {
+    Boolean known = EXCEPTED.get(field);
+    if (known == null) {
+      known = false;
+      for (Pattern p : exceptions()) {
+        if (p.matcher(field).matches()) {
+          known = true;
+          break;
+        }
       }
+      EXCEPTED.put(field, known);
     }
-    return false;
+    return known;
   }
 
   /**

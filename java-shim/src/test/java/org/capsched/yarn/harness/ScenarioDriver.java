@@ -521,6 +521,11 @@ public final class ScenarioDriver implements AutoCloseable {
    * QueueMetrics (allocated and reserved), user figures from each queue's user metrics.
    */
   public Map<String, String> snapshot() {
+    return snapshot(true);
+  }
+
+  /** The same, with the REST scheduler view's fields when {@code withRestView}. */
+  public Map<String, String> snapshot(boolean withRestView) {
     Map<String, String> facts = new TreeMap<>();
     Set<String> users = new TreeSet<>();
     for (RMApp app : apps.values()) {
@@ -554,10 +559,12 @@ public final class ScenarioDriver implements AutoCloseable {
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
     }
-    try {
-      facts.putAll(RestView.facts(scheduler));
-    } catch (Exception e) {
-      throw new IllegalStateException("the REST scheduler view could not be built", e);
+    if (withRestView) {
+      try {
+        facts.putAll(RestView.facts(scheduler));
+      } catch (Exception e) {
+        throw new IllegalStateException("the REST scheduler view could not be built", e);
+      }
     }
     for (Map.Entry<String, RMApp> e : apps.entrySet()) {
       RMApp app = e.getValue();
