@@ -15,13 +15,9 @@ import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRConfig;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
 import org.apache.hadoop.yarn.api.records.Priority;
-import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.YarnApplicationState;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.client.cli.ApplicationCLI;
 import org.apache.hadoop.yarn.client.cli.QueueCLI;
 import org.apache.hadoop.yarn.client.cli.YarnCLI;
@@ -118,17 +114,7 @@ public class ClientCommandsIT {
   /** Submits an application whose AM container only sleeps. */
   private static ApplicationId submit(YarnClient yarn, String queue, int priority)
       throws Exception {
-    YarnClientApplication created = yarn.createApplication();
-    ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
-    context.setApplicationName("sleeper");
-    context.setApplicationType("sleeper");
-    context.setQueue(queue);
-    context.setPriority(Priority.newInstance(priority));
-    context.setResource(Resource.newInstance(256, 1));
-    context.setAMContainerSpec(ContainerLaunchContext.newInstance(
-        Collections.emptyMap(), Collections.emptyMap(),
-        Collections.singletonList("sleep 300"), null, null, null));
-    return yarn.submitApplication(context);
+    return Sleeper.submit(yarn, queue, priority, 300);
   }
 
   private static void waitForState(YarnClient yarn, ApplicationId app,

@@ -6,13 +6,8 @@ import static org.junit.Assert.assertFalse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collections;
 
-import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.Test;
 
@@ -38,14 +33,7 @@ public class RmLoggingIT {
       assertEquals(set.body, 200, set.code);
       yarn.init(new YarnConfiguration(cluster.clientConf));
       yarn.start();
-      YarnClientApplication created = yarn.createApplication();
-      ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
-      context.setApplicationName("sleeper");
-      context.setQueue("development");
-      context.setResource(Resource.newInstance(256, 1));
-      context.setAMContainerSpec(ContainerLaunchContext.newInstance(Collections.emptyMap(),
-          Collections.emptyMap(), Collections.singletonList("sleep 60"), null, null, null));
-      yarn.submitApplication(context);
+      Sleeper.submit(yarn, "development", 0, 60);
       // The AM container's allocation, a DEBUG record of the heartbeat.
       waitForLine(cluster.rmLog4jFile(), " DEBUG org.capsched.core.scheduler.heartbeat: allocated ");
 

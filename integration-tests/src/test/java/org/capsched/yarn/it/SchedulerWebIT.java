@@ -6,14 +6,9 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Paths;
-import java.util.Collections;
 
 import org.apache.hadoop.yarn.api.records.ApplicationId;
-import org.apache.hadoop.yarn.api.records.ApplicationSubmissionContext;
-import org.apache.hadoop.yarn.api.records.ContainerLaunchContext;
-import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.client.api.YarnClient;
-import org.apache.hadoop.yarn.client.api.YarnClientApplication;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.Test;
 
@@ -34,7 +29,7 @@ public class SchedulerWebIT {
         YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(new YarnConfiguration(cluster.clientConf));
       yarn.start();
-      ApplicationId app = submit(yarn, "development");
+      ApplicationId app = Sleeper.submit(yarn, "development", 0, 300);
       waitUntilRunning(yarn, app);
       String base = cluster.webUrl();
 
@@ -108,18 +103,6 @@ public class SchedulerWebIT {
       }
     }
     throw new AssertionError("no queue " + name + " under " + parent.path("queueName"));
-  }
-
-  private static ApplicationId submit(YarnClient yarn, String queue) throws Exception {
-    YarnClientApplication created = yarn.createApplication();
-    ApplicationSubmissionContext context = created.getApplicationSubmissionContext();
-    context.setApplicationName("sleeper");
-    context.setQueue(queue);
-    context.setResource(Resource.newInstance(256, 1));
-    context.setAMContainerSpec(ContainerLaunchContext.newInstance(
-        Collections.emptyMap(), Collections.emptyMap(),
-        Collections.singletonList("sleep 300"), null, null, null));
-    return yarn.submitApplication(context);
   }
 
   /** Waits until the application's AM container runs (a sleeping AM never registers). */
