@@ -1,5 +1,8 @@
 package org.capsched.yarn;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
 
@@ -26,6 +29,24 @@ public final class QueueSnapshot {
   /** Full path, such as root.engineering.qa. */
   public String getPath() {
     return path;
+  }
+
+  /**
+   * Each queue's children, by index, in report order, for a whole report (one pass over
+   * the parent indices).
+   */
+  public static List<List<Integer>> children(List<QueueSnapshot> report) {
+    List<List<Integer>> out = new ArrayList<>(report.size());
+    for (int i = 0; i < report.size(); i++) {
+      out.add(new ArrayList<>());
+    }
+    for (int i = 0; i < report.size(); i++) {
+      int parent = report.get(i).getParentIndex();
+      if (parent >= 0) {
+        out.get(parent).add(i);
+      }
+    }
+    return out;
   }
 
   /** Last component of the path. */

@@ -74,23 +74,8 @@ final class QueueViews {
   QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
     QueueDirectory dir = queues.get();
     List<QueueSnapshot> snapshots = snapshots(core.queueReport(), dir);
-    List<List<Integer>> children = includeChildQueues ? children(snapshots) : null;
+    List<List<Integer>> children = includeChildQueues ? QueueSnapshot.children(snapshots) : null;
     return build(snapshots, children, dir.indexOf(path), includeChildQueues, recursive);
-  }
-
-  /** Each queue's children, by index, in report order: one pass over the parent indices. */
-  private static List<List<Integer>> children(List<QueueSnapshot> snapshots) {
-    List<List<Integer>> out = new ArrayList<>(snapshots.size());
-    for (int i = 0; i < snapshots.size(); i++) {
-      out.add(new ArrayList<>());
-    }
-    for (int i = 0; i < snapshots.size(); i++) {
-      int parent = snapshots.get(i).getParentIndex();
-      if (parent >= 0) {
-        out.get(parent).add(i);
-      }
-    }
-    return out;
   }
 
   private static QueueInfo build(List<QueueSnapshot> snapshots, List<List<Integer>> children,

@@ -129,14 +129,8 @@ public class ClientCommandsIT {
   }
 
   private static void waitUntil(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(100);
-    }
+      throws Exception {
+    Wait.until(60_000, condition::getAsBoolean, () -> what);
   }
 
   /** A command's exit code and what it printed. */

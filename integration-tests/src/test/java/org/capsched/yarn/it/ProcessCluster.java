@@ -163,9 +163,8 @@ final class ProcessCluster implements AutoCloseable {
 
   /** Waits up to two minutes for the RM to report {@code nodes} active NodeManagers. */
   private void awaitNodes(int nodes) throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    String last = "";
-    while (System.currentTimeMillis() < deadline) {
+    String[] last = {""};
+    Wait.until(120_000, () -> {
       for (Process p : processes) {
         if (!p.isAlive()) {
           throw new AssertionError("a daemon exited (" + p.exitValue() + "); logs in " + dir);
@@ -173,17 +172,13 @@ final class ProcessCluster implements AutoCloseable {
       }
       try {
         Http.Response metrics = Http.get(webUrl() + "/ws/v1/cluster/metrics", "application/json");
-        last = metrics.body;
-        if (metrics.code == 200 && last.contains("\"activeNodes\":" + nodes + ",")) {
-          return;
-        }
+        last[0] = metrics.body;
+        return metrics.code == 200 && last[0].contains("\"activeNodes\":" + nodes + ",");
       } catch (IOException notYet) {
-        last = notYet.toString();
+        last[0] = notYet.toString();
+        return false;
       }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("the NodeManagers did not register within 120 s (" + last
-        + "); logs in " + dir);
+    }, () -> nodes + " NodeManagers registered (" + last[0] + "); logs in " + dir);
   }
 
   @Override

@@ -45,18 +45,14 @@ public class RmLoggingIT {
 
   /** Waits up to a minute for {@code file} to contain {@code text}; returns the file. */
   private static String waitForLine(Path file, String text) throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    String content = "";
-    while (System.currentTimeMillis() < deadline) {
+    String[] content = {""};
+    Wait.until(60_000, () -> {
       if (Files.exists(file)) {
-        content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
-        if (content.contains(text)) {
-          return content;
-        }
+        content[0] = new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
       }
-      Thread.sleep(250);
-    }
-    throw new AssertionError("no line with '" + text + "' in " + file + ":\n" + tail(content));
+      return content[0].contains(text);
+    }, () -> "a line with '" + text + "' is in " + file + ":\n" + tail(content[0]));
+    return content[0];
   }
 
   private static String tail(String content) {

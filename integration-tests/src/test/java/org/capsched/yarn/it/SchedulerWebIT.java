@@ -107,15 +107,14 @@ public class SchedulerWebIT {
 
   /** Waits until the application's AM container runs (a sleeping AM never registers). */
   private static void waitUntilRunning(YarnClient yarn, ApplicationId app) throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (yarn.getApplicationReport(app).getApplicationResourceUsageReport()
-        .getNumUsedContainers() < 1) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new AssertionError(app + " did not start: "
-            + yarn.getApplicationReport(app).getDiagnostics());
-      }
-      Thread.sleep(100);
-    }
+    Wait.until(60_000, () -> yarn.getApplicationReport(app).getApplicationResourceUsageReport()
+        .getNumUsedContainers() >= 1, () -> {
+          try {
+            return app + " starts: " + yarn.getApplicationReport(app).getDiagnostics();
+          } catch (Exception e) {
+            return app + " starts: " + e;
+          }
+        });
   }
 
   private static Http.Response get(String url, String accept) throws Exception {

@@ -34,22 +34,15 @@ public final class SchedulerState {
     this.cluster = scheduler.getClusterResource();
     this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
     int n = queues.size();
-    children = new ArrayList<>(n);
+    children = QueueSnapshot.children(queues);
     usersByQueue = new ArrayList<>(n);
     metrics = new ArrayList<>(n);
     pending = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      children.add(new ArrayList<>());
       usersByQueue.add(new ArrayList<>());
       Queue queue = scheduler.getQueue(queues.get(i).getPath());
       metrics.add(queue == null ? null : queue.getMetrics());
       pending.add(scheduler.getQueuePendingResource(queues.get(i).getPath()));
-    }
-    for (int i = 0; i < n; i++) {
-      int parent = queues.get(i).getParentIndex();
-      if (parent >= 0) {
-        children.get(parent).add(i);
-      }
     }
     for (int u = 0; u < users.size(); u++) {
       int q = users.queueIndex(u);

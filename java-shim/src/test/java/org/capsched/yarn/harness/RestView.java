@@ -22,9 +22,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.SchedulerTypeInf
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.web.SchedulerState;
 
-import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.sun.jersey.api.json.JSONJAXBContext;
 import com.sun.jersey.api.json.JSONMarshaller;
 
@@ -40,8 +41,8 @@ public final class RestView {
   private static final String[] ELEMENT_KEYS = {"queueName", "username", "partitionName",
       "accessType", "resourceName", "name", "operation"};
   /** Apache's document can carry NaN (absolute-resource shares of an empty cluster). */
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(JsonParser.Feature.ALLOW_NON_NUMERIC_NUMBERS);
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
   /** The share fields, not compared on an empty cluster (see QueueProbe). */
   private static final java.util.Set<String> SHARES = new java.util.HashSet<>(
       java.util.Arrays.asList("capacity", "usedCapacity", "maxCapacity", "absoluteCapacity",
