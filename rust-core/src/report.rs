@@ -93,9 +93,14 @@ pub struct UserRow {
     pub pending_applications: usize,
     /// The user's weight in the leaf.
     pub weight: f64,
-    /// Whether the user shares the leaf now (Apache's active users: see
-    /// [`crate::model::users::UserState::is_active`]).
-    pub active: bool,
+    /// The user's applications that make it one of Apache's active users, who share the
+    /// leaf now (see [`crate::model::users::UserState::is_active`]); the user is active
+    /// when there is one or more.
+    pub apps_counted_active: usize,
+    /// What any of the user's applications could still get (its headroom).
+    pub headroom: Resource,
+    /// What the user's ApplicationMasters may hold, its weight applied.
+    pub am_limit: Resource,
 }
 
 /// Every user with applications or usage in a leaf, leaves in tree order and users by name.
@@ -107,6 +112,7 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
         }
         let mut names: Vec<&String> = q.users.keys().collect();
         names.sort();
+        let queue_am_limit = limits::queue_am_limit(state, index);
         for name in names {
             let u = &q.users[name];
             out.push(UserRow {
@@ -118,7 +124,9 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
                 active_applications: u.active_apps,
                 pending_applications: u.pending_apps,
                 weight: q.config.user_weights.get(name.as_str()).copied().unwrap_or(1.0),
-                active: u.is_active(),
+                apps_counted_active: u.apps_counted_active,
+                headroom: limits::user_headroom(state, index, name),
+                am_limit: limits::user_am_limit(state, index, name, queue_am_limit),
             });
         }
     }

@@ -361,6 +361,17 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native long changes(long handle)`: how many calls may have changed the
+/// scheduler so far (see [`Handle::changes`](super::ops::Handle::changes)); no lock taken.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_changes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> { Ok(handle_ref(handle)?.changes() as jlong) }).resolve::<ThrowJava>()
+}
+
 /// `static native UserReport userReport(long handle)`: every leaf's users, leaves in tree
 /// order ([`wire::user_counts`](super::wire::user_counts)).
 #[unsafe(no_mangle)]

@@ -15,12 +15,16 @@ use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use parking_lot::Mutex;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// What the Java object's `long handle` points to: one scheduler behind one lock, and the
-/// yarn-site.xml settings every configuration it loads is read with.
+/// What the Java object's `long handle` points to: one scheduler behind one lock, the
+/// yarn-site.xml settings every configuration it loads is read with, and a count of the
+/// calls that may have changed the scheduler (so that figures derived from its reports,
+/// such as the RM's queue gauges, are worked out again only when they may differ).
 pub struct Handle {
     scheduler: Mutex<Scheduler>,
     cluster: ClusterSettings,
+    changes: AtomicU64,
 }
 
 impl Handle {
@@ -42,12 +46,28 @@ impl Handle {
         for w in &config.warnings {
             log::warn!("{w}");
         }
-        Ok(Handle { scheduler: Mutex::new(Scheduler::new(config, epoch as u64)), cluster })
+        Ok(Handle { scheduler: Mutex::new(Scheduler::new(config, epoch as u64)), cluster, changes: AtomicU64::new(0) })
     }
 
-    /// Runs `f` on the scheduler, under its lock.
+    /// Runs `f` on the scheduler, under its lock, and counts the call as a change.
     pub fn with<R>(&self, f: impl FnOnce(&mut Scheduler) -> R) -> R {
-        f(&mut self.scheduler.lock())
+        let mut scheduler = self.scheduler.lock();
+        let result = f(&mut scheduler);
+        // Counted before the lock is released: whoever reads the count and then a report
+        // sees a report at least as new as the count.
+        self.changes.fetch_add(1, Ordering::Release);
+        result
+    }
+
+    /// Runs `f` on the scheduler, under its lock, without changing it.
+    pub fn read<R>(&self, f: impl FnOnce(&Scheduler) -> R) -> R {
+        f(&self.scheduler.lock())
+    }
+
+    /// How many calls may have changed the scheduler so far. Equal counts at two moments
+    /// mean equal reports.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
     }
 
     /// `refreshQueues`: the new configuration is read and validated completely outside the
@@ -225,19 +245,19 @@ pub fn check_access(
 
 /// Every queue's full path, in tree order (the order of `queueReport`'s records).
 pub fn queue_paths(h: &Handle) -> Vec<String> {
-    h.with(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
+    h.read(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
 /// Every queue's row, encoded as `queueReport`'s figures and counts (see
 /// [`wire::encode_queue_rows`]).
 pub fn queue_report(h: &Handle) -> (Vec<f64>, Vec<i64>) {
-    wire::encode_queue_rows(&h.with(|s| queue_rows(s.state())))
+    wire::encode_queue_rows(&h.read(|s| queue_rows(s.state())))
 }
 
 /// Every leaf's users, encoded as `userReport`'s names, counts and weights (see
 /// [`wire::encode_user_rows`]).
 pub fn user_report(h: &Handle) -> (Vec<String>, Vec<i64>, Vec<f64>) {
-    wire::encode_user_rows(&h.with(|s| user_rows(s.state())))
+    wire::encode_user_rows(&h.read(|s| user_rows(s.state())))
 }
 
 #[cfg(test)]
@@ -304,6 +324,32 @@ mod tests {
         assert_eq!((asks[0].count, asks[0].relax_locality, asks[0].capability), (3, false, Resource::new(2048, 2)));
         let err = decode_asks(&[2, 3], &[7, 2048, 2], vec![ANY.into()]).unwrap_err().to_string();
         assert!(err.contains("1 names, 2 ints, 3 longs"), "{err}");
+    }
+
+    #[test]
+    fn calls_that_may_change_the_core_are_counted_and_reports_are_not() {
+        let h = handle(AB);
+        let start = h.changes();
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        assert_eq!(h.changes(), start + 1);
+        let _ = (queue_report(&h), user_report(&h), queue_paths(&h));
+        assert_eq!(h.changes(), start + 1, "reading the reports changes nothing");
+        submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
+        assert_eq!(h.changes(), start + 2);
+    }
+
+    #[test]
+    fn the_user_report_carries_each_users_headroom_and_am_limit() {
+        let h = handle(AB);
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
+        let (names, counts, _) = user_report(&h);
+        assert_eq!(names, ["u"]);
+        let u = &counts[..wire::user_counts::STRIDE];
+        // a holds 70% of 8 GiB; its one user may take all of it (the user limit rounds up to
+        // 1 GiB steps), and its ApplicationMasters 10% of it, rounded up likewise.
+        assert_eq!(u[wire::user_counts::HEADROOM_MEMORY], 6 * 1024);
+        assert_eq!(u[wire::user_counts::AM_LIMIT_MEMORY], 1024);
     }
 
     #[test]

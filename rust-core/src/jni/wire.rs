@@ -241,10 +241,19 @@ wire_constants! {
         ACTIVE_APPLICATIONS = 7;
         /// Applications waiting for activation.
         PENDING_APPLICATIONS = 8;
-        /// 1 when the user shares the leaf now (it is one of Apache's active users), else 0.
-        ACTIVE = 9;
+        /// Its applications that make it one of Apache's active users (who share the leaf
+        /// now; Apache's queue metrics count them as active applications).
+        APPS_COUNTED_ACTIVE = 9;
+        /// Its headroom's memory, MiB.
+        HEADROOM_MEMORY = 10;
+        /// Its headroom's virtual cores.
+        HEADROOM_VCORES = 11;
+        /// Its ApplicationMasters' limit's memory, MiB, its weight applied.
+        AM_LIMIT_MEMORY = 12;
+        /// Its ApplicationMasters' limit's virtual cores.
+        AM_LIMIT_VCORES = 13;
         /// Longs per user.
-        STRIDE = 10;
+        STRIDE = 14;
     }
 }
 
@@ -402,7 +411,11 @@ pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
         c[u::LIMIT_VCORES] = row.limit.vcores;
         c[u::ACTIVE_APPLICATIONS] = row.active_applications as i64;
         c[u::PENDING_APPLICATIONS] = row.pending_applications as i64;
-        c[u::ACTIVE] = i64::from(row.active);
+        c[u::APPS_COUNTED_ACTIVE] = row.apps_counted_active as i64;
+        c[u::HEADROOM_MEMORY] = row.headroom.memory_mb;
+        c[u::HEADROOM_VCORES] = row.headroom.vcores;
+        c[u::AM_LIMIT_MEMORY] = row.am_limit.memory_mb;
+        c[u::AM_LIMIT_VCORES] = row.am_limit.vcores;
     }
     (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
 }

@@ -206,10 +206,16 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
 pub fn headroom(state: &State, app: AppKey) -> Resource {
     let Some(a) = state.apps.get(&app) else { return Resource::ZERO };
     let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
+    user_headroom(state, leaf, &a.user)
+}
+
+/// What any application of `user` in the leaf could still get: the headroom above, which
+/// Apache also publishes as the user's available resources in its queue metrics.
+pub fn user_headroom(state: &State, leaf: QueueIndex, user: &str) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(leaf);
-    let user_used = q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used);
-    let user_room = limit_for_user(state, leaf, &a.user).minus(user_used);
+    let user_used = q.users.get(user).map_or(Resource::ZERO, |u| u.used);
+    let user_room = limit_for_user(state, leaf, user).minus(user_used);
     let queue_room = q.published_limit.minus(q.used);
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
     calc.min(state.cluster, state.cluster_available(), headroom)

@@ -145,8 +145,6 @@ final class ApplicationApplier {
       return null;
     }
     appsByKey.remove(app.key());
-    ((RustQueue) app.getQueue()).getAbstractUsersManager()
-        .deactivateApplication(app.getUser(), id);
     app.stop(finalState);
     return app;
   }

@@ -41,6 +41,11 @@ final class NativeScheduler implements AutoCloseable {
     return handle;
   }
 
+  /** Whether the core has not been closed yet. */
+  synchronized boolean isOpen() {
+    return handle != 0;
+  }
+
   @Override
   public synchronized void close() {
     long h = handle;
@@ -190,6 +195,14 @@ final class NativeScheduler implements AutoCloseable {
     return userReport(handle());
   }
 
+  /**
+   * How many calls may have changed the core so far: equal counts at two moments mean
+   * equal reports. Takes no lock.
+   */
+  long changes() {
+    return changes(handle());
+  }
+
   String resourceCalculator() {
     return resourceCalculator(handle());
   }
@@ -287,6 +300,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native QueueReport queueReport(long handle);
 
   private static native UserReport userReport(long handle);
+
+  private static native long changes(long handle);
 
   private static native String resourceCalculator(long handle);
 

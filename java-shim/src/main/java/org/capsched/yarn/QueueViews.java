@@ -56,6 +56,23 @@ final class QueueViews {
     return new QueueSnapshot(path, core.queueReport(), queues.get().indexOf(path));
   }
 
+  /** How many of the leaf's users count as active now (none for a parent or unknown queue). */
+  int activeUsers(String path) {
+    QueueDirectory dir = queues.get();
+    if (dir.byPath(path) == null) {
+      return 0;
+    }
+    int index = dir.indexOf(path);
+    UserReport users = core.userReport();
+    int active = 0;
+    for (int u = 0; u < users.size(); u++) {
+      if (users.queueIndex(u) == index && users.isActive(u)) {
+        active++;
+      }
+    }
+    return active;
+  }
+
   /**
    * The QueueInfo of the queue a client names by full path or unambiguous short name.
    *

@@ -107,6 +107,8 @@ public class RustCapacityScheduler
   private NodeApplier nodes;
   private AmHeartbeat am;
   private QueueViews views;
+  /** Publishes the queues' metrics gauges from the core when a metrics record is read. */
+  private QueueGauges gauges;
 
   /** A scheduler to be set up by the RM ({@link #serviceInit}). */
   public RustCapacityScheduler() {
@@ -151,6 +153,8 @@ public class RustCapacityScheduler
         rmContext == null ? null : rmContext.getNodeLabelManager(),
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues);
+    gauges = new QueueGauges(core, readLock, () -> queues, this::getClusterResource,
+        () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
@@ -181,7 +185,13 @@ public class RustCapacityScheduler
       source.close();
     }
     if (core != null) {
-      core.close();
+      // Under the write lock: a metrics read in progress (QueueGauges) ends first.
+      writeLock.lock();
+      try {
+        core.close();
+      } finally {
+        writeLock.unlock();
+      }
     }
   }
 
@@ -270,6 +280,7 @@ public class RustCapacityScheduler
       } finally {
         releases.close();
       }
+      updateAvailableResourcesMetrics();
     } finally {
       writeLock.unlock();
     }
@@ -338,7 +349,6 @@ public class RustCapacityScheduler
     Resource total = rmNode.getTotalCapability();
     nodes.added(rmNode, core.addNode(rmNode.getNodeID().toString(), nodes.nameOf(rmNode),
         rmNode.getRackName(), total.getMemorySize(), total.getVirtualCores()));
-    updateAvailableResourcesMetrics();
     recoverContainersOnNode(event.getContainerReports(), rmNode);
   }
 
@@ -356,7 +366,6 @@ public class RustCapacityScheduler
     }
     releases.flush();
     nodes.removed(node, core.removeNode(node.key()));
-    updateAvailableResourcesMetrics();
   }
 
   /** {@code yarn rmadmin -updateNodeResource}: the node's new size, for the RM and the core. */
@@ -397,10 +406,7 @@ public class RustCapacityScheduler
     }
     long[] finished = releases.take();
     long[] decided = core.nodeUpdate(node.key(), finished);
-    if (decided.length > 0 || finished.length > 0) {
-      allocations.apply(node, decided);
-      updateAvailableResourcesMetrics();
-    }
+    allocations.apply(node, decided);
   }
 
   private void addApplication(AppAddedSchedulerEvent e) {
@@ -538,10 +544,12 @@ public class RustCapacityScheduler
     long[] released = am.release(release, attempt);
     if (attempt.isStopped()) {
       am.stopped(released);
+      updateAvailableResourcesMetrics();
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
     am.update(app, attempt, released, ask, blacklistAdditions, blacklistRemovals);
+    updateAvailableResourcesMetrics();
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why. The attempt's answer
     // carries the new containers, the headroom the core gave, the containers the RM asked
@@ -668,7 +676,7 @@ public class RustCapacityScheduler
   private void rebuildQueues(Configuration configuration) {
     boolean userMetrics = core.userMetricsEnabled();
     queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
-        new RustQueue(this, views, path, parent, userMetrics, configuration));
+        new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
     for (QueueSnapshot q : views.snapshots()) {
       queues.byPath(q.getPath()).setMaximumAllocation(Resource.newInstance(
           q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores()));
@@ -794,6 +802,13 @@ public class RustCapacityScheduler
     return queues.root().getMetrics();
   }
 
+  /**
+   * The root's AvailableMB and AvailableVCores: what the cluster has that containers do not
+   * hold, kept current after every event and AM heartbeat. (The RM's cluster metrics add
+   * it to the allocated resources to show the cluster's total for any scheduler but
+   * Apache's, so reserved resources count as available here; the other queues' gauges are
+   * published when read, see QueueGauges.)
+   */
   private void updateAvailableResourcesMetrics() {
     QueueMetrics root = getRootQueueMetrics();
     root.setAvailableResourcesToQueue(

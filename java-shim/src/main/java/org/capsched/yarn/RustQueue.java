@@ -13,11 +13,12 @@ import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceUsage;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapschedQueueMetrics;
 
 /**
  * The RM-side face of one queue: its metrics and users manager (RM bookkeeping objects)
@@ -28,8 +29,8 @@ final class RustQueue implements Queue {
   private final RustCapacityScheduler scheduler;
   private final QueueViews views;
   private final String path;
-  private final QueueMetrics metrics;
-  private final ActiveUsersManager usersManager;
+  private final CapschedQueueMetrics metrics;
+  private final AbstractUsersManager usersManager = new CoreUsers();
   private final RustQueue parent;
   /**
    * The resources the queue's applications ask for, as the RM's request bookkeeping
@@ -40,12 +41,11 @@ final class RustQueue implements Queue {
   private volatile Resource maximumAllocation = Resource.newInstance(0, 0);
 
   RustQueue(RustCapacityScheduler scheduler, QueueViews views, String path, RustQueue parent,
-      boolean userMetrics, Configuration conf) {
+      boolean userMetrics, Configuration conf, Runnable gauges) {
     this.scheduler = scheduler;
     this.views = views;
     this.path = path;
-    this.metrics = QueueMetrics.forQueue(path, parent, userMetrics, conf);
-    this.usersManager = new ActiveUsersManager(metrics);
+    this.metrics = CapschedQueueMetrics.forQueue(path, parent, userMetrics, conf, gauges);
     this.parent = parent;
   }
 
@@ -65,8 +65,9 @@ final class RustQueue implements Queue {
     return path;
   }
 
+  /** Apache's capacity-queue metrics; its gauges are published when it is read. */
   @Override
-  public QueueMetrics getMetrics() {
+  public CapschedQueueMetrics getMetrics() {
     return metrics;
   }
 
@@ -104,8 +105,32 @@ final class RustQueue implements Queue {
   }
 
   @Override
-  public ActiveUsersManager getAbstractUsersManager() {
+  public AbstractUsersManager getAbstractUsersManager() {
     return usersManager;
+  }
+
+  /**
+   * The queue's users as the RM's request bookkeeping tells them apart. The core learns
+   * every application's asks from the AM heartbeat and decides who counts as active
+   * (Apache's rule: asking while the user has an activated application); the queue's
+   * ActiveUsers and ActiveApplications metrics are published from its report
+   * (QueueGauges), not counted here.
+   */
+  private final class CoreUsers implements AbstractUsersManager {
+    @Override
+    public void activateApplication(String user, ApplicationId applicationId) {
+      // The core saw the asks.
+    }
+
+    @Override
+    public void deactivateApplication(String user, ApplicationId applicationId) {
+      // The core saw the asks end.
+    }
+
+    @Override
+    public int getNumActiveUsers() {
+      return views.activeUsers(path);
+    }
   }
 
   @Override

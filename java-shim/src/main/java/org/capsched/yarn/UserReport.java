@@ -58,7 +58,25 @@ public final class UserReport {
 
   /** Whether the user shares the leaf now (one of Apache's "active users"). */
   public boolean isActive(int user) {
-    return counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.ACTIVE] != 0;
+    return appsCountedActive(user) > 0;
+  }
+
+  /**
+   * The user's applications that make it active (those Apache's queue metrics count as
+   * active applications: asking, by Apache's rule, not simply activated).
+   */
+  public int appsCountedActive(int user) {
+    return (int) counts[user * Wire.UserCounts.STRIDE + Wire.UserCounts.APPS_COUNTED_ACTIVE];
+  }
+
+  /** What any of the user's applications could still get in the leaf (its headroom). */
+  public Resource headroom(int user) {
+    return resource(user, Wire.UserCounts.HEADROOM_MEMORY, Wire.UserCounts.HEADROOM_VCORES);
+  }
+
+  /** What the user's ApplicationMasters may hold, its weight applied. */
+  public Resource amLimit(int user) {
+    return resource(user, Wire.UserCounts.AM_LIMIT_MEMORY, Wire.UserCounts.AM_LIMIT_VCORES);
   }
 
   public double weight(int user) {

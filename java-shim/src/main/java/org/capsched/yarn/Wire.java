@@ -160,8 +160,12 @@ final class Wire {
     static final int LIMIT_VCORES = 6;
     static final int ACTIVE_APPLICATIONS = 7;
     static final int PENDING_APPLICATIONS = 8;
-    static final int ACTIVE = 9;
-    static final int STRIDE = 10;
+    static final int APPS_COUNTED_ACTIVE = 9;
+    static final int HEADROOM_MEMORY = 10;
+    static final int HEADROOM_VCORES = 11;
+    static final int AM_LIMIT_MEMORY = 12;
+    static final int AM_LIMIT_VCORES = 13;
+    static final int STRIDE = 14;
 
     private UserCounts() {
     }

@@ -18,8 +18,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * The operator's view through a real ResourceManager's web server, with only the
  * scheduler class set: the Scheduler page and {@code GET /ws/v1/cluster/scheduler} (JSON
- * and XML) answer 200 with the queue tree, and the other scheduler-facing endpoints answer
- * without a stack trace.
+ * and XML) answer 200 with the queue tree, JMX has Apache's per-queue gauges, and the other
+ * scheduler-facing endpoints answer without a stack trace.
  */
 public class SchedulerWebIT {
 
@@ -84,6 +84,31 @@ public class SchedulerWebIT {
       Browser.screenshot(base + "/cluster/scheduler",
           Paths.get("build/reports/scheduler-page.png"), 1920, 1300);
 
+      // JMX: the leaf's record has Apache's capacity-queue gauges, published from the
+      // core as the record is read, and they agree with the REST view of the same moment.
+      JsonNode jmx = jmxBean(base,
+          "Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=engineering,q2=development");
+      JsonNode now = child(child(new ObjectMapper().readTree(get(base + "/ws/v1/cluster/scheduler",
+          "application/json").body).path("scheduler").path("schedulerInfo"), "engineering"),
+          "development");
+      long totalMb = new ObjectMapper().readTree(get(base + "/ws/v1/cluster/metrics",
+          "application/json").body).path("clusterMetrics").path("totalMB").asLong();
+      assertEquals(jmx.toString(), 1, jmx.path("AppsRunning").asInt());
+      assertEquals(jmx.toString(), now.path("AMResourceLimit").path("memory").asLong(),
+          jmx.path("AMResourceLimitMB").asLong());
+      assertEquals(jmx.toString(), now.path("usedAMResource").path("memory").asLong(),
+          jmx.path("UsedAMResourceMB").asLong());
+      assertTrue(jmx.toString(), jmx.path("UsedAMResourceMB").asLong() >= 256);
+      assertEquals(jmx.toString(), now.path("usedCapacity").asDouble() / 100,
+          jmx.path("UsedCapacity").asDouble(), 1e-3);
+      assertEquals(jmx.toString(), now.path("absoluteCapacity").asDouble() / 100,
+          jmx.path("GuaranteedAbsoluteCapacity").asDouble(), 1e-3);
+      long guaranteed = (long) (totalMb * now.path("absoluteCapacity").asDouble() / 100);
+      assertTrue(jmx + " of " + totalMb, Math.abs(jmx.path("GuaranteedMB").asLong() - guaranteed) < 1024);
+      assertEquals(jmx.toString(), now.path("capacities").path("queueCapacitiesByPartition").get(0)
+          .path("effectiveMinResource").path("memory").asLong()
+          - now.path("resourcesUsed").path("memory").asLong(), jmx.path("AvailableMB").asLong());
+
       // Other scheduler-facing endpoints answer, with no stack trace.
       Http.Response apps = get(base + "/ws/v1/cluster/apps?queue=development", "application/json");
       assertEquals(apps.body, 200, apps.code);
@@ -93,6 +118,16 @@ public class SchedulerWebIT {
       Http.Response activities = get(base + "/ws/v1/cluster/scheduler/activities", "application/json");
       assertFalse(activities.body, activities.body.contains("\tat org."));
     }
+  }
+
+  /** The one bean the RM's JMX servlet answers for {@code name}. */
+  private static JsonNode jmxBean(String base, String name) throws Exception {
+    Http.Response r = get(base + "/jmx?qry=" + java.net.URLEncoder.encode(name, "UTF-8"),
+        "application/json");
+    assertEquals(r.body, 200, r.code);
+    JsonNode beans = new ObjectMapper().readTree(r.body).path("beans");
+    assertEquals(r.body, 1, beans.size());
+    return beans.get(0);
   }
 
   /** A child of {@code parent} in the REST view, by short name. */

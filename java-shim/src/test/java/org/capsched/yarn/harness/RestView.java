@@ -1,16 +1,10 @@
 package org.capsched.yarn.harness;
 
-import java.io.IOException;
 import java.io.StringWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -48,9 +42,10 @@ public final class RestView {
       java.util.Arrays.asList("capacity", "usedCapacity", "maxCapacity", "absoluteCapacity",
           "absoluteUsedCapacity", "absoluteMaxCapacity"));
   private static JSONMarshaller marshaller;
-  private static List<Pattern> exceptions;
-  /** Whether each field (its path inside a queue's entry) is excepted; fields repeat. */
-  private static final Map<String, Boolean> EXCEPTED = new java.util.HashMap<>();
+  /** Fields (their paths inside a queue's entry) left out, with the reason in the file. */
+  private static final FieldExceptions EXCEPTIONS = new FieldExceptions(Paths.get(
+      System.getProperty("capsched.rest.exceptions",
+          "../integration-tests/scenarios/rest-view-exceptions.txt")));
 
   private RestView() {
   }
@@ -152,59 +147,7 @@ public final class RestView {
     return node.asText();
   }
 
-  private static synchronized boolean excepted(String field) {
-    Boolean known = EXCEPTED.get(field);
-    if (known == null) {
-      known = false;
-      for (Pattern p : exceptions()) {
-        if (p.matcher(field).matches()) {
-          known = true;
-          break;
-        }
-      }
-      EXCEPTED.put(field, known);
-    }
-    return known;
-  }
-
-  /**
-   * The exception file's field patterns ({@code *} is any run of characters, {@code []}
-   * any array element); a line is "PATTERN  reason".
-   */
-  private static synchronized List<Pattern> exceptions() {
-    if (exceptions == null) {
-      Path file = Paths.get(System.getProperty("capsched.rest.exceptions",
-          "../integration-tests/scenarios/rest-view-exceptions.txt"));
-      List<Pattern> out = new ArrayList<>();
-      try {
-        for (String line : Files.readAllLines(file)) {
-          String t = line.trim();
-          if (t.isEmpty() || t.startsWith("#")) {
-            continue;
-          }
-          out.add(glob(t.split("\\s+")[0]));
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException("cannot read " + file.toAbsolutePath(), e);
-      }
-      exceptions = out;
-    }
-    return exceptions;
-  }
-
-  private static Pattern glob(String pattern) {
-    StringBuilder re = new StringBuilder();
-    for (int i = 0; i < pattern.length(); i++) {
-      char c = pattern.charAt(i);
-      if (c == '*') {
-        re.append(".*");
-      } else if (c == '[' && i + 1 < pattern.length() && pattern.charAt(i + 1) == ']') {
-        re.append("\\[[^\\]]*\\]");
-        i++;
-      } else {
-        re.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(re.toString());
+  private static boolean excepted(String field) {
+    return EXCEPTIONS.excepts(field);
   }
 }

@@ -560,6 +560,14 @@ public final class ScenarioDriver implements AutoCloseable {
       facts.put("refresh", lastRefresh);
     }
     if (withRestView) {
+      Set<String> live = new TreeSet<>();
+      for (String fact : facts.keySet()) {
+        if (fact.startsWith("queue-capacity ")) {
+          live.add(fact.substring("queue-capacity ".length()));
+        }
+      }
+      facts.putAll(MetricsView.facts(live, users,
+          scheduler.getClusterResource().getMemorySize() == 0));
       try {
         facts.putAll(RestView.facts(scheduler));
       } catch (Exception e) {

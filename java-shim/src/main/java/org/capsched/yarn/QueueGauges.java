@@ -1,0 +1,192 @@
+package org.capsched.yarn;
+
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
+
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapschedQueueMetrics;
+import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
+import org.apache.hadoop.yarn.util.resource.Resources;
+
+/**
+ * The gauges of every queue's metrics record ({@link CapschedQueueMetrics}), published
+ * from the core's queue and user reports when a record is read, not on the heartbeat
+ * path. Each gauge carries the figure Apache's CapacityScheduler publishes under its name:
+ * <ul>
+ * <li>UsedCapacity, AbsoluteUsedCapacity: the queue's usage as a share of its guarantee
+ *     and of the cluster;
+ * <li>GuaranteedCapacity, GuaranteedAbsoluteCapacity, MaxCapacity, MaxAbsoluteCapacity:
+ *     its capacities as shares of its parent and of the cluster;
+ * <li>GuaranteedMB/VCores, MaxCapacityMB/VCores: the cluster times its absolute capacity
+ *     and absolute maximum, rounded down to the minimum allocation;
+ * <li>AvailableMB/VCores: what is left of its guarantee (the root: of the cluster, which
+ *     the scheduler keeps current as containers come and go);
+ * <li>AMResourceLimitMB/VCores, UsedAMResourceMB/VCores: its ApplicationMasters' limit
+ *     and usage; per user, the user's weighted limit and usage;
+ * <li>per user, AvailableMB/VCores: the user's headroom;
+ * <li>ActiveUsers: a leaf's users who share it now, and ActiveApplications: the
+ *     applications that make their users active (Apache counts them as its users
+ *     manager is told, per leaf, its ancestors and the user; they are moved here by the
+ *     difference since the last publication, through the same calls).
+ * </ul>
+ * The arithmetic here only restates what the core reports in the units of the record.
+ */
+final class QueueGauges {
+  private final NativeScheduler core;
+  /** The scheduler's read lock: the core is not closed while it is held. */
+  private final Lock readLock;
+  private final Supplier<QueueDirectory> queues;
+  private final Supplier<Resource> cluster;
+  private final Supplier<ResourceCalculator> calculator;
+  private final Resource minimumAllocation;
+  /** The core's change count the gauges were last published at; -1 before the first. */
+  private long published = -1;
+  /** The active applications published per leaf and user (see {@link #publishActive}). */
+  private final Map<RustQueue, Map<String, Integer>> activeApps = new HashMap<>();
+  /** The users of each leaf published last; one who leaves holds no AM there any more. */
+  private Map<RustQueue, Set<String>> usersPublished = new HashMap<>();
+
+  QueueGauges(NativeScheduler core, Lock readLock, Supplier<QueueDirectory> queues,
+      Supplier<Resource> cluster, Supplier<ResourceCalculator> calculator,
+      Resource minimumAllocation) {
+    this.core = core;
+    this.readLock = readLock;
+    this.queues = queues;
+    this.cluster = cluster;
+    this.calculator = calculator;
+    this.minimumAllocation = minimumAllocation;
+  }
+
+  /**
+   * Publishes every queue's gauges, unless the core has not changed since the last time.
+   * Once the scheduler has stopped, the gauges keep their last values.
+   */
+  synchronized void refresh() {
+    readLock.lock();
+    try {
+      if (!core.isOpen()) {
+        return;
+      }
+      long changes = core.changes();
+      if (changes != published && publish(core.queueReport(), core.userReport())) {
+        published = changes;
+      }
+    } finally {
+      readLock.unlock();
+    }
+  }
+
+  /** Sets every gauge from the reports; false if they do not match the queue directory. */
+  private boolean publish(QueueReport report, UserReport users) {
+    QueueDirectory dir = queues.get();
+    if (report.size() != dir.size()) {
+      // A refresh of the queues is being applied; the next read publishes.
+      return false;
+    }
+    Resource clusterResource = cluster.get();
+    ResourceCalculator rc = calculator.get();
+    for (int i = 0; i < dir.size(); i++) {
+      RustQueue queue = dir.at(i);
+      publishQueue(queue.getMetrics(), new QueueSnapshot(queue.getPath(), report, i),
+          clusterResource, rc, i > 0);
+    }
+    Map<RustQueue, Map<String, Integer>> active = new HashMap<>();
+    Map<RustQueue, Set<String>> present = new HashMap<>();
+    for (int u = 0; u < users.size(); u++) {
+      int q = users.queueIndex(u);
+      if (q >= 0 && q < dir.size()) {
+        RustQueue leaf = dir.at(q);
+        CapschedQueueMetrics metrics = leaf.getMetrics();
+        String user = users.name(u);
+        present.computeIfAbsent(leaf, k -> new HashSet<>()).add(user);
+        metrics.setAvailableResourcesToUser(RMNodeLabelsManager.NO_LABEL, user, users.headroom(u));
+        metrics.setAMResouceLimitForUser(RMNodeLabelsManager.NO_LABEL, user, users.amLimit(u));
+        metrics.setUserAmResourceUsed(user, users.amUsed(u));
+        if (users.appsCountedActive(u) > 0) {
+          active.computeIfAbsent(leaf, k -> new HashMap<>()).put(user, users.appsCountedActive(u));
+        }
+      }
+    }
+    for (Map.Entry<RustQueue, Set<String>> e : usersPublished.entrySet()) {
+      for (String user : e.getValue()) {
+        if (!present.getOrDefault(e.getKey(), Collections.emptySet()).contains(user)) {
+          e.getKey().getMetrics().setUserAmResourceUsed(user, Resources.none());
+        }
+      }
+    }
+    usersPublished = present;
+    publishActive(active);
+    return true;
+  }
+
+  /**
+   * Moves ActiveUsers and ActiveApplications to {@code now} (per leaf and user, the
+   * applications that make the user active) from what was published last, through the
+   * calls Apache's users manager makes: each application counted or no longer counted
+   * updates its leaf, the leaf's ancestors and the user's record, as in Apache.
+   */
+  private void publishActive(Map<RustQueue, Map<String, Integer>> now) {
+    Set<RustQueue> leaves = new HashSet<>(activeApps.keySet());
+    leaves.addAll(now.keySet());
+    for (RustQueue leaf : leaves) {
+      Map<String, Integer> before = activeApps.getOrDefault(leaf, new HashMap<>());
+      Map<String, Integer> after = now.getOrDefault(leaf, new HashMap<>());
+      CapschedQueueMetrics metrics = leaf.getMetrics();
+      Set<String> names = new HashSet<>(before.keySet());
+      names.addAll(after.keySet());
+      for (String user : names) {
+        int was = before.getOrDefault(user, 0);
+        int is = after.getOrDefault(user, 0);
+        for (int i = was; i < is; i++) {
+          metrics.activateApp(user);
+        }
+        for (int i = is; i < was; i++) {
+          metrics.deactivateApp(user);
+        }
+      }
+      for (int i = before.size(); i < after.size(); i++) {
+        metrics.incrActiveUsers();
+      }
+      for (int i = after.size(); i < before.size(); i++) {
+        metrics.decrActiveUsers();
+      }
+    }
+    activeApps.clear();
+    activeApps.putAll(now);
+  }
+
+  /** A share as the record holds it: 0 where it has no value (an empty cluster's). */
+  private static float share(double value) {
+    return Double.isNaN(value) ? 0f : (float) value;
+  }
+
+  private void publishQueue(CapschedQueueMetrics m, QueueSnapshot q, Resource clusterResource,
+      ResourceCalculator rc, boolean withAvailable) {
+    String partition = RMNodeLabelsManager.NO_LABEL;
+    m.setUsedCapacity(partition, share(q.getUsedCapacity()));
+    m.setAbsoluteUsedCapacity(partition, share(q.getAbsoluteUsedCapacity()));
+    m.setGuaranteedCapacities(partition, share(q.getCapacity()), share(q.getAbsoluteCapacity()));
+    m.setMaxCapacities(partition, share(q.getMaximumCapacity()),
+        share(q.getAbsoluteMaximumCapacity()));
+    m.setGuaranteedResources(partition, rc.multiplyAndNormalizeDown(clusterResource,
+        q.getAbsoluteCapacity(), minimumAllocation));
+    m.setMaxCapacityResources(partition, rc.multiplyAndNormalizeDown(clusterResource,
+        q.getAbsoluteMaximumCapacity(), minimumAllocation));
+    m.setAMResouceLimit(partition, q.getAmResourceLimit());
+    m.setAmResourceUsed(q.getAmResourceUsed());
+    if (withAvailable) {
+      Resource guaranteed = q.getEffectiveMinResource();
+      Resource used = Resource.newInstance(q.getUsedMemoryMb(), (int) q.getUsedVcores());
+      m.setAvailableResourcesToQueue(partition,
+          Resources.greaterThan(rc, clusterResource, guaranteed, used)
+              ? Resources.componentwiseMax(Resources.subtract(guaranteed, used), Resources.none())
+              : Resources.none());
+    }
+  }
+}
