@@ -37,6 +37,9 @@ pub struct QueueRow {
     pub parent: Option<QueueIndex>,
     /// The weight, for a weight-mode queue.
     pub weight: Option<f64>,
+    /// The weight over the sum of its weight-mode siblings' (Apache's normalized weight,
+    /// the share of the parent it stands for); 0 unless the capacity is a weight.
+    pub normalized_weight: f64,
     /// Applications the queue admits at once.
     pub maximum_applications: i64,
     /// `user-limit-factor`.
@@ -137,6 +140,17 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
 pub fn queue_rows(state: &State) -> Vec<QueueRow> {
     let calc = state.calculator();
     let queues = &state.queues;
+    let weight = |q: &crate::model::Queue| match q.config.capacity {
+        CapacitySpec::Weight(w) => Some(w),
+        _ => None,
+    };
+    // Each parent's children's weights, summed.
+    let mut weight_sums = vec![0.0; queues.queues.len()];
+    for q in &queues.queues {
+        if let (Some(parent), Some(w)) = (q.config.parent, weight(q)) {
+            weight_sums[parent] += w;
+        }
+    }
     (0..queues.queues.len())
         .map(|index| {
             let q = queues.get(index);
@@ -186,9 +200,10 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 applications,
                 state: q.state,
                 parent: q.config.parent,
-                weight: match q.config.capacity {
-                    CapacitySpec::Weight(w) => Some(w),
-                    _ => None,
+                weight: weight(q),
+                normalized_weight: match (weight(q), q.config.parent) {
+                    (Some(w), Some(parent)) if weight_sums[parent] > 0.0 => w / weight_sums[parent],
+                    _ => 0.0,
                 },
                 maximum_applications: admission::maximum_applications(state, index),
                 user_limit_factor: q.config.user_limit_factor,

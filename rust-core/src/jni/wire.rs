@@ -140,8 +140,10 @@ wire_constants! {
         MINIMUM_USER_LIMIT_PERCENT = 8;
         /// `maximum-am-resource-percent`.
         MAXIMUM_AM_RESOURCE_PERCENT = 9;
+        /// The weight over its weight-mode siblings' sum, 0 unless the capacity is a weight.
+        NORMALIZED_WEIGHT = 10;
         /// Doubles per queue.
-        STRIDE = 10;
+        STRIDE = 11;
     }
 }
 
@@ -361,6 +363,7 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         fig[f::USER_LIMIT_FACTOR] = q.user_limit_factor;
         fig[f::MINIMUM_USER_LIMIT_PERCENT] = q.minimum_user_limit_percent;
         fig[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
+        fig[f::NORMALIZED_WEIGHT] = q.normalized_weight;
         count[c::USED_MEMORY] = q.used.memory_mb;
         count[c::USED_VCORES] = q.used.vcores;
         count[c::APPLICATIONS] = q.applications as i64;

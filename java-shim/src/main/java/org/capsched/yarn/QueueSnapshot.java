@@ -175,6 +175,14 @@ public final class QueueSnapshot {
     return figures[figure + Wire.QueueFigures.WEIGHT];
   }
 
+  /**
+   * The weight over the sum of its weight-mode siblings' (the share of the parent it
+   * stands for); 0 unless the queue's capacity is given as a weight.
+   */
+  public double getNormalizedWeight() {
+    return figures[figure + Wire.QueueFigures.NORMALIZED_WEIGHT];
+  }
+
   /** {@code maximum-applications} in effect for the queue. */
   public int getMaximumApplications() {
     return (int) counts[count + Wire.QueueCounts.MAXIMUM_APPLICATIONS];

@@ -98,7 +98,8 @@ final class Wire {
     static final int USER_LIMIT_FACTOR = 7;
     static final int MINIMUM_USER_LIMIT_PERCENT = 8;
     static final int MAXIMUM_AM_RESOURCE_PERCENT = 9;
-    static final int STRIDE = 10;
+    static final int NORMALIZED_WEIGHT = 10;
+    static final int STRIDE = 11;
 
     private QueueFigures() {
     }

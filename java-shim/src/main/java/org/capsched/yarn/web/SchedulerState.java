@@ -110,18 +110,6 @@ public final class SchedulerState {
    * 0 for a queue whose capacity is not a weight.
    */
   public float normalizedWeight(int index) {
-    double weight = queues.get(index).getWeight();
-    int parent = queues.get(index).getParentIndex();
-    if (weight < 0 || parent < 0) {
-      return 0f;
-    }
-    double sum = 0;
-    for (int sibling : children.get(parent)) {
-      double w = queues.get(sibling).getWeight();
-      if (w > 0) {
-        sum += w;
-      }
-    }
-    return sum > 0 ? (float) (weight / sum) : 0f;
+    return (float) queues.get(index).getNormalizedWeight();
   }
 }

@@ -63,6 +63,12 @@ final class RandomScenario {
   private static final class Generator {
     private final Random r;
     private final Random topology;
+    /**
+     * The draws of features added after the seed list was taken (priority ACLs,
+     * lifetimes), apart from {@code r} so that every seed's scenario otherwise stays what
+     * it was.
+     */
+    private final Random later;
     private final StringBuilder s = new StringBuilder();
     private final TreeSet<String> features = new TreeSet<>();
     private final Queue root = new Queue("root");
@@ -83,6 +89,7 @@ final class RandomScenario {
     Generator(long seed) {
       r = new Random(seed);
       topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
+      later = new Random(seed * 0xC2B2AE3D27D4EB4FL + 2);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -109,9 +116,19 @@ final class RandomScenario {
       chooseTree();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
-      if (maxPriority > 0) {
-        s.append("cluster max-priority=").append(maxPriority).append('\n');
-        features.add("cluster:max-priority");
+      // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
+      boolean acl = later.nextInt(3) == 0;
+      if (maxPriority > 0 || acl) {
+        s.append("cluster");
+        if (maxPriority > 0) {
+          s.append(" max-priority=").append(maxPriority);
+          features.add("cluster:max-priority");
+        }
+        if (acl) {
+          s.append(" acl=true");
+          features.add("cluster:acl");
+        }
+        s.append('\n');
       }
       for (String line : nodeLines) {
         s.append(line);
@@ -149,6 +166,11 @@ final class RandomScenario {
         if (r.nextInt(5) == 0) {
           parent.settings.put("max-parallel-apps", Integer.toString(1 + r.nextInt(4)));
           features.add("limit:max-parallel-apps(parent)");
+        }
+        if (later.nextInt(6) == 0) {
+          // Inherited by leaves without their own (above every leaf's default).
+          parent.settings.put("maximum-application-lifetime", later.nextBoolean() ? "86400" : "604800");
+          features.add("lifetime:maximum(parent)");
         }
       }
       assignShares(root);
@@ -242,6 +264,24 @@ final class RandomScenario {
       if (r.nextInt(8) == 0) {
         c.put("default-application-priority", Integer.toString(1 + r.nextInt(3)));
         features.add("priority:default-application-priority");
+      }
+      if (later.nextInt(6) == 0) {
+        // A user's highest and default priority here (Apache's priority ACL format).
+        int max = later.nextInt(4);
+        c.put("acl_application_max_priority", "[user=u" + later.nextInt(4) + " max_priority="
+            + max + " default_priority=" + later.nextInt(max + 1) + "]");
+        features.add("priority:acl");
+      }
+      if (later.nextInt(6) == 0) {
+        // Lifetimes in seconds, long enough that none ends during a run; Apache refuses a
+        // default above the maximum, so the default stays within it.
+        int max = new int[] {2000, 3600, 86400}[later.nextInt(3)];
+        c.put("maximum-application-lifetime", Integer.toString(max));
+        features.add("lifetime:maximum");
+        if (later.nextBoolean()) {
+          c.put("default-application-lifetime", Integer.toString(1000 + later.nextInt(max - 999)));
+          features.add("lifetime:default");
+        }
       }
       return leaf;
     }
@@ -443,6 +483,10 @@ final class RandomScenario {
       if (r.nextInt(6) == 0) {
         line.append(" priority=").append(r.nextInt(4));
         features.add("event:submit-priority");
+      }
+      if (later.nextInt(5) == 0) {
+        line.append(" lifetime=").append(new int[] {1000, 5000, 100000}[later.nextInt(3)]);
+        features.add("event:submit-lifetime");
       }
       s.append(line).append('\n');
       features.add("event:submit");

@@ -52,6 +52,7 @@ public class RandomScenarioConformanceTest {
         // The consistency check failing, or a step failing outright, is a divergence too.
         divergence = "seed " + seed + ": " + e;
         report.add(divergence);
+        report.add(causes(e));
       }
       boolean partsAsListed =
           report.subList(before, report.size()).stream().anyMatch(l -> l.contains(" as listed in divergences.txt"));
@@ -98,5 +99,20 @@ public class RandomScenarioConformanceTest {
     Files.write(out.getParent().resolve("random-conformance-" + first + "-" + last + ".txt"), report);
     assertTrue(divergent.size() + " of " + total + " seeds diverge: " + divergent
         + " (replay: " + out + ")", divergent.isEmpty());
+  }
+
+  /** What lies under a step's failure: each cause and where the deepest was thrown. */
+  private static String causes(Throwable e) {
+    StringBuilder out = new StringBuilder();
+    Throwable deepest = e;
+    for (Throwable c = e.getCause(); c != null && c != deepest; c = c.getCause()) {
+      out.append("  caused by ").append(c).append('\n');
+      deepest = c;
+    }
+    StackTraceElement[] where = deepest.getStackTrace();
+    for (int i = 0; i < Math.min(8, where.length); i++) {
+      out.append("    at ").append(where[i]).append('\n');
+    }
+    return out.toString().replaceAll("\n$", "");
   }
 }

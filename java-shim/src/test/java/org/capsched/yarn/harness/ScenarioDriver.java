@@ -21,6 +21,8 @@ import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.UpdateApplicationPriorityRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ApplicationTimeoutType;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
@@ -96,6 +98,18 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
+  /** Priority changes the RM refused (a priority ACL), by application name: the reason. */
+  private final Map<String, String> refusedPriorities = new HashMap<>();
+  /**
+   * Submissions the RM refused before it made an application (a priority ACL): the reason.
+   * Later steps naming such an application are skipped, as a client would have nothing to
+   * act on.
+   */
+  private final Map<String, String> refusedSubmissions = new java.util.TreeMap<>();
+  /** The steps that name an application as their first word. */
+  private static final java.util.Set<String> APPLICATION_STEPS = new java.util.HashSet<>(
+      java.util.Arrays.asList("ask", "finish", "complete", "fail-am", "unregister", "blacklist",
+          "remove", "move", "priority"));
   /** How the latest refresh ended: "accepted" or "refused". */
   private String lastRefresh;
 
@@ -150,6 +164,9 @@ public final class ScenarioDriver implements AutoCloseable {
   /** Applies one scenario line. */
   public void step(List<String> words, Map<String, String> named, String block) throws Exception {
     String verb = words.get(0);
+    if (APPLICATION_STEPS.contains(verb) && refusedSubmissions.containsKey(words.get(1))) {
+      return;
+    }
     dropEndedAms();
     switch (verb) {
     case "node":
@@ -209,10 +226,7 @@ public final class ScenarioDriver implements AutoCloseable {
       move(words.get(1), named.get("queue"));
       break;
     case "priority":
-      rm.getClientRMService().updateApplicationPriority(UpdateApplicationPriorityRequest.newInstance(
-          apps.get(words.get(1)).getApplicationId(),
-          Priority.newInstance(Integer.parseInt(words.get(2)))));
-      rm.drainEvents();
+      priority(words.get(1), Integer.parseInt(words.get(2)));
       break;
     case "refresh":
       URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
@@ -230,6 +244,19 @@ public final class ScenarioDriver implements AutoCloseable {
     default:
       // config, cluster, expect and show lines are not events.
     }
+  }
+
+  /** {@code yarn application -updatePriority}, through the client service; refusals are kept. */
+  private void priority(String name, int priority) throws Exception {
+    ApplicationId id = apps.get(name).getApplicationId();
+    try {
+      rm.getClientRMService().updateApplicationPriority(
+          UpdateApplicationPriorityRequest.newInstance(id, Priority.newInstance(priority)));
+      refusedPriorities.remove(name);
+    } catch (YarnException refused) {
+      refusedPriorities.put(name, refused.getMessage().replace(id.toString(), name));
+    }
+    rm.drainEvents();
   }
 
   /** {@code yarn application -movetoqueue}, through the client service; refusals are kept. */
@@ -279,8 +306,29 @@ public final class ScenarioDriver implements AutoCloseable {
         .withUnmanagedAM(unmanaged)
         .withKeepContainers(keepContainers)
         .withWaitForAppAcceptedState(false)
+        .withApplicationTimeouts(named.containsKey("lifetime")
+            ? Collections.singletonMap(ApplicationTimeoutType.LIFETIME,
+                Long.parseLong(named.get("lifetime")))
+            : Collections.<ApplicationTimeoutType, Long>emptyMap())
         .build();
-    RMApp app = MockRMAppSubmitter.submit(rm, data);
+    RMApp app;
+    try {
+      app = MockRMAppSubmitter.submit(rm, data);
+    } catch (Exception refused) {
+      // The RM's client service refused it before making an application: keep the reason
+      // the client was given, without the run's application id.
+      Throwable reason = refused;
+      while (!(reason instanceof YarnException) && reason.getCause() != null) {
+        reason = reason.getCause();
+      }
+      if (!(reason instanceof YarnException)) {
+        throw refused;
+      }
+      refusedSubmissions.put(name, reason.getMessage()
+          .replaceAll("application_\\d+_\\d+", name).replace('\n', ' '));
+      rm.drainEvents();
+      return;
+    }
     rm.drainEvents();
     apps.put(name, app);
     if (unmanaged && app.getState() != RMAppState.FAILED) {
@@ -579,8 +627,16 @@ public final class ScenarioDriver implements AutoCloseable {
       RMAppState state = app.getState();
       String fact = "state=" + (state == RMAppState.NEW_SAVING || state == RMAppState.SUBMITTED ? "SUBMITTED" : state)
           + " queue=" + app.getQueue() + " priority=" + app.getApplicationPriority();
+      if (refusedPriorities.containsKey(e.getKey())) {
+        fact += " priority-refused=" + refusedPriorities.get(e.getKey());
+      }
       if (refusedMoves.containsKey(e.getKey())) {
         fact += " move-refused=" + refusedMoves.get(e.getKey());
+      }
+      Long timeout = app.getApplicationTimeouts().get(ApplicationTimeoutType.LIFETIME);
+      if (timeout != null && timeout > 0) {
+        // The lifetime the scheduler granted, in seconds from submission.
+        fact += " lifetime=" + (timeout - app.getSubmitTime()) / 1000;
       }
       RMAppAttempt attempt = app.getCurrentAppAttempt();
       if (attempt != null) {
@@ -602,6 +658,9 @@ public final class ScenarioDriver implements AutoCloseable {
             .replace(app.getApplicationId().toString(), e.getKey()).replace('\n', ' ');
       }
       facts.put("app " + e.getKey(), fact);
+    }
+    for (Map.Entry<String, String> e : refusedSubmissions.entrySet()) {
+      facts.put("app " + e.getKey(), "submission-refused=" + e.getValue());
     }
     for (Map.Entry<String, MockNM> e : nodes.entrySet()) {
       SchedulerNode node = scheduler.getSchedulerNode(e.getValue().getNodeId());
