@@ -241,6 +241,19 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationQueue<'
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean applicationActive(long handle, int app)`: whether the application
+/// is activated (may be given containers).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationActive<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> { ops::application_active(handle_ref(handle)?, app as u32) })
+        .resolve::<ThrowJava>()
+}
+
 /// `static native void addAttempt(long handle, int app, int attemptId)`
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addAttempt<'l>(

@@ -211,11 +211,18 @@ pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
 
 /// The full path of the leaf an application runs in.
 pub fn application_queue(h: &Handle, app: AppKey) -> NativeResult<String> {
-    h.with(|s| {
+    h.read(|s| {
         let st = s.state();
         st.apps.get(&app).map(|a| st.queues.get(a.queue).path().to_string())
     })
     .ok_or_else(|| NativeError::InvalidArgument(format!("no application with key {app}")))
+}
+
+/// Whether the application is activated: past its leaf's ApplicationMaster and
+/// application limits, so that it may be given containers.
+pub fn application_active(h: &Handle, app: AppKey) -> NativeResult<bool> {
+    h.read(|s| s.state().apps.get(&app).map(|a| a.active))
+        .ok_or_else(|| NativeError::InvalidArgument(format!("no application with key {app}")))
 }
 
 /// A move (or, without `commit`, only its check): the destination leaf's path, or why not

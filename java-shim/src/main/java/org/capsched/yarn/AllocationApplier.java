@@ -1,10 +1,14 @@
 package org.capsched.yarn;
 
 import java.util.Map;
+import java.util.function.LongSupplier;
 
+import org.apache.hadoop.util.Time;
 import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -12,8 +16,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEven
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerFinishedEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.server.utils.BuilderUtils;
+import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * Makes the RM's objects (RMContainers, attempts, nodes, and through them the queue
@@ -28,23 +34,33 @@ final class AllocationApplier {
   private final Map<Integer, RustApplication> appsByKey;
   private final Map<Integer, RustSchedulerNode> nodesByKey;
   private final ReleaseBatch releases;
+  /** The RM's record of the scheduler's last run and operations (the REST health block). */
+  private final SchedulerHealth health;
+  /** When the last heartbeat came (a release is recorded at that time, as Apache does). */
+  private final LongSupplier lastNodeUpdateTime;
 
   /**
    * An applier that finds applications and nodes by the core's keys in the two maps (the
-   * scheduler's own, kept current by it) and gives stale decisions to {@code releases}.
+   * scheduler's own, kept current by it), gives stale decisions to {@code releases} and
+   * keeps the RM's scheduler-health record {@code health}.
    */
   AllocationApplier(Map<Integer, RustApplication> appsByKey,
-      Map<Integer, RustSchedulerNode> nodesByKey, ReleaseBatch releases) {
+      Map<Integer, RustSchedulerNode> nodesByKey, ReleaseBatch releases,
+      SchedulerHealth health, LongSupplier lastNodeUpdateTime) {
     this.appsByKey = appsByKey;
     this.nodesByKey = nodesByKey;
     this.releases = releases;
+    this.health = health;
+    this.lastNodeUpdateTime = lastNodeUpdateTime;
   }
 
   /**
-   * Applies what the core decided on one heartbeat, one {@link Wire.Allocation} record per
-   * decision: new containers, reservations made, given up, or turned into containers.
+   * Applies what the core decided on one heartbeat at {@code now}, one
+   * {@link Wire.Allocation} record per decision: new containers, reservations made, given
+   * up, or turned into containers; and records the run in the scheduler-health record.
    */
-  void apply(RustSchedulerNode heartbeatNode, long[] allocations) {
+  void apply(RustSchedulerNode heartbeatNode, long[] allocations, long now) {
+    HeartbeatRun run = new HeartbeatRun();
     for (int i = 0; i < allocations.length; i += Wire.Allocation.STRIDE) {
       // Usually the heartbeating node; another one when a reservation there is dropped.
       RustSchedulerNode node =
@@ -82,6 +98,7 @@ final class AllocationApplier {
           key.getAllocationRequestId());
       if (kind == Wire.Kind.RESERVE) {
         attempt.reserve(key, node, null, container, false);
+        run.reserved(node, id, app, size);
         continue;
       }
       NodeType locality = Wire.nodeType(allocations[i + Wire.Allocation.LOCALITY]);
@@ -92,6 +109,75 @@ final class AllocationApplier {
         continue;
       }
       node.allocateContainer(rmContainer);
+      run.allocated(node, id, app, size, kind == Wire.Kind.ALLOCATE_RESERVED);
+    }
+    run.record(heartbeatNode, now);
+  }
+
+  /** The last release or preemption, for the scheduler-health record, as Apache keeps it. */
+  private void recordEnded(RMContainer rmContainer, ContainerStatus status, RustApplication app) {
+    String queue = app == null ? null : app.getQueue().getQueueName();
+    if (status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+      health.updatePreemption(Time.now(), rmContainer.getAllocatedNode(),
+          rmContainer.getContainerId(), queue);
+      health.updateSchedulerPreemptionCounts(1);
+    } else {
+      health.updateRelease(lastNodeUpdateTime.getAsLong(), rmContainer.getAllocatedNode(),
+          rmContainer.getContainerId(), queue);
+    }
+  }
+
+  /**
+   * What one heartbeat allocated and reserved, for the RM's scheduler-health record as
+   * Apache's scheduler keeps it: the last allocation and reservation (node, container,
+   * queue), the run's counts and resources, reservations fulfilled.
+   */
+  private final class HeartbeatRun {
+    private long allocations;
+    private long reservations;
+    private long fulfilled;
+    private final Resource allocated = Resource.newInstance(0, 0);
+    private final Resource reserved = Resource.newInstance(0, 0);
+    private NodeId allocatedOn;
+    private ContainerId lastAllocated;
+    private String allocatedQueue;
+    private NodeId reservedOn;
+    private ContainerId lastReserved;
+    private String reservedQueue;
+
+    void allocated(RustSchedulerNode node, ContainerId id, RustApplication app, Resource size,
+        boolean fulfilsReservation) {
+      allocations++;
+      Resources.addTo(allocated, size);
+      allocatedOn = node.getNodeID();
+      lastAllocated = id;
+      allocatedQueue = app.getQueue().getQueueName();
+      if (fulfilsReservation) {
+        fulfilled++;
+      }
+    }
+
+    void reserved(RustSchedulerNode node, ContainerId id, RustApplication app, Resource size) {
+      reservations++;
+      Resources.addTo(reserved, size);
+      reservedOn = node.getNodeID();
+      lastReserved = id;
+      reservedQueue = app.getQueue().getQueueName();
+    }
+
+    void record(RustSchedulerNode heartbeatNode, long now) {
+      if (lastAllocated != null) {
+        health.updateAllocation(now, allocatedOn, lastAllocated, allocatedQueue);
+      }
+      if (lastReserved != null) {
+        health.updateReservation(now, reservedOn, lastReserved, reservedQueue);
+      }
+      health.updateSchedulerAllocationCounts(allocations);
+      health.updateSchedulerReservationCounts(reservations);
+      if (fulfilled > 0) {
+        health.updateSchedulerFulfilledReservationCounts(fulfilled);
+      }
+      health.updateSchedulerRunDetails(now, allocated, reserved);
     }
   }
 
@@ -116,6 +202,7 @@ final class AllocationApplier {
       if (attempt != null) {
         attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
       }
+      recordEnded(rmContainer, status, app);
       if (node != null && app != null) {
         nodeHolds = node.release(id, app.key());
       } else if (node != null) {

@@ -102,6 +102,11 @@ final class NativeScheduler implements AutoCloseable {
     return applicationQueue(handle(), app);
   }
 
+  /** Whether an application is activated (past its leaf's AM and application limits). */
+  boolean applicationActive(int app) {
+    return applicationActive(handle(), app);
+  }
+
   void addAttempt(int app, int attemptId) {
     addAttempt(handle(), app, attemptId);
   }
@@ -265,6 +270,8 @@ final class NativeScheduler implements AutoCloseable {
       long amVcores) throws ApplicationRejectedException;
 
   private static native String applicationQueue(long handle, int app);
+
+  private static native boolean applicationActive(long handle, int app);
 
   private static native void addAttempt(long handle, int app, int attemptId);
 

@@ -8,6 +8,7 @@ import java.util.function.Function;
 
 import org.apache.hadoop.conf.Configurable;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.util.Time;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.thirdparty.com.google.common.util.concurrent.SettableFuture;
@@ -145,7 +146,8 @@ public class RustCapacityScheduler
     core = new NativeScheduler(in.xml, in.source, clusterSettings(configuration), epoch,
         in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties);
     releases = new ReleaseBatch(core);
-    allocations = new AllocationApplier(appsByKey, nodesByKey, releases);
+    allocations = new AllocationApplier(appsByKey, nodesByKey, releases, schedulerHealth,
+        this::getLastNodeUpdateTime);
     apps = new ApplicationApplier(rmContext, core, applications, appsByKey);
     nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
@@ -396,6 +398,7 @@ public class RustCapacityScheduler
   }
 
   private void heartbeat(RMNode nm) {
+    setLastNodeUpdateTime(Time.now());
     super.nodeUpdate(nm);
     RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
     boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
@@ -406,7 +409,7 @@ public class RustCapacityScheduler
     }
     long[] finished = releases.take();
     long[] decided = core.nodeUpdate(node.key(), finished);
-    allocations.apply(node, decided);
+    allocations.apply(node, decided, getLastNodeUpdateTime());
   }
 
   private void addApplication(AppAddedSchedulerEvent e) {
@@ -696,6 +699,15 @@ public class RustCapacityScheduler
   /** Every queue as the core sees it now, root first, each parent before its children. */
   public List<QueueSnapshot> getQueueSnapshots() {
     return views.snapshots();
+  }
+
+  /**
+   * Whether the core has activated the application (it is past its leaf's ApplicationMaster
+   * and application limits and may be given containers); false for an unknown one.
+   */
+  public boolean isApplicationActivated(ApplicationId id) {
+    RustApplication app = (RustApplication) applications.get(id);
+    return app != null && core.applicationActive(app.key());
   }
 
   /**

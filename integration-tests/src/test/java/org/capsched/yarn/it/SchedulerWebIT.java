@@ -40,6 +40,19 @@ public class SchedulerWebIT {
       assertEquals(json.body, "capacityScheduler", info.path("type").asText());
       assertEquals("root", info.path("queueName").asText());
       assertEquals("root", info.path("queuePath").asText());
+      // The scheduler-health block records the AM container's allocation.
+      JsonNode lastAllocation = null;
+      for (JsonNode op : info.path("health").path("operationsInfo")) {
+        if ("last-allocation".equals(op.path("operation").asText())) {
+          lastAllocation = op;
+        }
+      }
+      assertNotNull(info.path("health").toString(), lastAllocation);
+      assertTrue(lastAllocation.toString(), lastAllocation.path("containerId").asText()
+          .contains(app.toString().substring("application_".length())));
+      assertEquals(lastAllocation.toString(), "root.engineering.development",
+          lastAllocation.path("queue").asText());
+      assertTrue(info.path("health").toString(), info.path("health").path("lastrun").asLong() > 0);
       JsonNode engineering = child(info, "engineering");
       assertEquals(json.body, 60.0, engineering.path("capacity").asDouble(), 1e-3);
       JsonNode development = child(engineering, "development");
@@ -81,6 +94,7 @@ public class SchedulerWebIT {
       assertTrue(dom, dom.contains("id=\"leaf-root.engineering.development\""));
       assertTrue(dom, dom.contains(System.getProperty("user.name")));
       assertTrue(dom, dom.contains(app.toString()));
+      assertTrue(dom, dom.contains("id=\"health-operations\""));
       Browser.screenshot(base + "/cluster/scheduler",
           Paths.get("build/reports/scheduler-page.png"), 1920, 1300);
 

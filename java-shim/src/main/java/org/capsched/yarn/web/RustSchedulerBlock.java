@@ -5,9 +5,12 @@ import java.util.Locale;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.MetricsOverviewTable;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMAppsBlock;
+import org.apache.hadoop.yarn.util.Times;
 import org.apache.hadoop.yarn.webapp.hamlet2.Hamlet;
 import org.apache.hadoop.yarn.webapp.view.HtmlBlock;
 import org.capsched.yarn.QueueSnapshot;
@@ -21,7 +24,8 @@ import com.google.inject.Inject;
 /**
  * The Scheduler page's body: cluster metrics, the queue tree (each queue's state, a bar of
  * its guarantee, usage and maximum as shares of the cluster, its resources and
- * applications), each leaf's limits and users, then the RM's applications table. Built
+ * applications), the scheduler's health, each leaf's limits and users, then the RM's
+ * applications table. Built
  * from one read of the core's reports; if that read fails the page says so and still
  * shows the rest.
  */
@@ -54,9 +58,62 @@ public class RustSchedulerBlock extends HtmlBlock {
     }
     if (state != null && state.size() > 0) {
       queues(html, state);
+      health(html, state, scheduler.getRootQueueMetrics());
       leaves(html, state);
     }
     html.__(RMAppsBlock.class);
+  }
+
+  /**
+   * The scheduler's health, as Apache's page shows it: totals since the RM started, the
+   * last heartbeat's allocations, reservations and releases, and the last operation of
+   * each kind.
+   */
+  private static void health(Block html, SchedulerState state, QueueMetrics root) {
+    SchedulerHealth h = state.health();
+    Hamlet.DIV<Hamlet> div = html.div("#health");
+    div.h3("Scheduler health");
+    div.table("#health-totals")
+        .thead().tr().th("Containers allocated").th("Containers released")
+            .th("Reservations fulfilled").th("Containers preempted").__().__()
+        .tbody().tr()
+            .td(Long.toString(root == null ? 0 : root.getAggregateAllocatedContainers()))
+            .td(Long.toString(root == null ? 0 : root.getAggegatedReleasedContainers()))
+            .td(String.valueOf(h.getAggregateFulFilledReservationsCount()))
+            .td(String.valueOf(h.getAggregatePreemptionCount()))
+        .__().__().__();
+    div.table("#health-lastrun")
+        .thead().tr().th("Last heartbeat").th("Allocations (count - resources)")
+            .th("Reservations (count - resources)").th("Releases (count - resources)").__().__()
+        .tbody().tr()
+            .td(time(h.getLastSchedulerRunTime()))
+            .td(h.getAllocationCount() + " - " + resource(h.getResourcesAllocated()))
+            .td(h.getReservationCount() + " - " + resource(h.getResourcesReserved()))
+            .td(h.getReleaseCount() + " - " + resource(h.getResourcesReleased()))
+        .__().__().__();
+    Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet>>> body = div.table("#health-operations")
+        .thead().tr().th("Last").th("Time").th("Container").th("Node").th("Queue").__().__()
+        .tbody();
+    operation(body, "Allocation", h.getLastAllocationDetails());
+    operation(body, "Reservation", h.getLastReservationDetails());
+    operation(body, "Release", h.getLastReleaseDetails());
+    operation(body, "Preemption", h.getLastPreemptionDetails());
+    body.__().__().__();
+  }
+
+  private static void operation(Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet>>> body,
+      String name, SchedulerHealth.DetailedInformation d) {
+    body.tr().td(name)
+        .td(d == null ? "N/A" : time(d.getTimestamp()))
+        .td(d == null || d.getContainerId() == null ? "N/A" : d.getContainerId().toString())
+        .td(d == null || d.getNodeId() == null ? "N/A" : d.getNodeId().toString())
+        .td(d == null || d.getQueue() == null ? "N/A" : d.getQueue())
+        .__();
+  }
+
+  /** A time as the RM's pages show times; "N/A" before the first. */
+  private static String time(long millis) {
+    return millis <= 0 ? "N/A" : Times.format(millis);
   }
 
   /** The tree as one table, each queue indented under its parent. */

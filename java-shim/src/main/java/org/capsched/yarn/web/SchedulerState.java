@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.capsched.yarn.QueueSnapshot;
 import org.capsched.yarn.RustCapacityScheduler;
@@ -27,11 +28,13 @@ public final class SchedulerState {
   private final List<Resource> pending;
   private final CapacitySchedulerConfiguration configuration;
   private final Resource cluster;
+  private final SchedulerHealth health;
 
   private SchedulerState(RustCapacityScheduler scheduler) {
     this.queues = scheduler.getQueueSnapshots();
     this.users = scheduler.getUserReport();
     this.cluster = scheduler.getClusterResource();
+    this.health = scheduler.getSchedulerHealth();
     this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
     int n = queues.size();
     children = QueueSnapshot.children(queues);
@@ -98,6 +101,11 @@ public final class SchedulerState {
   /** The configuration the core runs with, for settings shown as configured. */
   public CapacitySchedulerConfiguration configuration() {
     return configuration;
+  }
+
+  /** The RM's record of the scheduler's last run and last operations. */
+  public SchedulerHealth health() {
+    return health;
   }
 
   /** The resources of every registered NodeManager. */

@@ -34,6 +34,10 @@ final class KnownDivergences {
         && runnableCountsAddUp(ours));
     // Apache's absolute capacities do not follow its configured percentages (kept from
     // the weights before a refresh); ours do.
+    // Both refused a refresh, and Apache's queues' states have moved to what the refused
+    // file said where ours have not.
+    CHECKS.put("half-applied-refusal", (apache, ours) -> "refused".equals(apache.get("refresh"))
+        && "refused".equals(ours.get("refresh")) && statesDiffer(apache, ours));
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
         .anyMatch(q -> !java.util.Objects.equals(apache.get(q), ours.get(q))) && staleQueues(ours).isEmpty());
   }
@@ -196,5 +200,24 @@ final class KnownDivergences {
   private static boolean overcommitted(Map<String, String> snapshot) {
     return snapshot.entrySet().stream()
         .anyMatch(f -> f.getKey().startsWith("node ") && f.getValue().contains(" free=-"));
+  }
+
+  /** Whether some queue's state (RUNNING, STOPPED, DRAINING) differs between the two. */
+  private static boolean statesDiffer(Map<String, String> apache, Map<String, String> ours) {
+    for (Map.Entry<String, String> e : apache.entrySet()) {
+      if (e.getKey().startsWith("queue-capacity ")) {
+        String theirs = ours.get(e.getKey());
+        if (theirs != null && !stateOf(e.getValue()).equals(stateOf(theirs))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static String stateOf(String capacityFact) {
+    int at = capacityFact.indexOf("state=");
+    int end = capacityFact.indexOf(' ', at);
+    return at < 0 ? "" : capacityFact.substring(at, end < 0 ? capacityFact.length() : end);
   }
 }

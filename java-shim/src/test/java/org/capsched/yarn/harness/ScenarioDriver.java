@@ -50,6 +50,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
@@ -98,6 +99,8 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
+  /** The verdict of this step's expect line, if it is one (see {@link #expect}). */
+  private String expectation;
   /** Priority changes the RM refused (a priority ACL), by application name: the reason. */
   private final Map<String, String> refusedPriorities = new HashMap<>();
   /**
@@ -164,6 +167,7 @@ public final class ScenarioDriver implements AutoCloseable {
   /** Applies one scenario line. */
   public void step(List<String> words, Map<String, String> named, String block) throws Exception {
     String verb = words.get(0);
+    expectation = null;
     if (APPLICATION_STEPS.contains(verb) && refusedSubmissions.containsKey(words.get(1))) {
       return;
     }
@@ -241,9 +245,167 @@ public final class ScenarioDriver implements AutoCloseable {
       }
       rm.drainEvents();
       break;
+    case "expect":
+      expectation = expect(words, named);
+      break;
     default:
-      // config, cluster, expect and show lines are not events.
+      // config, cluster and show lines are not events.
     }
+  }
+
+  /**
+   * Checks an {@code expect} line (docs/scenario-format.md) against the RM's state as the
+   * snapshot shows it: "holds", or "fails: " and what was found. The snapshot of the same
+   * step carries the answer, so that a line failing with either scheduler is reported.
+   */
+  private String expect(List<String> words, Map<String, String> named) {
+    Map<String, String> facts = snapshot(false);
+    String what = words.get(1);
+    String subject = words.size() > 2 ? words.get(2) : "";
+    String found;
+    switch (what) {
+    case "queue": {
+      String fact = facts.get("queue " + queuePath(subject, facts));
+      found = fact == null ? "no queue " + subject
+          : usedOf(field(fact, "allocated"), field(fact, "reserved"));
+      return verdict(found, usedExpected(named.get("used"), found));
+    }
+    case "user": {
+      String fact = facts.get("queue-user " + queuePath(subject, facts) + " " + words.get(3));
+      found = fact == null ? "0MB/0" : field(fact, "used");
+      return verdict(found, usedExpected(named.get("used"), found));
+    }
+    case "app": {
+      String fact = facts.getOrDefault("app " + subject, "");
+      if (named.containsKey("containers")) {
+        String live = fact.contains(" live=") ? field(fact, "live") : "0";
+        return verdict("containers=" + live, live.equals(named.get("containers")));
+      }
+      if (named.containsKey("queue")) {
+        String queue = field(fact, "queue");
+        return verdict("queue=" + queue, queue.equals(queuePath(named.get("queue"), facts)));
+      }
+      boolean active = activated(subject);
+      return verdict(active ? "active" : "pending",
+          active == "active".equals(words.size() > 3 ? words.get(3) : ""));
+    }
+    case "rejected": {
+      String text = expectedText(words);
+      String fact = facts.getOrDefault("app " + subject, "");
+      boolean rejected = fact.startsWith("submission-refused=") || fact.startsWith("state=FAILED");
+      return verdict(fact, rejected && fact.contains(text));
+    }
+    case "move-refused": {
+      String text = expectedText(words);
+      String reason = refusedMoves.get(subject);
+      return verdict(reason == null ? "moved" : reason, reason != null && reason.contains(text));
+    }
+    case "reserved": {
+      String want = words.size() > 3 ? words.get(3) : "none";
+      String holder = field(facts.getOrDefault("node " + subject, "reserved-for=none"), "reserved-for");
+      return verdict("reserved-for=" + holder, holder.equals(want));
+    }
+    case "headroom": {
+      Resource told = headrooms.get(subject);
+      long memory = memory(named.get("memory"));
+      return verdict(told == null ? "none told" : QueueProbe.text(told),
+          told != null && told.getMemorySize() == memory);
+    }
+    default:
+      throw new IllegalArgumentException("unknown expectation '" + what + "'");
+    }
+  }
+
+  /**
+   * An expect line's quoted text (the words from the fourth on, quotes dropped), with each
+   * application id it names ("application_1_0004", as the core's runner numbers them) given
+   * as the scenario's name for the application submitted with that number, as this
+   * driver's facts name applications.
+   */
+  private String expectedText(List<String> words) {
+    String text = String.join(" ", words.subList(Math.min(3, words.size()), words.size()));
+    if (text.length() >= 2 && text.startsWith("\"") && text.endsWith("\"")) {
+      text = text.substring(1, text.length() - 1);
+    }
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("application_\\d+_(\\d+)").matcher(text);
+    StringBuffer out = new StringBuffer();
+    while (m.find()) {
+      int sequence = Integer.parseInt(m.group(1));
+      String name = m.group();
+      for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+        if (e.getValue().getApplicationId().getId() == sequence) {
+          name = e.getKey();
+        }
+      }
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(name));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  private static String verdict(String found, boolean holds) {
+    return holds ? "holds" : "fails: " + found;
+  }
+
+  /** Whether "MEMORYMB/VCORES" is what {@code used} (1G, 2048M or 2G,3) says. */
+  private static boolean usedExpected(String used, String found) {
+    String[] f = found.replace("MB", "").split("/");
+    if (f.length != 2) {
+      return false;
+    }
+    String[] parts = used.split(",");
+    return memory(parts[0]) == Long.parseLong(f[0])
+        && (parts.length < 2 || Long.parseLong(parts[1].trim()) == Long.parseLong(f[1]));
+  }
+
+  /** Allocated plus reserved ("MEMORYMB/VCORES" each), as the core counts a queue's use. */
+  private static String usedOf(String allocated, String reserved) {
+    String[] a = allocated.replace("MB", "").split("/");
+    String[] r = reserved.replace("MB", "").split("/");
+    return (Long.parseLong(a[0]) + Long.parseLong(r[0])) + "MB/"
+        + (Long.parseLong(a[1]) + Long.parseLong(r[1]));
+  }
+
+  /** The value of "NAME=value" in a fact, up to the next space. */
+  private static String field(String fact, String name) {
+    int at = fact.startsWith(name + "=") ? 0 : fact.indexOf(" " + name + "=") + 1;
+    if (at < 0 || !fact.startsWith(name + "=", at)) {
+      return "";
+    }
+    int end = fact.indexOf(' ', at);
+    return fact.substring(at + name.length() + 1, end < 0 ? fact.length() : end);
+  }
+
+  /** A live queue's full path from a scenario's full path or short name. */
+  private static String queuePath(String name, Map<String, String> facts) {
+    for (String candidate : new String[] {name, "root." + name}) {
+      if (facts.containsKey("queue-capacity " + candidate)) {
+        return candidate;
+      }
+    }
+    for (String fact : facts.keySet()) {
+      if (fact.startsWith("queue-capacity ") && fact.endsWith("." + name)) {
+        return fact.substring("queue-capacity ".length());
+      }
+    }
+    return name;
+  }
+
+  /** Whether the scheduler has activated the application (it may be given containers). */
+  private boolean activated(String name) {
+    RMApp app = apps.get(name);
+    if (app == null) {
+      return false;
+    }
+    ResourceScheduler s = rm.getResourceScheduler();
+    if (s instanceof RustCapacityScheduler) {
+      return ((RustCapacityScheduler) s).isApplicationActivated(app.getApplicationId());
+    }
+    RMAppAttempt attempt = app.getCurrentAppAttempt();
+    SchedulerApplicationAttempt a = attempt == null ? null
+        : ((AbstractYarnScheduler<?, ?>) s).getApplicationAttempt(attempt.getAppAttemptId());
+    return a != null && a.getQueue() instanceof AbstractLeafQueue
+        && ((AbstractLeafQueue) a.getQueue()).getApplications().contains(a);
   }
 
   /** {@code yarn application -updatePriority}, through the client service; refusals are kept. */
@@ -606,6 +768,9 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
+    }
+    if (expectation != null) {
+      facts.put("expect", expectation);
     }
     if (withRestView) {
       Set<String> live = new TreeSet<>();

@@ -14,6 +14,7 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
 import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceUsage;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration.AbsoluteResourceType;
@@ -60,7 +61,7 @@ public final class CapschedSchedulerInfos {
     root.capacities = new QueueCapacitiesInfo();
     root.capacities.add(partitionCapacities(state, 0, false));
     root.queues = children(state, 0);
-    root.health = health();
+    root.health = health(state.health());
     root.maximumAllocation = new ResourceInfo(maximumAllocation(q));
     root.queueAcls = new QueueAclsInfo();
     root.queueAcls.addAll(acls(conf, q.getPath()));
@@ -300,28 +301,29 @@ public final class CapschedSchedulerInfos {
   }
 
   /**
-   * The scheduler-health block, in Apache's shape. The core does not keep Apache's
-   * last-operation records yet, so every operation reads "N/A" and every count 0, as
-   * Apache's do before its first allocation.
+   * The scheduler-health block, in Apache's shape, from the RM's record the scheduler
+   * keeps as Apache's does: the last allocation, release, preemption and reservation, and
+   * the last heartbeat's counts and resources.
    */
-  private static CapacitySchedulerHealthInfo health() {
+  private static CapacitySchedulerHealthInfo health(SchedulerHealth ht) {
     CapacitySchedulerHealthInfo info = new CapacitySchedulerHealthInfo();
+    info.lastrun = ht.getLastSchedulerRunTime();
     info.operationsInfo = new ArrayList<>();
-    for (String operation : new String[] {"last-allocation", "last-release", "last-preemption",
-        "last-reservation"}) {
-      CapacitySchedulerHealthInfo.OperationInformation op =
-          new CapacitySchedulerHealthInfo.OperationInformation();
-      op.operation = operation;
-      op.nodeId = "N/A";
-      op.containerId = "N/A";
-      op.queue = "N/A";
-      info.operationsInfo.add(op);
-    }
+    info.operationsInfo.add(new CapacitySchedulerHealthInfo.OperationInformation(
+        "last-allocation", ht.getLastAllocationDetails()));
+    info.operationsInfo.add(new CapacitySchedulerHealthInfo.OperationInformation(
+        "last-release", ht.getLastReleaseDetails()));
+    info.operationsInfo.add(new CapacitySchedulerHealthInfo.OperationInformation(
+        "last-preemption", ht.getLastPreemptionDetails()));
+    info.operationsInfo.add(new CapacitySchedulerHealthInfo.OperationInformation(
+        "last-reservation", ht.getLastReservationDetails()));
     info.lastRunDetails = new ArrayList<>();
-    for (String operation : new String[] {"releases", "allocations", "reservations"}) {
-      info.lastRunDetails.add(new CapacitySchedulerHealthInfo.LastRunDetails(operation, 0,
-          Resource.newInstance(0, 0)));
-    }
+    info.lastRunDetails.add(new CapacitySchedulerHealthInfo.LastRunDetails("releases",
+        ht.getReleaseCount(), ht.getResourcesReleased()));
+    info.lastRunDetails.add(new CapacitySchedulerHealthInfo.LastRunDetails("allocations",
+        ht.getAllocationCount(), ht.getResourcesAllocated()));
+    info.lastRunDetails.add(new CapacitySchedulerHealthInfo.LastRunDetails("reservations",
+        ht.getReservationCount(), ht.getResourcesReserved()));
     return info;
   }
 
