@@ -7,8 +7,11 @@ package org.capsched.yarn;
  * {@link NoSuchLeafQueueException}).
  *
  * <p>Thread safety: the native side serialises calls with its own lock. {@link #close()}
- * frees the handle exactly once; callers stop using the object before closing it (the
- * scheduler closes it in {@code serviceStop}).
+ * frees the handle exactly once; the scheduler's own callers stop using the object before
+ * it closes it (in {@code serviceStop}). The reports read from other threads (metrics,
+ * web views: {@link #changes}, {@link #queueReport}, {@link #userReport}) may run while
+ * the RM stops: they hold {@link #lifecycle}'s read lock, which {@link #close()} waits
+ * for, and throw IllegalStateException once the core is closed, as every call does.
  */
 final class NativeScheduler implements AutoCloseable {
   static {
@@ -16,6 +19,9 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   private long handle;
+  /** Keeps the handle alive while a report is read from another thread (see above). */
+  private final java.util.concurrent.locks.ReentrantReadWriteLock lifecycle =
+      new java.util.concurrent.locks.ReentrantReadWriteLock();
 
   /**
    * Loads the configuration and creates the core.
@@ -41,17 +47,30 @@ final class NativeScheduler implements AutoCloseable {
     return handle;
   }
 
-  /** Whether the core has not been closed yet. */
-  synchronized boolean isOpen() {
-    return handle != 0;
+  @Override
+  public void close() {
+    lifecycle.writeLock().lock();
+    try {
+      long h;
+      synchronized (this) {
+        h = handle;
+        handle = 0;
+      }
+      if (h != 0) {
+        destroy(h);
+      }
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
   }
 
-  @Override
-  public synchronized void close() {
-    long h = handle;
-    handle = 0;
-    if (h != 0) {
-      destroy(h);
+  /** {@code read} of the open handle, which stays open until it returns. */
+  private <T> T whileOpen(java.util.function.LongFunction<T> read) {
+    lifecycle.readLock().lock();
+    try {
+      return read.apply(handle());
+    } finally {
+      lifecycle.readLock().unlock();
     }
   }
 
@@ -192,20 +211,20 @@ final class NativeScheduler implements AutoCloseable {
 
   /** Every queue's figures and counts, in tree order. */
   QueueReport queueReport() {
-    return queueReport(handle());
+    return whileOpen(NativeScheduler::queueReport);
   }
 
   /** Every leaf's users, leaves in tree order. */
   UserReport userReport() {
-    return userReport(handle());
+    return whileOpen(NativeScheduler::userReport);
   }
 
   /**
    * How many calls may have changed the core so far: equal counts at two moments mean
-   * equal reports. Takes no lock.
+   * equal reports. Takes no lock in the core.
    */
   long changes() {
-    return changes(handle());
+    return whileOpen(NativeScheduler::changes);
   }
 
   String resourceCalculator() {

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -39,8 +38,6 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  */
 final class QueueGauges {
   private final NativeScheduler core;
-  /** The scheduler's read lock: the core is not closed while it is held. */
-  private final Lock readLock;
   private final Supplier<QueueDirectory> queues;
   private final Supplier<Resource> cluster;
   private final Supplier<ResourceCalculator> calculator;
@@ -52,11 +49,10 @@ final class QueueGauges {
   /** The users of each leaf published last; one who leaves holds no AM there any more. */
   private Map<RustQueue, Set<String>> usersPublished = new HashMap<>();
 
-  QueueGauges(NativeScheduler core, Lock readLock, Supplier<QueueDirectory> queues,
+  QueueGauges(NativeScheduler core, Supplier<QueueDirectory> queues,
       Supplier<Resource> cluster, Supplier<ResourceCalculator> calculator,
       Resource minimumAllocation) {
     this.core = core;
-    this.readLock = readLock;
     this.queues = queues;
     this.cluster = cluster;
     this.calculator = calculator;
@@ -66,19 +62,29 @@ final class QueueGauges {
   /**
    * Publishes every queue's gauges, unless the core has not changed since the last time.
    * Once the scheduler has stopped, the gauges keep their last values.
+   *
+   * <p>It takes no scheduler lock: it runs inside the metrics system, which holds its own
+   * monitor while it samples every source, and a scheduler thread holding the scheduler's
+   * lock may need that monitor (to register a new user's metrics); the reports are read
+   * under the core's own lock, and a report made during a refresh of the queues is left
+   * for the next read.
    */
   synchronized void refresh() {
-    readLock.lock();
+    long changes;
+    QueueReport report;
+    UserReport users;
     try {
-      if (!core.isOpen()) {
+      changes = core.changes();
+      if (changes == published) {
         return;
       }
-      long changes = core.changes();
-      if (changes != published && publish(core.queueReport(), core.userReport())) {
-        published = changes;
-      }
-    } finally {
-      readLock.unlock();
+      report = core.queueReport();
+      users = core.userReport();
+    } catch (IllegalStateException closed) {
+      return;
+    }
+    if (publish(report, users)) {
+      published = changes;
     }
   }
 

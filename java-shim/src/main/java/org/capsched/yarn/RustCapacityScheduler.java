@@ -155,7 +155,7 @@ public class RustCapacityScheduler
         rmContext == null ? null : rmContext.getNodeLabelManager(),
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues);
-    gauges = new QueueGauges(core, readLock, () -> queues, this::getClusterResource,
+    gauges = new QueueGauges(core, () -> queues, this::getClusterResource,
         () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
@@ -187,13 +187,7 @@ public class RustCapacityScheduler
       source.close();
     }
     if (core != null) {
-      // Under the write lock: a metrics read in progress (QueueGauges) ends first.
-      writeLock.lock();
-      try {
-        core.close();
-      } finally {
-        writeLock.unlock();
-      }
+      core.close();
     }
   }
 
