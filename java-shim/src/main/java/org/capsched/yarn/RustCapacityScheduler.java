@@ -110,6 +110,8 @@ public class RustCapacityScheduler
   private QueueViews views;
   /** Publishes the queues' metrics gauges from the core when a metrics record is read. */
   private QueueGauges gauges;
+  /** What containers held when the root's AvailableMB was last set. */
+  private volatile Resource publishedAllocated;
 
   /** A scheduler to be set up by the RM ({@link #serviceInit}). */
   public RustCapacityScheduler() {
@@ -276,7 +278,7 @@ public class RustCapacityScheduler
       } finally {
         releases.close();
       }
-      updateAvailableResourcesMetrics();
+      updateAvailableIfAllocationChanged();
     } finally {
       writeLock.unlock();
     }
@@ -345,6 +347,7 @@ public class RustCapacityScheduler
     Resource total = rmNode.getTotalCapability();
     nodes.added(rmNode, core.addNode(rmNode.getNodeID().toString(), nodes.nameOf(rmNode),
         rmNode.getRackName(), total.getMemorySize(), total.getVirtualCores()));
+    updateAvailableResourcesMetrics();
     recoverContainersOnNode(event.getContainerReports(), rmNode);
   }
 
@@ -362,6 +365,7 @@ public class RustCapacityScheduler
     }
     releases.flush();
     nodes.removed(node, core.removeNode(node.key()));
+    updateAvailableResourcesMetrics();
   }
 
   /** {@code yarn rmadmin -updateNodeResource}: the node's new size, for the RM and the core. */
@@ -541,12 +545,12 @@ public class RustCapacityScheduler
     long[] released = am.release(release, attempt);
     if (attempt.isStopped()) {
       am.stopped(released);
-      updateAvailableResourcesMetrics();
+      updateAvailableIfAllocationChanged();
       return EMPTY_ALLOCATION;
     }
     attempt.rejectContainerUpdates(updateRequests);
     am.update(app, attempt, released, ask, blacklistAdditions, blacklistRemovals);
-    updateAvailableResourcesMetrics();
+    updateAvailableIfAllocationChanged();
     // SchedulingRequests never get here: the RM refuses them for a scheduler whose
     // placementConstraintEnabled() is false, and tells the AM why. The attempt's answer
     // carries the new containers, the headroom the core gave, the containers the RM asked
@@ -817,8 +821,23 @@ public class RustCapacityScheduler
    */
   private void updateAvailableResourcesMetrics() {
     QueueMetrics root = getRootQueueMetrics();
-    root.setAvailableResourcesToQueue(
-        Resources.subtract(getClusterResource(), root.getAllocatedResources()));
+    Resource allocated = root.getAllocatedResources();
+    root.setAvailableResourcesToQueue(Resources.subtract(getClusterResource(), allocated));
+    publishedAllocated = allocated;
+  }
+
+  /**
+   * The same after an event or AM heartbeat that left the cluster's size as it was: only
+   * if what containers hold has changed since (setting the gauge costs more than a no-op
+   * heartbeat).
+   */
+  private void updateAvailableIfAllocationChanged() {
+    QueueMetrics root = getRootQueueMetrics();
+    Resource published = publishedAllocated;
+    if (published == null || root.getAllocatedMB() != published.getMemorySize()
+        || root.getAllocatedVirtualCores() != published.getVirtualCores()) {
+      updateAvailableResourcesMetrics();
+    }
   }
 
   // ----- small RM contract items --------------------------------------------------------
