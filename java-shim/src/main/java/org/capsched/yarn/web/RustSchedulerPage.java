@@ -43,7 +43,11 @@ public class RustSchedulerPage extends RmView {
         "table.qinfo { width: auto; margin: 0.3em 0 0.5em 1em }",
         "table.qinfo th { text-align: left; padding-right: 1.5em; font-weight: normal }",
         "table.users { width: auto; margin: 0 0 0.5em 1em }",
-        "table.users th, table.users td { padding: 2px 10px; text-align: left }")
+        "table.users th, table.users td { padding: 2px 10px; text-align: left }",
+        "#health table { width: auto; border-collapse: collapse; margin: 0.3em 0 0.8em 1em }",
+        "#health th { background: #e8e8e8; font-weight: normal }",
+        "#health th, #health td { padding: 2px 10px; text-align: left; white-space: nowrap;"
+            + " border: 1px solid #ddd }")
         .__()
         .script().$type("text/javascript").__(
             // Clicking a queue shows its applications (and its descendants') in the RM's
