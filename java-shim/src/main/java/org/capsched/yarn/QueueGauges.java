@@ -141,8 +141,8 @@ final class QueueGauges {
     Set<RustQueue> leaves = new HashSet<>(activeApps.keySet());
     leaves.addAll(now.keySet());
     for (RustQueue leaf : leaves) {
-      Map<String, Integer> before = activeApps.getOrDefault(leaf, new HashMap<>());
-      Map<String, Integer> after = now.getOrDefault(leaf, new HashMap<>());
+      Map<String, Integer> before = activeApps.getOrDefault(leaf, Collections.emptyMap());
+      Map<String, Integer> after = now.getOrDefault(leaf, Collections.emptyMap());
       CapschedQueueMetrics metrics = leaf.getMetrics();
       Set<String> names = new HashSet<>(before.keySet());
       names.addAll(after.keySet());

@@ -217,7 +217,10 @@ final class KnownDivergences {
 
   private static String stateOf(String capacityFact) {
     int at = capacityFact.indexOf("state=");
+    if (at < 0) {
+      return "";
+    }
     int end = capacityFact.indexOf(' ', at);
-    return at < 0 ? "" : capacityFact.substring(at, end < 0 ? capacityFact.length() : end);
+    return capacityFact.substring(at, end < 0 ? capacityFact.length() : end);
   }
 }

@@ -369,7 +369,7 @@ public final class ScenarioDriver implements AutoCloseable {
   /** The value of "NAME=value" in a fact, up to the next space. */
   private static String field(String fact, String name) {
     int at = fact.startsWith(name + "=") ? 0 : fact.indexOf(" " + name + "=") + 1;
-    if (at < 0 || !fact.startsWith(name + "=", at)) {
+    if (!fact.startsWith(name + "=", at)) {
       return "";
     }
     int end = fact.indexOf(' ', at);
