@@ -111,7 +111,7 @@ final class AllocationApplier {
       node.allocateContainer(rmContainer);
       run.allocated(node, id, app, size, kind == Wire.Kind.ALLOCATE_RESERVED);
     }
-    run.record(heartbeatNode, now);
+    run.record(now);
   }
 
   /** The last release or preemption, for the scheduler-health record, as Apache keeps it. */
@@ -165,7 +165,7 @@ final class AllocationApplier {
       reservedQueue = app.getQueue().getQueueName();
     }
 
-    void record(RustSchedulerNode heartbeatNode, long now) {
+    void record(long now) {
       if (lastAllocated != null) {
         health.updateAllocation(now, allocatedOn, lastAllocated, allocatedQueue);
       }

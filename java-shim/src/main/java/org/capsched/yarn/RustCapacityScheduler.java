@@ -814,7 +814,7 @@ public class RustCapacityScheduler
 
   /**
    * The root's AvailableMB and AvailableVCores: what the cluster has that containers do not
-   * hold, kept current after every event and AM heartbeat. (The RM's cluster metrics add
+   * hold, kept current as nodes and containers come and go. (The RM's cluster metrics add
    * it to the allocated resources to show the cluster's total for any scheduler but
    * Apache's, so reserved resources count as available here; the other queues' gauges are
    * published when read, see QueueGauges.)
