@@ -26,6 +26,10 @@ pub enum NativeError {
     /// The scheduler was used after `close()`.
     #[error("the native scheduler has been closed")]
     Closed,
+    /// A panic left the scheduler half-updated, in this call or an earlier one: nothing it
+    /// says can be trusted any more (the message is that panic's).
+    #[error("the native scheduler is poisoned: a panic left its state half-updated ({0}); the ResourceManager must hand over to a fresh scheduler")]
+    Poisoned(String),
     /// A JNI call failed (possibly with a Java exception already pending).
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
@@ -40,6 +44,7 @@ pub struct ThrowJava;
 
 const CONFIG_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/SchedulerConfigurationException");
 const PANIC_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/NativeSchedulerPanicException");
+const POISONED_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/NativeSchedulerPoisonedException");
 const REJECTED_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/ApplicationRejectedException");
 const NO_SUCH_LEAF_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/capsched/yarn/NoSuchLeafQueueException");
 
@@ -60,6 +65,7 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
             NativeError::Rejected(_) => env.throw_new(REJECTED_EXCEPTION, &message),
             NativeError::NoSuchLeaf(_) => env.throw_new(NO_SUCH_LEAF_EXCEPTION, &message),
             NativeError::InvalidArgument(_) => env.throw_new(jni_str!("java/lang/IllegalArgumentException"), &message),
+            NativeError::Poisoned(_) => env.throw_new(POISONED_EXCEPTION, &message),
             NativeError::Closed => env.throw_new(jni_str!("java/lang/IllegalStateException"), &message),
             NativeError::Jni(_) => env.throw_new(jni_str!("java/lang/RuntimeException"), &message),
         };
@@ -82,7 +88,7 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
 }
 
 /// The message of a panic, whatever its payload type.
-fn panic_text(payload: Box<dyn std::any::Any + Send + 'static>) -> String {
+pub(super) fn panic_text(payload: Box<dyn std::any::Any + Send + 'static>) -> String {
     if let Some(s) = payload.downcast_ref::<&'static str>() {
         return (*s).to_string();
     }

@@ -153,8 +153,17 @@ pub fn install(env: &mut Env) -> NativeResult<()> {
     let logger: &'static JavaLog = Box::leak(Box::new(JavaLog { class, cache: LevelCache::new() }));
     if LOGGER.set(logger).is_ok() && log::set_logger(logger).is_ok() {
         log::set_max_level(LevelFilter::Trace);
+        std::panic::set_hook(Box::new(log_panic));
     }
     Ok(())
+}
+
+/// The panic hook inside the RM: a panic's place, message and backtrace go to the RM's log
+/// (where the operator looks), not to the process's standard error. What the panic does to
+/// the call is decided where it is caught (`ops::Handle::with`, the JNI error funnel).
+fn log_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let backtrace = std::backtrace::Backtrace::force_capture();
+    log::error!(target: "capsched::panic", "the native scheduler {info}\nbacktrace:\n{backtrace}");
 }
 
 /// The loggers' levels may have changed: `max` (0 off ... 5 trace) is the most verbose

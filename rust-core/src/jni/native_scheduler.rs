@@ -9,6 +9,7 @@ use super::convert::{
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
+use crate::config::SchedulerConfig;
 use crate::ids::{ContainerId, SchedulerKey};
 use crate::policy::admission::{Caller, Submission};
 use crate::resource::Resource;
@@ -32,7 +33,7 @@ pub(super) fn handle_ref<'a>(handle: jlong) -> NativeResult<&'a Handle> {
 
 /// Runs `f` on the scheduler behind `handle`, under its lock.
 pub(super) fn with_scheduler<R>(handle: jlong, f: impl FnOnce(&mut Scheduler) -> R) -> NativeResult<R> {
-    Ok(handle_ref(handle)?.with(f))
+    handle_ref(handle)?.with(f)
 }
 
 /// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
@@ -81,12 +82,15 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_destroy<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native String[] refresh(long handle, byte[] xml, String source, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
+/// `static native long prepareRefresh(long handle, byte[] xml, String source, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
-/// Throws `SchedulerConfigurationException` listing every problem and leaves the running
-/// configuration untouched; otherwise returns the warnings.
+/// The first half of a refresh, taken without any lock: reads and validates the new
+/// configuration and returns it as an opaque pointer that `commitRefresh` or
+/// `discardRefresh` takes back (exactly one of them, exactly once). Throws
+/// `SchedulerConfigurationException` listing every problem; the running configuration
+/// stays.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_prepareRefresh<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
@@ -95,11 +99,89 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_refresh<'l>(
     base_properties: JObjectArray<'l, JString<'l>>,
     overlay_properties: JObjectArray<'l, JString<'l>>,
     system_properties: JObjectArray<'l, JString<'l>>,
+) -> jlong {
+    env.with_env(|env| -> NativeResult<jlong> {
+        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
+        let config = handle_ref(handle)?.prepare_refresh(&inputs)?;
+        Ok(Box::into_raw(Box::new(config)) as jlong)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// Takes back a configuration `prepareRefresh` made.
+///
+/// # Safety
+/// `prepared` must come from `prepareRefresh` and must not have been taken back before.
+unsafe fn take_prepared(prepared: jlong) -> NativeResult<SchedulerConfig> {
+    if prepared == 0 {
+        return Err(NativeError::InvalidArgument("no prepared configuration".into()));
+    }
+    // SAFETY: see the function's contract.
+    Ok(*unsafe { Box::from_raw(prepared as *mut SchedulerConfig) })
+}
+
+/// `static native String[] commitRefresh(long handle, long prepared)`
+///
+/// The second half: checks the prepared configuration against the live state and swaps
+/// it in, returning the warnings; or throws `SchedulerConfigurationException` and leaves
+/// the running configuration in force. Frees `prepared` either way.
+///
+/// # Safety
+/// `prepared` must come from `prepareRefresh` and is not usable afterwards; Java's
+/// `NativeScheduler.Refresh` guarantees both.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_commitRefresh<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    prepared: jlong,
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
-        let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
-        let warnings = handle_ref(handle)?.refresh(&inputs)?;
+        // SAFETY: see the function's contract.
+        let config = unsafe { take_prepared(prepared) }?;
+        let warnings = handle_ref(handle)?.commit_refresh(config)?;
         new_strings(env, &warnings)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void discardRefresh(long prepared)`: frees a prepared configuration
+/// that will not be committed.
+///
+/// # Safety
+/// As for `commitRefresh`.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_discardRefresh<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    prepared: jlong,
+) {
+    env.with_env(|_env| -> NativeResult<()> {
+        // SAFETY: see the function's contract.
+        drop(unsafe { take_prepared(prepared) }?);
+        Ok(())
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void injectFault(long handle, int fault)`: arms a panic for the next
+/// call that changes the scheduler (1) or only reads it (2). For the tests that show what
+/// the RM does with a panic in the core; never called otherwise.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_injectFault<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    fault: jint,
+) {
+    env.with_env(|_env| -> NativeResult<()> {
+        let fault = match fault {
+            1 => ops::Fault::PanicWhileChanging,
+            2 => ops::Fault::PanicWhileReading,
+            other => return Err(NativeError::InvalidArgument(format!("unknown fault {other}"))),
+        };
+        handle_ref(handle)?.inject_fault(fault);
+        Ok(())
     })
     .resolve::<ThrowJava>()
 }
@@ -352,7 +434,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     handle: jlong,
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
-        let paths = ops::queue_paths(handle_ref(handle)?);
+        let paths = ops::queue_paths(handle_ref(handle)?)?;
         new_strings(env, &paths)
     })
     .resolve::<ThrowJava>()
@@ -368,7 +450,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     handle: jlong,
 ) -> JObject<'l> {
     env.with_env(|env| -> NativeResult<JObject<'l>> {
-        let (figures, counts) = ops::queue_report(handle_ref(handle)?);
+        let (figures, counts) = ops::queue_report(handle_ref(handle)?)?;
         new_queue_report(env, &figures, &counts)
     })
     .resolve::<ThrowJava>()
@@ -394,7 +476,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_userReport<'l>(
     handle: jlong,
 ) -> JObject<'l> {
     env.with_env(|env| -> NativeResult<JObject<'l>> {
-        let (names, counts, weights) = ops::user_report(handle_ref(handle)?);
+        let (names, counts, weights) = ops::user_report(handle_ref(handle)?)?;
         new_user_report(env, &names, &counts, &weights)
     })
     .resolve::<ThrowJava>()

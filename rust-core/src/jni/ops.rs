@@ -3,7 +3,7 @@
 //! tested without a JVM.
 
 use super::convert::ConfigInputs;
-use super::error::{NativeError, NativeResult};
+use super::error::{panic_text, NativeError, NativeResult};
 use super::wire;
 use super::wire::{container_ref, release_kind};
 use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
@@ -15,16 +15,38 @@ use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 /// What the Java object's `long handle` points to: one scheduler behind one lock, the
 /// yarn-site.xml settings every configuration it loads is read with, and a count of the
 /// calls that may have changed the scheduler (so that figures derived from its reports,
 /// such as the RM's queue gauges, are worked out again only when they may differ).
+///
+/// A panic while the scheduler is being changed may leave it half-updated (the lock does
+/// not poison itself), so [`Handle::with`] marks the handle poisoned when one unwinds
+/// through it: that call and every later one fail with [`NativeError::Poisoned`], and the
+/// shim hands the RM over as a fatal error. A panic while the scheduler is only read
+/// fails that call alone.
 pub struct Handle {
     scheduler: Mutex<Scheduler>,
     cluster: ClusterSettings,
     changes: AtomicU64,
+    /// Why the scheduler can no longer be trusted: the panic that left it half-updated.
+    poisoned: OnceLock<String>,
+    /// A panic the tests asked for (see [`Handle::inject_fault`]).
+    fault: AtomicU8,
+}
+
+/// A panic a test may arm at the seam ([`Handle::inject_fault`]), to show what the RM
+/// does with one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The next call that changes the scheduler panics halfway.
+    PanicWhileChanging = 1,
+    /// The next call that only reads the scheduler panics.
+    PanicWhileReading = 2,
 }
 
 impl Handle {
@@ -46,22 +68,45 @@ impl Handle {
         for w in &config.warnings {
             log::warn!("{w}");
         }
-        Ok(Handle { scheduler: Mutex::new(Scheduler::new(config, epoch as u64)), cluster, changes: AtomicU64::new(0) })
+        Ok(Handle {
+            scheduler: Mutex::new(Scheduler::new(config, epoch as u64)),
+            cluster,
+            changes: AtomicU64::new(0),
+            poisoned: OnceLock::new(),
+            fault: AtomicU8::new(0),
+        })
     }
 
-    /// Runs `f` on the scheduler, under its lock, and counts the call as a change.
-    pub fn with<R>(&self, f: impl FnOnce(&mut Scheduler) -> R) -> R {
+    /// Runs `f` on the scheduler, under its lock, and counts the call as a change. If `f`
+    /// panics, the scheduler is marked poisoned and the call fails with
+    /// [`NativeError::Poisoned`]; on a poisoned scheduler `f` does not run.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Scheduler) -> R) -> NativeResult<R> {
         let mut scheduler = self.scheduler.lock();
-        let result = f(&mut scheduler);
+        self.check_whole()?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            self.take_fault(Fault::PanicWhileChanging);
+            f(&mut scheduler)
+        }));
         // Counted before the lock is released: whoever reads the count and then a report
         // sees a report at least as new as the count.
         self.changes.fetch_add(1, Ordering::Release);
-        result
+        outcome.map_err(|payload| {
+            let text = panic_text(payload);
+            log::error!(
+                "the native scheduler panicked while changing its state, which may now be half-updated: {text}; \
+                 every later call fails and the ResourceManager is handed over as after a fatal error"
+            );
+            NativeError::Poisoned(self.poisoned.get_or_init(|| text).clone())
+        })
     }
 
-    /// Runs `f` on the scheduler, under its lock, without changing it.
-    pub fn read<R>(&self, f: impl FnOnce(&Scheduler) -> R) -> R {
-        f(&self.scheduler.lock())
+    /// Runs `f` on the scheduler, under its lock, without changing it. A panic in `f`
+    /// fails this call only (it reaches the JNI boundary as a panic).
+    pub fn read<R>(&self, f: impl FnOnce(&Scheduler) -> R) -> NativeResult<R> {
+        let scheduler = self.scheduler.lock();
+        self.check_whole()?;
+        self.take_fault(Fault::PanicWhileReading);
+        Ok(f(&scheduler))
     }
 
     /// How many calls may have changed the scheduler so far. Equal counts at two moments
@@ -70,19 +115,47 @@ impl Handle {
         self.changes.load(Ordering::Acquire)
     }
 
-    /// `refreshQueues`: the new configuration is read and validated completely outside the
-    /// lock, then checked against the live state and swapped in under it. Returns warnings.
-    pub fn refresh(&self, inputs: &ConfigInputs) -> NativeResult<Vec<String>> {
-        let config = match build_config(inputs, self.cluster) {
-            Ok(c) => c,
-            Err(e) => {
-                // Apache's scheduler reloads its running configuration when a new one fails.
-                self.with(Scheduler::refused_refresh);
-                return Err(e);
-            }
-        };
+    /// The panic that poisoned the scheduler, if one did.
+    pub fn poisoned(&self) -> Option<&str> {
+        self.poisoned.get().map(String::as_str)
+    }
+
+    /// Arms `fault` for the next call of its kind: how the tests make the core panic
+    /// through the real RM. Never called in normal operation.
+    pub fn inject_fault(&self, fault: Fault) {
+        self.fault.store(fault as u8, Ordering::Release);
+    }
+
+    fn take_fault(&self, kind: Fault) {
+        if self.fault.compare_exchange(kind as u8, 0, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            panic!("fault injected by a test: {kind:?}");
+        }
+    }
+
+    fn check_whole(&self) -> NativeResult<()> {
+        match self.poisoned.get() {
+            Some(text) => Err(NativeError::Poisoned(text.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// `refreshQueues`, first half: the new configuration read and validated completely,
+    /// without the scheduler's lock (and the shim holds none of its own). If it is invalid,
+    /// the configuration in force is loaded again (as Apache's scheduler reloads it when a
+    /// new one fails) and the errors come back.
+    pub fn prepare_refresh(&self, inputs: &ConfigInputs) -> NativeResult<SchedulerConfig> {
+        build_config(inputs, self.cluster).or_else(|e| {
+            self.with(Scheduler::refused_refresh)?;
+            Err(e)
+        })
+    }
+
+    /// `refreshQueues`, second half: a prepared configuration checked against the live
+    /// state and swapped in under the lock (the shim holds its own write lock around this
+    /// and the rebuild of its queue directory). Returns warnings.
+    pub fn commit_refresh(&self, config: SchedulerConfig) -> NativeResult<Vec<String>> {
         let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
-        warnings.extend(self.with(|s| s.refresh(config))?);
+        warnings.extend(self.with(|s| s.refresh(config))??);
         Ok(warnings)
     }
 }
@@ -142,10 +215,12 @@ pub fn container_refs_to_longs(containers: &[ContainerRef]) -> Vec<i64> {
 /// NODE_UPDATE: releases `finished` and returns every allocation on the node, encoded.
 pub fn node_update(h: &Handle, node: NodeKey, finished: &[i64]) -> NativeResult<Vec<i64>> {
     let finished = releases(finished)?;
-    Ok(wire::encode_allocations(&h.with(|s| {
+    // Encoded under the lock: a panic anywhere between the change and its answer poisons
+    // the scheduler rather than losing the answer.
+    h.with(|s| {
         s.apply_releases(&finished);
-        s.node_heartbeat(node, &[])
-    })))
+        wire::encode_allocations(&s.node_heartbeat(node, &[]))
+    })
 }
 
 /// The asks of one `allocate()`: 3 ints (priority, count, relaxLocality 0/1) and 3 longs
@@ -200,13 +275,13 @@ pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
             s.update_blacklist(app, waiting_for_am, additions, removals);
         }
         s.update_requests(app, asks)
-    });
+    })?;
     Ok([headroom.memory_mb, headroom.vcores])
 }
 
 /// APP_ADDED: the application's key, or why it was rejected.
 pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
-    h.with(|s| s.submit(submission)).map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
+    h.with(|s| s.submit(submission))?.map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
 }
 
 /// The full path of the leaf an application runs in.
@@ -214,14 +289,14 @@ pub fn application_queue(h: &Handle, app: AppKey) -> NativeResult<String> {
     h.read(|s| {
         let st = s.state();
         st.apps.get(&app).map(|a| st.queues.get(a.queue).path().to_string())
-    })
+    })?
     .ok_or_else(|| NativeError::InvalidArgument(format!("no application with key {app}")))
 }
 
 /// Whether the application is activated: past its leaf's ApplicationMaster and
 /// application limits, so that it may be given containers.
 pub fn application_active(h: &Handle, app: AppKey) -> NativeResult<bool> {
-    h.read(|s| s.state().apps.get(&app).map(|a| a.active))
+    h.read(|s| s.state().apps.get(&app).map(|a| a.active))?
         .ok_or_else(|| NativeError::InvalidArgument(format!("no application with key {app}")))
 }
 
@@ -229,7 +304,7 @@ pub fn application_active(h: &Handle, app: AppKey) -> NativeResult<bool> {
 /// — no leaf by that name, or a leaf that does not admit the application (which Apache
 /// reports as an access-control failure).
 pub fn move_application(h: &Handle, app: AppKey, target: &str, commit: bool) -> NativeResult<String> {
-    let result = h.with(|s| if commit { s.move_app(app, target) } else { s.check_move(app, target) });
+    let result = h.with(|s| if commit { s.move_app(app, target) } else { s.check_move(app, target) })?;
     result.map_err(|refusal| match refusal {
         MoveRefusal::NoSuchLeaf(reason) => NativeError::NoSuchLeaf(reason),
         MoveRefusal::NotAdmitted(rejection) => NativeError::Rejected(rejection.0),
@@ -247,24 +322,24 @@ pub fn check_access(
 ) -> NativeResult<bool> {
     let acl = wire::acl_from_code(acl_code)
         .ok_or_else(|| NativeError::InvalidArgument(format!("unknown queue ACL code {acl_code}")))?;
-    Ok(h.with(|s| s.may_access(queue, acl, user, groups, enforced_only)))
+    h.read(|s| s.may_access(queue, acl, user, groups, enforced_only))
 }
 
 /// Every queue's full path, in tree order (the order of `queueReport`'s records).
-pub fn queue_paths(h: &Handle) -> Vec<String> {
+pub fn queue_paths(h: &Handle) -> NativeResult<Vec<String>> {
     h.read(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
 /// Every queue's row, encoded as `queueReport`'s figures and counts (see
 /// [`wire::encode_queue_rows`]).
-pub fn queue_report(h: &Handle) -> (Vec<f64>, Vec<i64>) {
-    wire::encode_queue_rows(&h.read(|s| queue_rows(s.state())))
+pub fn queue_report(h: &Handle) -> NativeResult<(Vec<f64>, Vec<i64>)> {
+    h.read(|s| wire::encode_queue_rows(&queue_rows(s.state())))
 }
 
 /// Every leaf's users, encoded as `userReport`'s names, counts and weights (see
 /// [`wire::encode_user_rows`]).
-pub fn user_report(h: &Handle) -> (Vec<String>, Vec<i64>, Vec<f64>) {
-    wire::encode_user_rows(&h.read(|s| user_rows(s.state())))
+pub fn user_report(h: &Handle) -> NativeResult<(Vec<String>, Vec<i64>, Vec<f64>)> {
+    h.read(|s| wire::encode_user_rows(&user_rows(s.state())))
 }
 
 #[cfg(test)]
@@ -291,7 +366,7 @@ mod tests {
     #[test]
     fn the_rm_configuration_is_the_base_the_file_builds_on() {
         let h = handle(AB);
-        let rows = h.with(|s| queue_rows(s.state()));
+        let rows = h.with(|s| queue_rows(s.state())).unwrap();
         assert_eq!(rows.len(), 3);
         assert!((rows[1].capacity - 0.7).abs() < 1e-9, "a's capacity comes from the RM's keys");
     }
@@ -306,7 +381,7 @@ mod tests {
             overlay: vec![key("a"), "60".into(), key("b"), "40".into()],
             system: vec![],
         };
-        let rows = Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).unwrap().with(|s| queue_rows(s.state()));
+        let rows = Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).unwrap().with(|s| queue_rows(s.state())).unwrap();
         assert!((rows[1].capacity - 0.6).abs() < 1e-9 && (rows[2].capacity - 0.4).abs() < 1e-9);
     }
 
@@ -337,7 +412,7 @@ mod tests {
     fn calls_that_may_change_the_core_are_counted_and_reports_are_not() {
         let h = handle(AB);
         let start = h.changes();
-        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         assert_eq!(h.changes(), start + 1);
         let _ = (queue_report(&h), user_report(&h), queue_paths(&h));
         assert_eq!(h.changes(), start + 1, "reading the reports changes nothing");
@@ -348,9 +423,9 @@ mod tests {
     #[test]
     fn the_user_report_carries_each_users_headroom_and_am_limit() {
         let h = handle(AB);
-        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
-        let (names, counts, _) = user_report(&h);
+        let (names, counts, _) = user_report(&h).unwrap();
         assert_eq!(names, ["u"]);
         let u = &counts[..wire::user_counts::STRIDE];
         // a holds 70% of 8 GiB; its one user may take all of it (the user limit rounds up to
@@ -362,7 +437,7 @@ mod tests {
     #[test]
     fn submissions_moves_and_acls_answer_with_codes_and_reasons() {
         let h = handle(AB);
-        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         let sub = |queue: &str| Submission::new(1, queue, "u", Resource::new(1024, 1));
         assert!(matches!(submit(&h, &sub("nowhere")), Err(NativeError::Rejected(_))));
         let app = submit(&h, &sub("a")).unwrap();
@@ -374,8 +449,8 @@ mod tests {
         assert_eq!(application_queue(&h, app).unwrap(), "root.b");
         assert!(check_access(&h, "a", wire::acl::SUBMIT_APPLICATIONS, "anyone", &[], true).unwrap());
         assert!(check_access(&h, "a", 9, "anyone", &[], false).is_err());
-        assert_eq!(queue_paths(&h), ["root", "root.a", "root.b"]);
-        let (figures, counts) = queue_report(&h);
+        assert_eq!(queue_paths(&h).unwrap(), ["root", "root.a", "root.b"]);
+        let (figures, counts) = queue_report(&h).unwrap();
         assert_eq!(figures.len(), 3 * wire::queue_figures::STRIDE);
         assert_eq!(counts[2 * wire::queue_counts::STRIDE + wire::queue_counts::APPLICATIONS], 1, "b holds the app");
         assert_eq!(counts[wire::queue_counts::PARENT], -1);
@@ -384,9 +459,9 @@ mod tests {
     #[test]
     fn a_heartbeat_encodes_what_it_placed() {
         let h = handle(AB);
-        let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8)));
+        let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         let app = submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
-        h.with(|s| s.add_attempt(app, 1));
+        h.with(|s| s.add_attempt(app, 1)).unwrap();
         let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
         let call = |released: Vec<i64>, asks: Vec<Ask>| AllocateCall {
             app,
@@ -405,6 +480,54 @@ mod tests {
         assert_eq!(out[wire::allocation::ATTEMPT], 1);
         let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER], wire::release_kind::DONE];
         allocate(&h, &call(released, vec![])).unwrap();
-        assert!(h.with(|s| s.state().containers.is_empty()), "the release came with the allocate call");
+        assert!(h.with(|s| s.state().containers.is_empty()).unwrap(), "the release came with the allocate call");
+    }
+
+    #[test]
+    fn a_panic_while_changing_poisons_the_scheduler_for_every_later_call() {
+        let h = handle(AB);
+        let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
+        h.inject_fault(Fault::PanicWhileChanging);
+        let err = node_update(&h, node, &[]).unwrap_err();
+        assert!(matches!(&err, NativeError::Poisoned(text) if text.contains("fault injected")), "{err}");
+        assert!(h.poisoned().is_some());
+        assert!(matches!(queue_report(&h), Err(NativeError::Poisoned(_))), "reads fail too");
+        assert!(matches!(
+            submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))),
+            Err(NativeError::Poisoned(_))
+        ));
+        let before = h.changes();
+        assert!(h.with(|_| unreachable!("a poisoned scheduler runs nothing")).is_err());
+        assert_eq!(h.changes(), before, "a refused call changes nothing");
+    }
+
+    #[test]
+    fn a_panic_while_reading_fails_that_call_only() {
+        let h = handle(AB);
+        h.inject_fault(Fault::PanicWhileReading);
+        let caught = std::panic::catch_unwind(AssertUnwindSafe(|| queue_report(&h)));
+        assert!(caught.is_err(), "the panic reaches the JNI boundary, which throws it to Java");
+        assert!(h.poisoned().is_none());
+        assert_eq!(queue_paths(&h).unwrap(), ["root", "root.a", "root.b"], "the scheduler is whole");
+        h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
+    }
+
+    #[test]
+    fn a_refresh_is_prepared_without_the_lock_and_committed_under_it() {
+        let h = handle(AB);
+        let abc = ConfigInputs {
+            xml: AB.replace("a,b", "a,b,c").replace("</configuration>", "<property><name>yarn.scheduler.capacity.root.c.capacity</name><value>0</value></property></configuration>").into_bytes(),
+            source: "new.xml".into(),
+            base: vec!["yarn.scheduler.capacity.root.a.capacity".into(), "70".into()],
+            overlay: vec![],
+            system: vec![],
+        };
+        let prepared = h.prepare_refresh(&abc).unwrap();
+        assert_eq!(queue_paths(&h).unwrap().len(), 3, "nothing changes until the commit");
+        h.commit_refresh(prepared).unwrap();
+        assert_eq!(queue_paths(&h).unwrap(), ["root", "root.a", "root.b", "root.c"]);
+        let broken = ConfigInputs { xml: b"<configuration>".to_vec(), ..abc };
+        assert!(matches!(h.prepare_refresh(&broken), Err(NativeError::Config(_))));
+        assert_eq!(queue_paths(&h).unwrap().len(), 4, "a refused file leaves the running tree");
     }
 }

@@ -75,13 +75,52 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /**
-   * Validates the configuration completely and swaps it in, returning its warnings.
+   * A refresh's first half, which needs no lock: reads and validates the new configuration
+   * completely. Nothing changes until {@link PreparedRefresh#commit()}.
    *
-   * @throws SchedulerConfigurationException with every problem; nothing changes
+   * @throws SchedulerConfigurationException with every problem; the configuration in force
+   *     stays (loaded again, as Apache's scheduler does when a new one fails)
    */
-  String[] refresh(byte[] xml, String source, String[] baseProperties,
+  PreparedRefresh prepareRefresh(byte[] xml, String source, String[] baseProperties,
       String[] overlayProperties, String[] systemProperties) {
-    return refresh(handle(), xml, source, baseProperties, overlayProperties, systemProperties);
+    return new PreparedRefresh(prepareRefresh(handle(), xml, source, baseProperties,
+        overlayProperties, systemProperties));
+  }
+
+  /**
+   * A validated configuration held by the core until it is committed or closed (exactly
+   * one of them frees it; closing after a commit does nothing).
+   */
+  final class PreparedRefresh implements AutoCloseable {
+    private long pointer;
+
+    private PreparedRefresh(long pointer) {
+      this.pointer = pointer;
+    }
+
+    /**
+     * The refresh's second half, for the caller to run under its own lock: checks the
+     * configuration against the live state and swaps it in; returns its warnings.
+     *
+     * @throws SchedulerConfigurationException if the live state refuses it; nothing changes
+     */
+    String[] commit() {
+      return commitRefresh(handle(), take());
+    }
+
+    @Override
+    public void close() {
+      long p = take();
+      if (p != 0) {
+        discardRefresh(p);
+      }
+    }
+
+    private synchronized long take() {
+      long p = pointer;
+      pointer = 0;
+      return p;
+    }
   }
 
   int addNode(String nodeId, String host, String rack, long memory, long vcores) {
@@ -246,6 +285,20 @@ final class NativeScheduler implements AutoCloseable {
     return checkAccess(handle(), queue, acl, user, groups, enforcedOnly);
   }
 
+  /** A panic the next call that changes the core makes (for the tests of the seam). */
+  static final int FAULT_PANIC_WHILE_CHANGING = 1;
+  /** A panic the next call that only reads the core makes (for the tests of the seam). */
+  static final int FAULT_PANIC_WHILE_READING = 2;
+
+  /**
+   * Arms a panic in the core ({@link #FAULT_PANIC_WHILE_CHANGING} or
+   * {@link #FAULT_PANIC_WHILE_READING}): how the tests show what the RM does with one.
+   * Never called in normal operation.
+   */
+  void injectFault(int fault) {
+    injectFault(handle(), fault);
+  }
+
   /**
    * Bytes every native core in this process holds on the heap (for memory benchmarks; a
    * diagnostics native).
@@ -270,8 +323,14 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native void destroy(long handle);
 
-  private static native String[] refresh(long handle, byte[] xml, String source,
+  private static native long prepareRefresh(long handle, byte[] xml, String source,
       String[] baseProperties, String[] overlayProperties, String[] systemProperties);
+
+  private static native String[] commitRefresh(long handle, long prepared);
+
+  private static native void discardRefresh(long prepared);
+
+  private static native void injectFault(long handle, int fault);
 
   private static native int addNode(long handle, String nodeId, String host, String rack,
       long memory, long vcores);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 import org.apache.hadoop.security.UserGroupInformation;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code mapred queue -list / -showacls}, the RM's access checks): QueueInfo from the
  * core's queue report, queue ACLs from the core's configuration, and the applications in
  * a queue from the RM's own records. It keeps no state; every answer is built afresh from
- * the queue directory current at the time.
+ * the queue directory current at the time. An answer that pairs the core's report with the
+ * directory is built under the scheduler's read lock, since a refresh swaps the two under
+ * its write lock.
  */
 final class QueueViews {
   /** Logs under the scheduler's name, where an operator looks. */
@@ -31,16 +34,26 @@ final class QueueViews {
 
   private final NativeScheduler core;
   private final Supplier<QueueDirectory> queues;
+  private final Lock readLock;
 
-  /** Views over {@code core}, naming queues as the directory {@code queues} gives now. */
-  QueueViews(NativeScheduler core, Supplier<QueueDirectory> queues) {
+  /**
+   * Views over {@code core}, naming queues as the directory {@code queues} gives now;
+   * {@code readLock} is the scheduler's.
+   */
+  QueueViews(NativeScheduler core, Supplier<QueueDirectory> queues, Lock readLock) {
     this.core = core;
     this.queues = queues;
+    this.readLock = readLock;
   }
 
   /** Every queue as the core sees it now, root first, each parent before its children. */
   List<QueueSnapshot> snapshots() {
-    return snapshots(core.queueReport(), queues.get());
+    readLock.lock();
+    try {
+      return snapshots(core.queueReport(), queues.get());
+    } finally {
+      readLock.unlock();
+    }
   }
 
   private static List<QueueSnapshot> snapshots(QueueReport report, QueueDirectory dir) {
@@ -89,8 +102,15 @@ final class QueueViews {
 
   /** Builds YARN's QueueInfo for {@code path} from the core's report. */
   QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
-    QueueDirectory dir = queues.get();
-    List<QueueSnapshot> snapshots = snapshots(core.queueReport(), dir);
+    QueueDirectory dir;
+    List<QueueSnapshot> snapshots;
+    readLock.lock();
+    try {
+      dir = queues.get();
+      snapshots = snapshots(core.queueReport(), dir);
+    } finally {
+      readLock.unlock();
+    }
     List<List<Integer>> children = includeChildQueues ? QueueSnapshot.children(snapshots) : null;
     return build(snapshots, children, dir.indexOf(path), includeChildQueues, recursive);
   }

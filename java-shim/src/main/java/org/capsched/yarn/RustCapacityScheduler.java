@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import org.apache.hadoop.conf.Configurable;
@@ -28,6 +29,8 @@ import org.apache.hadoop.yarn.api.records.SchedulingRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.RMFatalEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.RMFatalEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -112,6 +115,8 @@ public class RustCapacityScheduler
   private QueueGauges gauges;
   /** What containers held when the root's AvailableMB was last set. */
   private volatile Resource publishedAllocated;
+  /** Set once the RM has been handed over because the core is poisoned. */
+  private final AtomicBoolean handedOver = new AtomicBoolean();
 
   /** A scheduler to be set up by the RM ({@link #serviceInit}). */
   public RustCapacityScheduler() {
@@ -156,7 +161,7 @@ public class RustCapacityScheduler
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME),
         rmContext == null ? null : rmContext.getNodeLabelManager(),
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
-    views = new QueueViews(core, () -> queues);
+    views = new QueueViews(core, () -> queues, readLock);
     gauges = new QueueGauges(core, () -> queues, this::getClusterResource,
         () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
@@ -195,26 +200,55 @@ public class RustCapacityScheduler
 
   /**
    * {@code yarn rmadmin -refreshQueues}: the core validates and swaps in the new
-   * configuration, or refuses it whole (an IOException naming every problem).
+   * configuration, or refuses it whole (an IOException naming every problem). The file is
+   * read and validated without any lock; the core's swap and the rebuild of the RM-side
+   * queues happen together under the write lock, so no event or submission sees a core
+   * tree and a queue directory from different configurations.
    */
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = source.read(newConf);
     String[] warnings;
-    try {
-      warnings = core.refresh(in.xml, in.source, in.fileCapacityProperties,
-          in.codeCapacityProperties, in.systemProperties);
+    try (NativeScheduler.PreparedRefresh refresh = core.prepareRefresh(in.xml, in.source,
+        in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties)) {
+      writeLock.lock();
+      try {
+        warnings = refresh.commit();
+        rebuildQueues(newConf);
+        accepted = source.merged(in, newConf);
+      } finally {
+        writeLock.unlock();
+      }
     } catch (SchedulerConfigurationException e) {
       throw new IOException("Failed to re-init queues from " + in.source + ": "
           + e.getMessage(), e);
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
     }
     for (String warning : warnings) {
       LOG.warn("Queue refresh from {}: {}", in.source, warning);
     }
-    rebuildQueues(newConf);
-    accepted = source.merged(in, newConf);
     super.reinitialize(newConf, context);
     LOG.info("Queues refreshed from {}: {}", in.source, queues);
+  }
+
+  /**
+   * The core is poisoned (a panic left its state half-updated): the RM is handed over as
+   * after any fatal error, once — under HA a standby takes over with a fresh scheduler; a
+   * stand-alone RM stops, with this explanation. Every call to the core fails meanwhile.
+   */
+  private void handOver(NativeSchedulerPoisonedException e) {
+    if (!handedOver.compareAndSet(false, true)) {
+      return;
+    }
+    String explanation = "The Rust capacity scheduler's core can no longer be trusted: "
+        + e.getMessage();
+    LOG.error(explanation, e);
+    if (rmContext != null && rmContext.getDispatcher() != null) {
+      rmContext.getDispatcher().getEventHandler().handle(
+          new RMFatalEvent(RMFatalEventType.CRITICAL_THREAD_CRASH, e, explanation));
+    }
   }
 
   /**
@@ -261,7 +295,18 @@ public class RustCapacityScheduler
    */
   @Override
   public void handle(SchedulerEvent event) {
-    inBatch(() -> dispatch(event));
+    try {
+      inBatch(() -> dispatch(event));
+    } catch (NativeSchedulerPoisonedException e) {
+      // Not rethrown: the RM's scheduler dispatcher would exit the process without a word;
+      // the fatal event hands it over as Hadoop expects.
+      handOver(e);
+    } catch (NativeSchedulerPanicException e) {
+      // A panic before the core changed anything (its state is whole): this event fails,
+      // the RM and later events go on.
+      LOG.error("Scheduler event {} failed in the native core, which is unchanged: {}",
+          event, e.getMessage(), e);
+    }
   }
 
   /**
@@ -541,6 +586,18 @@ public class RustCapacityScheduler
       LOG.error("allocate() from unknown or previous attempt {}", attemptId);
       return EMPTY_ALLOCATION;
     }
+    try {
+      return allocateFor(attempt, app, ask, release, blacklistAdditions, blacklistRemovals,
+          updateRequests);
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
+    }
+  }
+
+  private Allocation allocateFor(RustAppAttempt attempt, RustApplication app,
+      List<ResourceRequest> ask, List<ContainerId> release, List<String> blacklistAdditions,
+      List<String> blacklistRemovals, ContainerUpdates updateRequests) {
     normalizeResourceRequests(ask, app.getQueue().getQueueName());
     long[] released = am.release(release, attempt);
     if (attempt.isStopped()) {
