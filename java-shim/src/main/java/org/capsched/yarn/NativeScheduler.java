@@ -6,20 +6,20 @@ package org.capsched.yarn;
  * the user should see comes back as a typed exception ({@link ApplicationRejectedException},
  * {@link NoSuchLeafQueueException}).
  *
- * <p>Thread safety: the native side serialises calls with its own lock. {@link #close()}
- * frees the handle exactly once; the scheduler's own callers stop using the object before
- * it closes it (in {@code serviceStop}). The reports read from other threads (metrics,
- * web views: {@link #changes}, {@link #queueReport}, {@link #userReport}) may run while
- * the RM stops: they hold {@link #lifecycle}'s read lock, which {@link #close()} waits
- * for, and throw IllegalStateException once the core is closed, as every call does.
+ * <p>Thread safety: the native side serialises calls with its own lock. Every call holds
+ * {@link #lifecycle}'s read lock while it crosses, and {@link #close()} frees the handle
+ * exactly once under the write lock: a call from any thread (an AM's allocate, a metrics
+ * or web read) that races the RM stopping either completes first or throws
+ * IllegalStateException, never reaches a freed core.
  */
 final class NativeScheduler implements AutoCloseable {
   static {
     NativeLoader.load();
   }
 
+  /** Written only under the write lock, read under the read lock. */
   private long handle;
-  /** Keeps the handle alive while a report is read from another thread (see above). */
+  /** Keeps the handle alive while a call crosses (see above). */
   private final java.util.concurrent.locks.ReentrantReadWriteLock lifecycle =
       new java.util.concurrent.locks.ReentrantReadWriteLock();
 
@@ -40,22 +40,26 @@ final class NativeScheduler implements AutoCloseable {
     NativeLog.watchLevels();
   }
 
-  private synchronized long handle() {
+  /** The open handle, with the read lock held until {@link #exit()}. */
+  private long enter() {
+    lifecycle.readLock().lock();
     if (handle == 0) {
+      lifecycle.readLock().unlock();
       throw new IllegalStateException("the native scheduler has been closed");
     }
     return handle;
+  }
+
+  private void exit() {
+    lifecycle.readLock().unlock();
   }
 
   @Override
   public void close() {
     lifecycle.writeLock().lock();
     try {
-      long h;
-      synchronized (this) {
-        h = handle;
-        handle = 0;
-      }
+      long h = handle;
+      handle = 0;
       if (h != 0) {
         destroy(h);
       }
@@ -64,13 +68,23 @@ final class NativeScheduler implements AutoCloseable {
     }
   }
 
-  /** {@code read} of the open handle, which stays open until it returns. */
-  private <T> T whileOpen(java.util.function.LongFunction<T> read) {
-    lifecycle.readLock().lock();
+  /** {@code call} on the open handle, which stays open until it returns. */
+  private <T> T whileOpen(java.util.function.LongFunction<T> call) {
+    long h = enter();
     try {
-      return read.apply(handle());
+      return call.apply(h);
     } finally {
-      lifecycle.readLock().unlock();
+      exit();
+    }
+  }
+
+  /** {@code call} on the open handle, which stays open until it returns. */
+  private void runWhileOpen(java.util.function.LongConsumer call) {
+    long h = enter();
+    try {
+      call.accept(h);
+    } finally {
+      exit();
     }
   }
 
@@ -83,8 +97,8 @@ final class NativeScheduler implements AutoCloseable {
    */
   PreparedRefresh prepareRefresh(byte[] xml, String source, String[] baseProperties,
       String[] overlayProperties, String[] systemProperties) {
-    return new PreparedRefresh(prepareRefresh(handle(), xml, source, baseProperties,
-        overlayProperties, systemProperties));
+    return whileOpen(h -> new PreparedRefresh(prepareRefresh(h, xml, source, baseProperties,
+        overlayProperties, systemProperties)));
   }
 
   /**
@@ -105,7 +119,7 @@ final class NativeScheduler implements AutoCloseable {
      * @throws SchedulerConfigurationException if the live state refuses it; nothing changes
      */
     String[] commit() {
-      return commitRefresh(handle(), take());
+      return whileOpen(h -> commitRefresh(h, take()));
     }
 
     @Override
@@ -124,23 +138,23 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   int addNode(String nodeId, String host, String rack, long memory, long vcores) {
-    return addNode(handle(), nodeId, host, rack, memory, vcores);
+    return whileOpen(h -> addNode(h, nodeId, host, rack, memory, vcores));
   }
 
   long[] removeNode(int node) {
-    return removeNode(handle(), node);
+    return whileOpen(h -> removeNode(h, node));
   }
 
   void updateNodeResource(int node, long memory, long vcores) {
-    updateNodeResource(handle(), node, memory, vcores);
+    runWhileOpen(h -> updateNodeResource(h, node, memory, vcores));
   }
 
   long[] nodeUpdate(int node, long[] finished) {
-    return nodeUpdate(handle(), node, finished);
+    return whileOpen(h -> nodeUpdate(h, node, finished));
   }
 
   void release(long[] containers) {
-    release(handle(), containers);
+    runWhileOpen(h -> release(h, containers));
   }
 
   /**
@@ -151,35 +165,40 @@ final class NativeScheduler implements AutoCloseable {
   int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
       long priority, boolean recovering, long amMemory, long amVcores)
       throws ApplicationRejectedException {
-    return submit(handle(), clusterTimestamp, id, queue, user, groups, priority, recovering,
-        amMemory, amVcores);
+    long h = enter();
+    try {
+      return submit(h, clusterTimestamp, id, queue, user, groups, priority, recovering,
+          amMemory, amVcores);
+    } finally {
+      exit();
+    }
   }
 
   /** The full path of the leaf queue an application runs in. */
   String applicationQueue(int app) {
-    return applicationQueue(handle(), app);
+    return whileOpen(h -> applicationQueue(h, app));
   }
 
   /** Whether an application is activated (past its leaf's AM and application limits). */
   boolean applicationActive(int app) {
-    return applicationActive(handle(), app);
+    return whileOpen(h -> applicationActive(h, app));
   }
 
   void addAttempt(int app, int attemptId) {
-    addAttempt(handle(), app, attemptId);
+    runWhileOpen(h -> addAttempt(h, app, attemptId));
   }
 
   void removeAttempt(int app) {
-    removeAttempt(handle(), app);
+    runWhileOpen(h -> removeAttempt(h, app));
   }
 
   long[] removeApp(int app) {
-    return removeApp(handle(), app);
+    return whileOpen(h -> removeApp(h, app));
   }
 
   /** The next container number of the application's current attempt; -1 if it has none. */
   long takeContainerNumber(int app) {
-    return takeContainerNumber(handle(), app);
+    return whileOpen(h -> takeContainerNumber(h, app));
   }
 
   /**
@@ -189,8 +208,8 @@ final class NativeScheduler implements AutoCloseable {
    */
   long[] allocate(int app, long[] released, int[] askInts, long[] askLongs, String[] askNames,
       String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm) {
-    return allocate(handle(), app, released, askInts, askLongs, askNames, blacklistAdditions,
-        blacklistRemovals, waitingForAm);
+    return whileOpen(h -> allocate(h, app, released, askInts, askLongs, askNames,
+        blacklistAdditions, blacklistRemovals, waitingForAm));
   }
 
   /**
@@ -202,7 +221,12 @@ final class NativeScheduler implements AutoCloseable {
    */
   String moveApplication(int app, String target, boolean commit)
       throws NoSuchLeafQueueException, ApplicationRejectedException {
-    return moveApplication(handle(), app, target, commit);
+    long h = enter();
+    try {
+      return moveApplication(h, app, target, commit);
+    } finally {
+      exit();
+    }
   }
 
   /**
@@ -211,28 +235,32 @@ final class NativeScheduler implements AutoCloseable {
    */
   long applicationPriority(String queue, boolean requested, int priority, int clusterMax,
       String user, String[] groups) {
-    return applicationPriority(handle(), queue, requested, priority, clusterMax, user, groups);
+    return whileOpen(h -> applicationPriority(h, queue, requested, priority, clusterMax, user,
+        groups));
   }
 
-  /** The lifetime (seconds) an application submitted to {@code queue} asking for {@code requested} gets. */
+  /**
+   * The lifetime (seconds) an application submitted to {@code queue} asking for
+   * {@code requested} gets.
+   */
   long applicationLifetime(String queue, long requested) {
-    return applicationLifetime(handle(), queue, requested);
+    return whileOpen(h -> applicationLifetime(h, queue, requested));
   }
 
   /** The longest lifetime (seconds) of {@code queue}'s applications; -1 if it is not a leaf. */
   long maximumApplicationLifetime(String queue) {
-    return maximumApplicationLifetime(handle(), queue);
+    return whileOpen(h -> maximumApplicationLifetime(h, queue));
   }
 
   void updatePriority(int app, int priority) {
-    updatePriority(handle(), app, priority);
+    runWhileOpen(h -> updatePriority(h, app, priority));
   }
 
   /** Records a container a NodeManager reported after an RM restart; false if not taken. */
   boolean recoverContainer(int app, int attempt, long number, int node, long memory, long vcores,
       int priority, long allocationRequestId) {
-    return recoverContainer(handle(), app, attempt, number, node, memory, vcores, priority,
-        allocationRequestId);
+    return whileOpen(h -> recoverContainer(h, app, attempt, number, node, memory, vcores,
+        priority, allocationRequestId));
   }
 
   /**
@@ -240,12 +268,12 @@ final class NativeScheduler implements AutoCloseable {
    * diagnostics native: test and benchmark builds of the library only).
    */
   long[] containerReport() {
-    return containerReport(handle());
+    return whileOpen(NativeScheduler::containerReport);
   }
 
   /** Every queue's full path, in tree order (the order of {@link #queueReport}'s records). */
   String[] queuePaths() {
-    return queuePaths(handle());
+    return whileOpen(NativeScheduler::queuePaths);
   }
 
   /** Every queue's figures and counts, in tree order. */
@@ -267,12 +295,12 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   String resourceCalculator() {
-    return resourceCalculator(handle());
+    return whileOpen(NativeScheduler::resourceCalculator);
   }
 
   /** {@code user-metrics.enable}: whether new queues keep QueueMetrics per user. */
   boolean userMetricsEnabled() {
-    return userMetricsEnabled(handle());
+    return whileOpen(NativeScheduler::userMetricsEnabled);
   }
 
   /**
@@ -282,7 +310,7 @@ final class NativeScheduler implements AutoCloseable {
    */
   boolean checkAccess(String queue, int acl, String user, String[] groups,
       boolean enforcedOnly) {
-    return checkAccess(handle(), queue, acl, user, groups, enforcedOnly);
+    return whileOpen(h -> checkAccess(h, queue, acl, user, groups, enforcedOnly));
   }
 
   /** A panic the next call that changes the core makes (for the tests of the seam). */
@@ -296,7 +324,7 @@ final class NativeScheduler implements AutoCloseable {
    * Never called in normal operation.
    */
   void injectFault(int fault) {
-    injectFault(handle(), fault);
+    runWhileOpen(h -> injectFault(h, fault));
   }
 
   /**

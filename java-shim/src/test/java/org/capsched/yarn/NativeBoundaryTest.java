@@ -92,4 +92,53 @@ public class NativeBoundaryTest {
       assertTrue(e.getMessage(), e.getMessage().contains("closed"));
     }
   }
+
+  /**
+   * Calls from other threads racing the RM's stop (an AM's allocate, a metrics or web read)
+   * either finish before the core is freed or are told it is closed: none reaches freed
+   * memory (which would crash the JVM running this test).
+   */
+  @Test(timeout = 120_000)
+  public void callsRacingCloseFinishFirstOrAreToldItIsClosed() throws Exception {
+    for (int round = 0; round < 50; round++) {
+      NativeScheduler core = create(XML);
+      java.util.concurrent.atomic.AtomicInteger answered =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicReference<Throwable> wrong =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      Thread[] callers = new Thread[3];
+      for (int t = 0; t < callers.length; t++) {
+        int kind = t;
+        callers[t] = new Thread(() -> {
+          try {
+            while (true) {
+              if (kind == 0) {
+                core.addNode("h" + answered.get() + ":1", "h", "/r", 8192, 8);
+              } else if (kind == 1) {
+                assertEquals(3, core.queuePaths().length);
+              } else {
+                assertEquals(3, core.queueReport().size());
+              }
+              answered.incrementAndGet();
+            }
+          } catch (IllegalStateException closed) {
+            if (!closed.getMessage().contains("closed")) {
+              wrong.set(closed);
+            }
+          } catch (Throwable t2) {
+            wrong.set(t2);
+          }
+        });
+        callers[t].start();
+      }
+      Thread.sleep(2);
+      core.close();
+      for (Thread caller : callers) {
+        caller.join();
+      }
+      if (wrong.get() != null) {
+        throw new AssertionError("a call racing close failed otherwise", wrong.get());
+      }
+    }
+  }
 }
