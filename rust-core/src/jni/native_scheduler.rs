@@ -240,6 +240,19 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updateNodeResource
     .resolve::<ThrowJava>()
 }
 
+/// `static native void updateClusterResource(long handle)`: capacities, limits passed
+/// down, activations and headroom worked out again, as Apache's scheduler does when the
+/// RM's label manager announces nodes (`Scheduler::resize_cluster`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updateClusterResource<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    env.with_env(|_env| -> NativeResult<()> { with_scheduler(handle, Scheduler::resize_cluster) })
+        .resolve::<ThrowJava>()
+}
+
 /// `static native long[] nodeUpdate(long handle, int node, long[] finished)`
 ///
 /// One call per heartbeat: the containers that finished on the node (pairs) go in, every

@@ -1,6 +1,7 @@
 //! Queue states at run time, as Apache's `QueueStateHelper` keeps them. A queue is created
-//! in the state its configuration gives, or else its parent's (a draining parent's new
-//! children start stopped). After that a refresh changes a queue's state only when the file
+//! in the state its configuration gives, or else its parent's as the file alone would make
+//! it (Apache builds each refresh's queues from the file before grafting the new ones into
+//! the running tree). After that a refresh changes a queue's state only when the file
 //! asks for the other one: RUNNING → STOPPED stops the queue and everything under it
 //! (draining what still has applications), STOPPED → RUNNING needs a running parent. A
 //! queue whose file says nothing keeps its state — so the leaves of a parent stopped and
@@ -55,17 +56,35 @@ impl QueueTree {
         // here has already stopped its existing descendants.
         let mut previous: HashMap<String, RuntimeState> =
             before.map(|b| b.queues.iter().map(|q| (q.path().to_string(), q.state)).collect()).unwrap_or_default();
+        // The state each queue would have if the RM started on this file. Apache builds a
+        // whole new tree from the file on every refresh, where each queue takes its
+        // configured state or its parent's; a queue new to the running tree keeps the
+        // state it got there, whatever its running parent's is (a leaf added under a
+        // parent that was stopped by an earlier file runs if this file leaves it unsaid).
+        let mut fresh: Vec<RuntimeState> = Vec::with_capacity(self.queues.len());
         let mut errors = Vec::new();
         for i in 0..self.queues.len() {
             let (path, configured) = {
                 let c = &self.queues[i].config;
                 (c.path.clone(), c.state_set.then_some(RuntimeState::from(c.state)))
             };
+            let fresh_parent = self.queues[i].config.parent.map(|p| (self.queues[p].path().to_string(), fresh[p]));
+            fresh.push(match (configured, &fresh_parent) {
+                (Some(s), _) => s,
+                (None, Some((_, s))) => *s,
+                (None, None) => RuntimeState::Running,
+            });
             let parent =
                 self.queues[i].config.parent.map(|p| (self.queues[p].path().to_string(), self.queues[p].state));
-            let state = match previous.get(&path).copied() {
+            // A leaf turned parent or a parent turned leaf is a new queue to Apache (the
+            // queue built from the file replaces the running one).
+            let converted = before
+                .and_then(|b| b.index_of_path(&path).map(|j| b.queues[j].is_leaf() != self.queues[i].is_leaf()))
+                .unwrap_or(false);
+            let state = match previous.get(&path).copied().filter(|_| !converted) {
                 None => {
-                    if let (Some(RuntimeState::Running), Some((parent_path, s))) = (configured, &parent) {
+                    let parent = &fresh_parent;
+                    if let (Some(RuntimeState::Running), Some((parent_path, s))) = (configured, parent) {
                         if *s != RuntimeState::Running {
                             errors.push(ConfigError::queue(&path, format!(
                                 "is set RUNNING but its parent {parent_path} is {}: a queue cannot run under a parent that does not",
@@ -73,12 +92,7 @@ impl QueueTree {
                             )));
                         }
                     }
-                    match (configured, &parent) {
-                        (Some(s), _) => s,
-                        (None, Some((_, RuntimeState::Draining))) => RuntimeState::Stopped,
-                        (None, Some((_, s))) => *s,
-                        (None, None) => RuntimeState::Running,
-                    }
+                    fresh[i]
                 }
                 Some(RuntimeState::Running) if configured == Some(RuntimeState::Stopped) => {
                     for d in self.descendants(i) {
@@ -193,6 +207,25 @@ mod tests {
         both.set_states(Some(&t)).unwrap();
         assert_eq!(state(&both, "root.p.a"), RuntimeState::Running);
         assert_eq!(state(&both, "root.p.b"), RuntimeState::Stopped);
+    }
+
+    #[test]
+    fn a_queue_added_under_a_parent_stopped_by_an_earlier_file_runs_if_this_file_says_nothing() {
+        let stopped = tree(P_STOPPED);
+        let mut unsaid = tree("");
+        unsaid.set_states(Some(&stopped)).unwrap();
+        const WITH_C: &str =
+            "<property><name>yarn.scheduler.capacity.root.p.queues</name><value>a,b,c</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.c.capacity</name><value>0</value></property>";
+        let mut added = tree(WITH_C);
+        added.set_states(Some(&unsaid)).unwrap();
+        assert_eq!(state(&added, "root.p"), RuntimeState::Stopped, "the running parent stays stopped");
+        assert_eq!(state(&added, "root.p.a"), RuntimeState::Stopped);
+        assert_eq!(state(&added, "root.p.c"), RuntimeState::Running, "as Apache, from the file alone");
+        // While the file stops the parent, a new child starts stopped with it.
+        let mut added_stopped = tree(&format!("{WITH_C}{P_STOPPED}"));
+        added_stopped.set_states(Some(&stopped)).unwrap();
+        assert_eq!(state(&added_stopped, "root.p.c"), RuntimeState::Stopped);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::{Expectation, Scenario, ScenarioError, Step};
 use crate::config::{ClusterSettings, Properties, SchedulerConfig};
-use crate::ids::{ContainerId, NodeKey, SchedulerKey, ANY};
+use crate::ids::{ContainerId, NodeKey, Release, SchedulerKey, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
 use crate::resource::Resource;
@@ -209,6 +209,13 @@ impl Runner {
             Step::NodeResource { name, total } => {
                 let key = *self.nodes.get(name).ok_or_else(|| err(format!("no node '{name}'")))?;
                 self.scheduler.update_node_resource(key, *total);
+                // The RM's label manager then announces the node again, and the scheduler
+                // drops its reservation and works its limits out again (as Apache's does).
+                let reserved = self.scheduler.state().nodes.get(&key).and_then(|n| n.reservation.as_ref());
+                if let Some(r) = reserved.map(|r| (r.app, r.container)) {
+                    self.scheduler.apply_releases(&[Release::Done(r)]);
+                }
+                self.scheduler.resize_cluster();
                 Ok(format!("node {name} now offers {total}"))
             }
             Step::Blacklist { app, add, remove } => {

@@ -41,9 +41,10 @@ impl Scheduler {
         self.resize_cluster();
     }
 
-    /// The cluster changed size (or the configuration changed): capacities, published
-    /// limits, activations and headroom follow, as in Apache's `updateClusterResource`.
-    pub(super) fn resize_cluster(&mut self) {
+    /// The cluster changed size (or the configuration changed, or the RM announced nodes
+    /// again): capacities, published limits, activations and headroom follow, as in
+    /// Apache's `updateClusterResource`.
+    pub fn resize_cluster(&mut self) {
         let total = self.state.nodes.values().fold(Resource::ZERO, |acc, n| acc.plus(n.total));
         self.state.cluster = total;
         let calc = self.state.calculator();

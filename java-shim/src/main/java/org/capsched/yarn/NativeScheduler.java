@@ -149,6 +149,14 @@ final class NativeScheduler implements AutoCloseable {
     runWhileOpen(h -> updateNodeResource(h, node, memory, vcores));
   }
 
+  /**
+   * Capacities, limits passed down, activations and headroom worked out again, as Apache's
+   * {@code updateClusterResource}.
+   */
+  void updateClusterResource() {
+    runWhileOpen(NativeScheduler::updateClusterResource);
+  }
+
   long[] nodeUpdate(int node, long[] finished) {
     return whileOpen(h -> nodeUpdate(h, node, finished));
   }
@@ -366,6 +374,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native long[] removeNode(long handle, int node);
 
   private static native void updateNodeResource(long handle, int node, long memory, long vcores);
+
+  private static native void updateClusterResource(long handle);
 
   private static native long[] nodeUpdate(long handle, int node, long[] finished);
 

@@ -18,6 +18,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
@@ -54,6 +55,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedS
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerPreemptEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeLabelsUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourceUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
@@ -376,8 +378,11 @@ public class RustCapacityScheduler
       killContainer(((ContainerPreemptEvent) event).getContainer());
       break;
     case KILL_RESERVED_CONTAINER:
-      end(((ContainerPreemptEvent) event).getContainer(),
-          "Reservation killed by the ResourceManager", RMContainerEventType.KILL);
+      end(((ContainerPreemptEvent) event).getContainer(), SchedulerUtils.UNRESERVED_CONTAINER,
+          RMContainerEventType.KILL);
+      break;
+    case NODE_LABELS_UPDATE:
+      nodesRelabelled((NodeLabelsUpdateSchedulerEvent) event);
       break;
     default:
       // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
@@ -385,6 +390,26 @@ public class RustCapacityScheduler
       // support.
       LOG.warn("Ignoring scheduler event {}", event.getType());
     }
+  }
+
+  /**
+   * The RM's label manager announced nodes again: their labels changed, or their resources
+   * did ({@code yarn rmadmin -updateNodeResource}), or they registered. As Apache's
+   * scheduler does, each such node's reservation is dropped, so that the application finds
+   * its place again at its next turn. (Nodes are scheduled in the default partition whatever
+   * their labels: see README, what differs.) Then, with the reservations given back, the
+   * queues' limits are worked out again, as Apache's {@code updateClusterResource}.
+   */
+  private void nodesRelabelled(NodeLabelsUpdateSchedulerEvent event) {
+    for (NodeId id : event.getUpdatedNodeToLabels().keySet()) {
+      FiCaSchedulerNode node = nodeTracker.getNode(id);
+      if (node != null && node.getReservedContainer() != null) {
+        end(node.getReservedContainer(), SchedulerUtils.UNRESERVED_CONTAINER,
+            RMContainerEventType.KILL);
+      }
+    }
+    releases.flush();
+    core.updateClusterResource();
   }
 
   private void addNode(NodeAddedSchedulerEvent event) {
