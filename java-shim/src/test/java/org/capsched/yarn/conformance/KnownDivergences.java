@@ -131,7 +131,8 @@ final class KnownDivergences {
    * A user Apache forgot while an application of its still counted it active: Apache's
    * REST view no longer lists it among the active users (its active-users set lost it
    * with the user; its count of active users did not) though Apache holds the user with
-   * the same usage and applications as ours, and ours lists it active.
+   * the same usage and applications as ours, and ours lists it active. The user limits
+   * may differ already: Apache shares the leaf among the active users it still knows.
    */
   private static boolean forgottenActiveUser(Map<String, String> apache,
       Map<String, String> ours) {
@@ -144,8 +145,15 @@ final class KnownDivergences {
       String queue = key.substring("rest ".length(), key.indexOf(" | "));
       String user = key.substring(key.indexOf("user[") + 5, key.lastIndexOf(']'));
       String counts = apache.get("queue-user " + queue + " " + user);
-      return counts != null && counts.equals(ours.get("queue-user " + queue + " " + user));
+      String ourCounts = ours.get("queue-user " + queue + " " + user);
+      return counts != null && ourCounts != null
+          && withoutLimit(counts).equals(withoutLimit(ourCounts));
     });
+  }
+
+  /** A user's facts less its user limit. */
+  private static String withoutLimit(String userFacts) {
+    return userFacts.replaceFirst(" limit=\\S+", "");
   }
 
   /**
