@@ -158,16 +158,18 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
             let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
             // Apache reports 0 as the configured capacity of a weight-mode queue (its share
             // is in the absolute capacity and the weight); we report the same.
-            let capacity = match (q.config.capacity, parent) {
-                (CapacitySpec::Percent(p), _) => p / 100.0,
-                (CapacitySpec::Weight(_), Some(_)) => 0.0,
-                (_, Some(p)) => relative(q.absolute_capacity, p.absolute_capacity),
-                (_, None) => 1.0,
+            let capacity = match (q.config.capacity, parent, q.relative_shares) {
+                (CapacitySpec::Percent(p), _, _) => p / 100.0,
+                (CapacitySpec::Weight(_), Some(_), _) => 0.0,
+                (_, Some(_), Some((min, _))) => f64::from(min),
+                (_, Some(p), None) => relative(q.absolute_capacity, p.absolute_capacity),
+                (_, None, _) => 1.0,
             };
-            let maximum_capacity = match (q.config.maximum_capacity, parent) {
-                (MaxCapacitySpec::Percent(p), _) => p / 100.0,
-                (_, Some(p)) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
-                (_, None) => 1.0,
+            let maximum_capacity = match (q.config.maximum_capacity, parent, q.relative_shares) {
+                (MaxCapacitySpec::Percent(p), _, _) => p / 100.0,
+                (_, Some(_), Some((_, max))) => f64::from(max),
+                (_, Some(p), None) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
+                (_, None, _) => 1.0,
             };
             let leaf = q.is_leaf();
             let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };

@@ -133,8 +133,10 @@ impl QueueTree {
                     d
                 }
             };
-            q.absolute_capacity = f64::from(share(q.effective_min, p_min) * p_abs as f32);
-            q.absolute_maximum_capacity = f64::from(share(q.effective_max, p_max) * p_abs_max as f32);
+            let shares = (share(q.effective_min, p_min), share(q.effective_max, p_max));
+            q.relative_shares = Some(shares);
+            q.absolute_capacity = f64::from(shares.0 * p_abs as f32);
+            q.absolute_maximum_capacity = f64::from(shares.1 * p_abs_max as f32);
         }
     }
 }

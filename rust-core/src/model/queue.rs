@@ -42,6 +42,9 @@ pub struct Queue {
     /// The maximum configured as a vector (or inherited from an absolute parent), for an
     /// absolute-resource queue and its children.
     pub configured_max: Option<Resource>,
+    /// An absolute-resource queue's guarantee and maximum as shares of its parent's, as
+    /// Apache keeps them (single-precision floats, reported as they are).
+    pub relative_shares: Option<(f32, f32)>,
     /// The limit this leaf last worked its users' limits out against (Apache's
     /// `queueResourceLimitsInfo`): what its parent passed it, within its maximum. Set when
     /// the cluster or the configuration changes and when an allocation pass looks at the
@@ -73,6 +76,7 @@ impl Queue {
             effective_min: Resource::ZERO,
             effective_max: Resource::ZERO,
             configured_max: None,
+            relative_shares: None,
             published_limit: Resource::ZERO,
             pending_users: Default::default(),
             users_usage_ratio: 0.0,
