@@ -60,7 +60,7 @@ fn cluster(user_limit_factor: &str) -> Scheduler {
                 id += 1;
                 let sub = Submission::new(id, &format!("p{p}l{l}"), &format!("user{a}"), Resource::new(1024, 1));
                 let (key, _) = s.submit(&sub).expect("admitted");
-                s.add_attempt(key, 1);
+                s.add_attempt(key, 1, false);
                 let ask = Ask {
                     key: SchedulerKey { priority: 1, allocation_request_id: 0 },
                     resource_name: ANY.into(),

@@ -195,7 +195,7 @@ fn refresh_rules() {
 fn applications_and_usage_survive_a_refresh() {
     let mut s = scheduler(AB);
     let app = submit(&mut s, 1, "a");
-    s.add_attempt(app, 1);
+    s.add_attempt(app, 1, false);
     let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
     s.update_requests(
         app,

@@ -349,7 +349,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationActive<
         .resolve::<ThrowJava>()
 }
 
-/// `static native void addAttempt(long handle, int app, int attemptId)`
+/// `static native void addAttempt(long handle, int app, int attemptId, boolean transferState)`
+///
+/// `transferState`: the attempt takes over its predecessor's (`keep-containers`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addAttempt<'l>(
     mut env: EnvUnowned<'l>,
@@ -357,9 +359,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addAttempt<'l>(
     handle: jlong,
     app: jint,
     attempt_id: jint,
+    transfer_state: jboolean,
 ) {
-    env.with_env(|_env| -> NativeResult<()> { with_scheduler(handle, |s| s.add_attempt(app as u32, attempt_id)) })
-        .resolve::<ThrowJava>()
+    env.with_env(|_env| -> NativeResult<()> {
+        with_scheduler(handle, |s| s.add_attempt(app as u32, attempt_id, transfer_state))
+    })
+    .resolve::<ThrowJava>()
 }
 
 /// `static native void removeAttempt(long handle, int app)`

@@ -271,9 +271,8 @@ pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
     let AllocateCall { app, ref asks, ref additions, ref removals, waiting_for_am, .. } = *call;
     let headroom = h.with(|s| {
         s.apply_releases(&released);
-        if !additions.is_empty() || !removals.is_empty() {
-            s.update_blacklist(app, waiting_for_am, additions, removals);
-        }
+        // Always: which of the two lists is in force follows the attempt's AM container.
+        s.update_blacklist(app, waiting_for_am, additions, removals);
         s.update_requests(app, asks)
     })?;
     Ok([headroom.memory_mb, headroom.vcores])
@@ -461,7 +460,7 @@ mod tests {
         let h = handle(AB);
         let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         let app = submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
-        h.with(|s| s.add_attempt(app, 1)).unwrap();
+        h.with(|s| s.add_attempt(app, 1, false)).unwrap();
         let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
         let call = |released: Vec<i64>, asks: Vec<Ask>| AllocateCall {
             app,

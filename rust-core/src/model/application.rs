@@ -286,7 +286,17 @@ impl App {
 
     /// A new attempt starts, with no outstanding requests. Its container numbers start
     /// above `epoch << 40`, as the RM's own counter (one per attempt) does.
-    pub fn start_attempt(&mut self, attempt: i32, epoch: u64) {
+    ///
+    /// As in Apache, where each attempt has scheduling info of its own, the new attempt
+    /// starts with no blacklist, waiting for its AM container — unless it takes over its
+    /// predecessor's state (`keep-containers`), which carries the AM's own blacklist over
+    /// (`transferStateFromPreviousAppSchedulingInfo`).
+    pub fn start_attempt(&mut self, attempt: i32, epoch: u64, transfer_state: bool) {
+        self.blacklist.by_system.clear();
+        if !transfer_state {
+            self.blacklist.by_app.clear();
+        }
+        self.blacklist.waiting_for_am = true;
         self.attempt = Some(attempt);
         self.last_container_number = epoch << 40;
         self.headroom_queue = None;
@@ -400,12 +410,27 @@ mod tests {
     }
 
     #[test]
+    fn a_new_attempt_starts_with_no_blacklist_unless_it_takes_over_its_predecessors_state() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut app = App::new((1, 1), 1, "u".into(), 0);
+        app.start_attempt(1, 0, false);
+        app.blacklist.update(false, &names(&["h1"]), &[]);
+        app.start_attempt(2, 0, false);
+        assert!(!app.blacklist.excludes("h1", "/r"), "the new AM may go where the old AM kept away from");
+        assert!(app.blacklist.waiting_for_am);
+        app.blacklist.update(false, &names(&["h1"]), &[]);
+        app.start_attempt(3, 0, true);
+        app.blacklist.update(false, &[], &[]);
+        assert!(app.blacklist.excludes("h1", "/r"), "keep-containers carries the AM's blacklist over");
+    }
+
+    #[test]
     fn container_numbers_carry_the_epoch_and_start_over_with_each_attempt() {
         let mut app = App::new((1, 1), 1, "u".into(), 0);
-        app.start_attempt(1, 2);
+        app.start_attempt(1, 2, false);
         assert_eq!(app.next_container_id(), ContainerId { attempt: 1, number: (2 << 40) + 1 });
         assert_eq!(app.next_container_id(), ContainerId { attempt: 1, number: (2 << 40) + 2 });
-        app.start_attempt(2, 2);
+        app.start_attempt(2, 2, false);
         assert_eq!(app.next_container_id(), ContainerId { attempt: 2, number: (2 << 40) + 1 });
     }
 }

@@ -143,7 +143,7 @@ mod tests {
             s.add_node(&format!("{host}:1"), host, rack, Resource::new(4096, 4));
         }
         let (app, _) = s.submit(&Submission::new(1, "a", "u", Resource::ZERO)).unwrap();
-        s.add_attempt(app, 1);
+        s.add_attempt(app, 1, false);
         let ask = |name: &str| Ask {
             key: KEY,
             resource_name: name.into(),

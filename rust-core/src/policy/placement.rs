@@ -358,7 +358,7 @@ mod tests {
         s.add_node("h1:1", "h1", "/r", Resource::new(10 * 1024, 10));
         let apps = [(1, "a", counts[0]), (2, "b", counts[1])].map(|(id, queue, count)| {
             let (app, _) = s.submit(&Submission::new(id, queue, "u", Resource::ZERO)).unwrap();
-            s.add_attempt(app, 1);
+            s.add_attempt(app, 1, false);
             let capability = Resource::new(1024, 1);
             s.update_requests(
                 app,

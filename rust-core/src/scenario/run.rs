@@ -279,7 +279,7 @@ impl Runner {
     /// Starts `spec.current`, the application's next attempt, with the RM's ask for its AM
     /// container (for a managed AM).
     fn start_attempt(&mut self, key: u32, spec: AttemptSpec) {
-        self.scheduler.add_attempt(key, spec.current);
+        self.scheduler.add_attempt(key, spec.current, spec.keep_containers && spec.current > 1);
         if let Some(am) = spec.am {
             let ask = Ask {
                 key: SchedulerKey { priority: 0, allocation_request_id: 0 },

@@ -87,17 +87,18 @@ impl Scheduler {
 
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests, runnable if
     /// `max-parallel-apps` allows (see `runnable`), and its leaf activates what its AM
-    /// limits allow. With `keep_containers` the previous attempt's containers stay with
-    /// the application. An application that counted its user as active still does (Apache
-    /// keys that by application, not attempt).
-    pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32) {
+    /// limits allow. With `transfer_state` (`keep-containers`) the previous attempt's
+    /// containers stay with the application, and its AM's blacklist with the new attempt. An
+    /// application that counted its user as active still does (Apache keys that by
+    /// application, not attempt).
+    pub fn add_attempt(&mut self, app: AppKey, attempt_id: i32, transfer_state: bool) {
         if self.state.apps.get(&app).is_some_and(|a| a.attempt.is_some()) {
             // The RM ends an attempt before it starts the next; should it not, end it here.
             self.remove_attempt(app);
         }
         let epoch = self.state.epoch;
         let Some(a) = self.state.apps.get_mut(&app) else { return };
-        a.start_attempt(attempt_id, epoch);
+        a.start_attempt(attempt_id, epoch, transfer_state);
         let queue = a.queue;
         self.admit_attempt(app);
         // Apache's addApplicationAttempt activates in the application's own leaf only.

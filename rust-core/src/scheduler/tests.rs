@@ -26,7 +26,7 @@ fn scheduler(extra: &str) -> Scheduler {
 
 fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
     let (key, _) = s.submit(&Submission::new(id, queue, user, Resource::new(GB, 1))).expect("admitted");
-    s.add_attempt(key, 1);
+    s.add_attempt(key, 1, false);
     key
 }
 
@@ -195,7 +195,7 @@ fn a_later_attempt_numbers_its_containers_afresh_beside_the_ones_it_keeps() {
     assert_eq!(first[1].container, kept);
     // The first attempt fails; its AM container ends, the other is kept for the next.
     s.release(&[(app, first[0].container)]);
-    s.add_attempt(app, 2);
+    s.add_attempt(app, 2, false);
     ask(&mut s, app, 1, 2);
     let second = beat(&mut s, n, 2);
     let ids: Vec<ContainerId> = second.iter().map(|a| a.container).collect();

@@ -192,8 +192,12 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(h -> applicationActive(h, app));
   }
 
-  void addAttempt(int app, int attemptId) {
-    runWhileOpen(h -> addAttempt(h, app, attemptId));
+  /**
+   * A new attempt; with {@code transferState} ({@code keep-containers}) it takes over its
+   * predecessor's containers and AM blacklist.
+   */
+  void addAttempt(int app, int attemptId, boolean transferState) {
+    runWhileOpen(h -> addAttempt(h, app, attemptId, transferState));
   }
 
   void removeAttempt(int app) {
@@ -389,7 +393,8 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native boolean applicationActive(long handle, int app);
 
-  private static native void addAttempt(long handle, int app, int attemptId);
+  private static native void addAttempt(long handle, int app, int attemptId,
+      boolean transferState);
 
   private static native void removeAttempt(long handle, int app);
 

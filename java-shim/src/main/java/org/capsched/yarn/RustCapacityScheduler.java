@@ -506,7 +506,7 @@ public class RustCapacityScheduler
     }
     apps.newAttempt(app, attemptId, e.getTransferStateFromPreviousAttempt(),
         e.getIsAttemptRecovering());
-    core.addAttempt(app.key(), attemptId.getAttemptId());
+    core.addAttempt(app.key(), attemptId.getAttemptId(), e.getTransferStateFromPreviousAttempt());
     apps.attemptAdded(app, attemptId, e.getIsAttemptRecovering());
   }
 
