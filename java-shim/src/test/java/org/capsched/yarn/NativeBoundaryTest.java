@@ -129,9 +129,12 @@ public class NativeBoundaryTest {
             wrong.set(t2);
           }
         });
+        callers[t].setDaemon(true);
         callers[t].start();
       }
-      Thread.sleep(2);
+      // Close while the callers are crossing, once they have answered a few calls.
+      org.apache.hadoop.test.GenericTestUtils.waitFor(
+          () -> answered.get() >= 3 || wrong.get() != null, 1, 30_000);
       core.close();
       for (Thread caller : callers) {
         caller.join();

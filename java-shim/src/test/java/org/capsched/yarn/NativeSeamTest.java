@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.ha.HAServiceProtocol;
 import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo;
+import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.util.ExitUtil;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -96,14 +97,13 @@ public class NativeSeamTest {
     am.unregisterAppAttempt();
   }
 
+  /** Waits (Hadoop's own test helper) until {@code condition} holds, at most 30 s. */
   private static void waitFor(String what, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 30_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        fail("timed out waiting until " + what);
-      }
-      Thread.sleep(20);
+      throws Exception {
+    try {
+      GenericTestUtils.waitFor(condition::getAsBoolean, 20, 30_000);
+    } catch (java.util.concurrent.TimeoutException e) {
+      fail("timed out waiting until " + what);
     }
   }
 
@@ -202,7 +202,7 @@ public class NativeSeamTest {
     URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
     for (int round = 0; round < 15; round++) {
       AtomicBoolean refreshed = new AtomicBoolean();
-      List<RMApp> submitted = new ArrayList<>();
+      List<RMApp> submitted = java.util.Collections.synchronizedList(new ArrayList<>());
       Thread submitter = new Thread(() -> {
         try {
           // Until shortly after the refresh, so that some land on each side of it.
@@ -216,7 +216,9 @@ public class NativeSeamTest {
         }
       });
       submitter.start();
-      Thread.sleep(5 + round);
+      // Some submissions go in before the refresh, more each round.
+      int before = 1 + round;
+      waitFor(before + " submissions", () -> submitted.size() >= before);
       refresh(rm, conf, file, withC);
       refreshed.set(true);
       submitter.join();
