@@ -14,6 +14,8 @@
 //!   ledger that books containers and reservations across them;
 //! - `policy`: pure decisions over the state (admission, limits, ordering, locality,
 //!   placement);
+//! - `preemption`: the capacity preemption policy, a pure function of the state and of
+//!   when it marked each container;
 //! - `scheduler`: the single owner, applying decisions, one file per family of events;
 //! - `jni`: the boundary with the Java shim; `report`: views of the queues;
 //! - `scenario` (feature `scenario`, on by default, off in the RM's library): the scenario
@@ -28,6 +30,7 @@ pub mod java_order;
 pub mod jni;
 pub mod model;
 pub mod policy;
+pub mod preemption;
 pub mod report;
 pub mod resource;
 #[cfg(feature = "scenario")]

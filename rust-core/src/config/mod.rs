@@ -244,6 +244,20 @@ impl KeyReader<'_> {
         }
     }
 
+    /// A boolean key with no default: None when unset or not true/false (said, as for
+    /// [`KeyReader::boolean`]), so the caller can inherit.
+    pub fn opt_boolean(&mut self, queue: Option<&str>, key: &str) -> Option<bool> {
+        self.string(key)?;
+        match (self.boolean(queue, key, false), self.boolean_is_valid(key)) {
+            (v, true) => Some(v),
+            (_, false) => None,
+        }
+    }
+
+    fn boolean_is_valid(&self, key: &str) -> bool {
+        self.string(key).is_some_and(|v| v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("false"))
+    }
+
     /// Records an error against a key.
     pub fn error(&mut self, queue: Option<&str>, key: &str, message: String) {
         self.errors.push(match queue {

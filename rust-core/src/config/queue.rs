@@ -133,6 +133,10 @@ pub struct QueueConfig {
     /// `<q>.maximum-application-lifetime` and `<q>.default-application-lifetime`, as in
     /// effect after Apache's inheritance.
     pub lifetime: Lifetimes,
+    /// `<q>.disable_preemption`, if set (unset: the parent's setting, false at root).
+    pub disable_preemption: Option<bool>,
+    /// `<q>.intra-queue-preemption.disable_preemption`, if set (inherited likewise).
+    pub intra_queue_disable_preemption: Option<bool>,
     /// `<leaf>.acl_application_max_priority`, highest `max_priority` first (none: anyone
     /// may ask for any priority up to the cluster's maximum).
     pub priority_acls: Vec<super::priority_acl::PriorityAcl>,
@@ -408,6 +412,8 @@ fn read_queue(
         auto_create_child_queue: false,
         reservable: false,
         lifetime: Lifetimes { maximum: -1, default: -1, default_set: false },
+        disable_preemption: r.opt_boolean(q, &key("disable_preemption")),
+        intra_queue_disable_preemption: r.opt_boolean(q, &key("intra-queue-preemption.disable_preemption")),
         priority_acls: if is_leaf { read_priority_acls(r, path) } else { Vec::new() },
     }
 }

@@ -660,10 +660,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updatePriority<'l>
     .resolve::<ThrowJava>()
 }
 
-/// `static native boolean recoverContainer(long handle, int app, int attempt, long number, int node, long memory, long vcores, int priority, long allocationRequestId)`
+/// `static native boolean recoverContainer(long handle, int app, int attempt, long number, int node, long memory, long vcores, int priority, long allocationRequestId, boolean am)`
 ///
-/// A running container a NodeManager reported after an RM restart. Returns false when it
-/// was not recorded (unknown application or node, or already known).
+/// A running container a NodeManager reported after an RM restart (`am`: it is the
+/// attempt's ApplicationMaster). Returns false when it was not recorded (unknown
+/// application or node, or already known).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'l>(
     mut env: EnvUnowned<'l>,
@@ -677,11 +678,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     vcores: jlong,
     priority: jint,
     allocation_request_id: jlong,
+    am: jboolean,
 ) -> jboolean {
     env.with_env(|_env| -> NativeResult<jboolean> {
         let (key, size) = (SchedulerKey { priority, allocation_request_id }, Resource::new(memory, vcores));
         let id = ContainerId { attempt, number: number as u64 };
-        with_scheduler(handle, |s| s.recover_container(app as u32, id, node as u32, size, key))
+        with_scheduler(handle, |s| s.recover_container(app as u32, id, node as u32, size, key, am))
     })
     .resolve::<ThrowJava>()
 }

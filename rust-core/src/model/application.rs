@@ -191,6 +191,9 @@ pub struct App {
     asking: bool,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
+    /// The current attempt's ApplicationMaster container, once allocated (or recovered):
+    /// preemption takes it last.
+    pub am_container: Option<ContainerId>,
     /// The leaf Apache's headroom provider for this attempt was set in (an allocation pass
     /// reached it there, or the cluster changed while it was active): `allocate()` tells
     /// the AM the headroom worked out in that leaf — still the old one after a move,
@@ -221,6 +224,7 @@ impl App {
             re_reservations: HashMap::default(),
             asking: false,
             counts_user_active: false,
+            am_container: None,
             headroom_queue: None,
         }
     }
@@ -297,10 +301,20 @@ impl App {
             self.blacklist.by_app.clear();
         }
         self.blacklist.waiting_for_am = true;
+        self.am_container = None;
         self.attempt = Some(attempt);
         self.last_container_number = epoch << 40;
         self.headroom_queue = None;
         self.clear_requests();
+    }
+
+    /// Records `id`, just allocated for request `key`, as the attempt's ApplicationMaster
+    /// container if it is one: while the attempt waits for its AM, the RM's ask for it at
+    /// priority 0 is the only one it has.
+    pub fn note_if_am_container(&mut self, id: ContainerId, key: SchedulerKey) {
+        if key.priority == 0 && self.blacklist.waiting_for_am && self.am_container.is_none() {
+            self.am_container = Some(id);
+        }
     }
 
     /// The next container of the current attempt.

@@ -252,8 +252,8 @@ impl Scheduler {
     }
 
     /// Work-preserving recovery: a NodeManager re-registering after an RM restart reports
-    /// a container this application holds. It is booked like an allocation, without a
-    /// decision. Returns false (nothing recorded) for an unknown application or node, or
+    /// a container this application holds (`am`: its ApplicationMaster's, as the NodeManager
+    /// says). It is booked like an allocation, without a decision. Returns false (nothing recorded) for an unknown application or node, or
     /// a container already known.
     pub fn recover_container(
         &mut self,
@@ -262,6 +262,7 @@ impl Scheduler {
         node: NodeKey,
         resource: Resource,
         key: SchedulerKey,
+        am: bool,
     ) -> bool {
         let s = &mut self.state;
         if s.containers.contains_key(&(app, id)) || !s.nodes.contains_key(&node) {
@@ -272,6 +273,9 @@ impl Scheduler {
         // epoch: the RM restarted without bumping it, as with a non-persistent state store).
         if a.attempt == Some(id.attempt) {
             a.last_container_number = a.last_container_number.max(id.number);
+            if am {
+                a.am_container = Some(id);
+            }
         }
         s.book_container(app, id, node, resource, key);
         true

@@ -128,6 +128,7 @@ impl Scheduler {
         let n = &s.nodes[&node];
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let id = app.next_container_id();
+        app.note_if_am_container(id, a.key);
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
         let still_asking = app.is_asking();
         s.book_container(a.app, id, node, a.resource, a.key);
@@ -187,6 +188,7 @@ impl Scheduler {
         let (host, rack) = (n.host.clone(), n.rack.clone());
         self.state.fulfil_reservation(node);
         let app = self.state.apps.get_mut(&r.app).expect("checked above");
+        app.note_if_am_container(r.container, r.key);
         app.record_allocation(r.key, &host, &rack, locality);
         if !app.is_asking() {
             self.count_user_active(r.app, false);

@@ -20,6 +20,7 @@ use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKe
 use crate::model::{Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
+use crate::preemption::{Action as PreemptionAction, Preemption, Settings as PreemptionSettings};
 use crate::policy::placement::Assignment;
 use crate::resource::Resource;
 
@@ -79,6 +80,8 @@ impl Allocation {
 #[derive(Debug, Clone)]
 pub struct Scheduler {
     state: State,
+    /// The preemption policy's memory across rounds (see [`Scheduler::preemption_round`]).
+    preemption: Preemption,
 }
 
 impl Scheduler {
@@ -87,7 +90,7 @@ impl Scheduler {
     /// just started (or restarted) admits applications before any NodeManager registers,
     /// within each queue's `maximum-applications`.
     pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
-        let mut scheduler = Scheduler { state: State::new(config, epoch) };
+        let mut scheduler = Scheduler { state: State::new(config, epoch), preemption: Preemption::default() };
         scheduler.resize_cluster();
         scheduler
     }
@@ -100,13 +103,26 @@ impl Scheduler {
     /// A scheduler over a hand-made state (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn from_state_for_tests(state: State) -> Self {
-        Scheduler { state }
+        Scheduler { state, preemption: Preemption::default() }
     }
 
     /// The state, to change by hand (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn state_for_tests(&mut self) -> &mut State {
         &mut self.state
+    }
+
+    /// One round of the preemption policy at time `now` (ms): which containers to mark,
+    /// kill, or (reservations) drop, for the RM to apply as events (see [`crate::preemption`]).
+    /// Only the policy's own memory of marks changes here; the state changes when the RM
+    /// applies the actions.
+    pub fn preemption_round(&mut self, settings: &PreemptionSettings, now: i64) -> Vec<PreemptionAction> {
+        self.preemption.round(&self.state, settings, now)
+    }
+
+    /// The preemption policy's memory (containers marked and when).
+    pub fn preemption(&self) -> &Preemption {
+        &self.preemption
     }
 
     /// What the application could still get (see [`limits::headroom`]).

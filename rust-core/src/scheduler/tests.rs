@@ -176,9 +176,9 @@ fn a_recovered_container_is_booked_once_and_numbers_continue_after_it() {
     let app = submit(&mut s, 1, "a", "u");
     let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
     let id = |attempt, number| ContainerId { attempt, number };
-    assert!(s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key));
-    assert!(!s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key), "already known");
-    assert!(!s.recover_container(app, id(1, 42), 99, Resource::new(GB, 1), key), "unknown node");
+    assert!(s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key, false));
+    assert!(!s.recover_container(app, id(1, 41), n, Resource::new(GB, 1), key, false), "already known");
+    assert!(!s.recover_container(app, id(1, 42), 99, Resource::new(GB, 1), key, false), "unknown node");
     ask(&mut s, app, 1, 1);
     assert_eq!(s.node_heartbeat(n, &[])[0].container, id(1, 42));
     consistent(&s);

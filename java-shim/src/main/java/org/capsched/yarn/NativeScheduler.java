@@ -270,9 +270,9 @@ final class NativeScheduler implements AutoCloseable {
 
   /** Records a container a NodeManager reported after an RM restart; false if not taken. */
   boolean recoverContainer(int app, int attempt, long number, int node, long memory, long vcores,
-      int priority, long allocationRequestId) {
+      int priority, long allocationRequestId, boolean am) {
     return whileOpen(h -> recoverContainer(h, app, attempt, number, node, memory, vcores,
-        priority, allocationRequestId));
+        priority, allocationRequestId, am));
   }
 
   /**
@@ -419,7 +419,7 @@ final class NativeScheduler implements AutoCloseable {
   private static native void updatePriority(long handle, int app, int priority);
 
   private static native boolean recoverContainer(long handle, int app, int attempt, long number,
-      int node, long memory, long vcores, int priority, long allocationRequestId);
+      int node, long memory, long vcores, int priority, long allocationRequestId, boolean am);
 
   private static native long[] containerReport(long handle);
 

@@ -279,7 +279,7 @@ public class RustCapacityScheduler
     boolean taken = app != null && node != null && core.recoverContainer(app.key(),
         c.getId().getApplicationAttemptId().getAttemptId(), c.getId().getContainerId(), node.key(), c.getResource().getMemorySize(),
         c.getResource().getVirtualCores(), key.getPriority().getPriority(),
-        key.getAllocationRequestId());
+        key.getAllocationRequestId(), rmContainer.isAMContainer());
     if (taken) {
       LOG.info("Recovered container {} of {} on {}", c.getId(), c.getResource(), c.getNodeId());
     } else {

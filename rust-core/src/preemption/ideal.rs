@@ -1,0 +1,351 @@
+//! The ideal assignment: what each queue would hold if the cluster were shared out afresh
+//! — its guarantee first, then what is left among queues still asking, in proportion to
+//! their guarantees, never above a queue's maximum — and so how much each leaf holds
+//! beyond it (Apache's `PreemptableResourceCalculator` over `TempQueuePerPartition`s).
+//! Everything is worked out on a snapshot of the queues taken at the start of the round.
+
+use super::arith::{add, floor0, mul, sub, Calc};
+use super::Settings;
+use crate::config::QueueOrdering;
+use crate::ids::QueueIndex;
+use crate::model::State;
+use crate::policy::{limits, ordering};
+use crate::resource::Resource;
+use rustc_hash::FxHashMap as HashMap;
+use std::cmp::Ordering;
+
+/// One queue as the round sees it (Apache's `TempQueuePerPartition`).
+#[derive(Debug, Clone)]
+pub(super) struct TempQueue {
+    pub queue: QueueIndex,
+    pub children: Vec<QueueIndex>,
+    pub abs_capacity: f32,
+    pub guaranteed: Resource,
+    pub max: Resource,
+    /// What it holds, reservations included.
+    pub used: Resource,
+    /// What its active applications still ask for, within their users' limits.
+    pub pending: Resource,
+    /// The same, less what they have reserved.
+    pub pending_deduct_reserved: Resource,
+    pub preemption_disabled: bool,
+    /// Its `priority` among its siblings, when its parent orders by priority-utilization.
+    pub relative_priority: i64,
+    pub ideal: Resource,
+    pub to_be_preempted: Resource,
+    /// What the leaf is asked to give back this round.
+    pub actually_to_be_preempted: Resource,
+    untouchable_extra: Resource,
+    preemptable_extra: Resource,
+    normalized: [f64; 2],
+}
+
+impl TempQueue {
+    fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+}
+
+/// Every queue of the tree, indexed as the tree is, with the figures the round starts from.
+pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
+    let cluster = state.cluster;
+    let tree = &state.queues;
+    let mut disabled = vec![true; tree.queues.len()];
+    let mut out: Vec<TempQueue> = Vec::with_capacity(tree.queues.len());
+    for (i, q) in tree.queues.iter().enumerate() {
+        let parent = q.config.parent;
+        disabled[i] = !settings.monitor_enabled
+            || q.config.disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| disabled[p]));
+        let abs_capacity = q.absolute_capacity as f32;
+        let guaranteed = if q.effective_min == Resource::ZERO {
+            mul(cluster, f64::from(abs_capacity))
+        } else {
+            q.effective_min
+        };
+        let max = if q.effective_max == Resource::ZERO {
+            mul(cluster, f64::from(q.absolute_maximum_capacity as f32))
+        } else {
+            q.effective_max
+        };
+        let relative_priority = match parent {
+            Some(p) if tree.get(p).config.queue_ordering == QueueOrdering::PriorityUtilization => q.config.priority,
+            _ => 0,
+        };
+        let (pending, pending_deduct_reserved) =
+            if q.is_leaf() { (leaf_pending(state, i, false), leaf_pending(state, i, true)) } else { Default::default() };
+        out.push(TempQueue {
+            queue: i,
+            children: q.config.children.clone(),
+            abs_capacity,
+            guaranteed,
+            max,
+            used: q.used,
+            pending,
+            pending_deduct_reserved,
+            preemption_disabled: disabled[i],
+            relative_priority,
+            ideal: Resource::ZERO,
+            to_be_preempted: Resource::ZERO,
+            actually_to_be_preempted: Resource::ZERO,
+            untouchable_extra: Resource::ZERO,
+            preemptable_extra: Resource::ZERO,
+            normalized: [0.0; 2],
+        });
+    }
+    // A parent's pending is its children's (children come after their parent).
+    for i in (0..out.len()).rev() {
+        if !out[i].is_leaf() {
+            let (p, d) = out[i].children.iter().fold((Resource::ZERO, Resource::ZERO), |(p, d), &c| {
+                (add(p, out[c].pending), add(d, out[c].pending_deduct_reserved))
+            });
+            out[i].pending = p;
+            out[i].pending_deduct_reserved = d;
+        }
+    }
+    out
+}
+
+/// What a leaf's active applications ask for, each user's share capped by what its user
+/// limit still leaves it (Apache's `getTotalPendingResourcesConsideringUserLimit`).
+fn leaf_pending(state: &State, leaf: QueueIndex, deduct_reserved: bool) -> Resource {
+    let q = state.queues.get(leaf);
+    let mut headroom: HashMap<&str, Resource> = HashMap::default();
+    let mut total = Resource::ZERO;
+    for (_, app) in ordering::ordered_apps(state, leaf) {
+        let room = headroom.entry(app.user.as_str()).or_insert_with(|| {
+            let limit = limits::limit_for_user(state, leaf, &app.user);
+            let used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+            floor0(sub(limit, used))
+        });
+        let mut pending = app.pending();
+        if deduct_reserved {
+            pending = sub(pending, app.reserved());
+        }
+        let take = floor0(pending).component_min(*room);
+        total = add(total, take);
+        *room = sub(*room, take);
+    }
+    total
+}
+
+/// Works out every queue's ideal assignment and what each leaf gives back this round
+/// (Apache's `computeIdealAllocation`). `reserved_mode` counts reserved resources as still
+/// pending and skips the natural-termination factor; `balance` lets leaves grow past
+/// `max(used, guarantee)` (preemption to balance queues after they are satisfied).
+pub(super) fn compute(
+    tqs: &mut [TempQueue],
+    calc: Calc,
+    cluster: Resource,
+    settings: &Settings,
+    leaves: &[QueueIndex],
+    allowed: Resource,
+    reserved_mode: bool,
+    balance: bool,
+) {
+    update_preemptable_extras(tqs, calc, cluster, 0);
+    tqs[0].ideal = tqs[0].guaranteed;
+    let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance };
+    pass.recurse(0);
+    for &leaf in leaves {
+        let q = &mut pass.tqs[leaf];
+        if q.preemption_disabled {
+            continue;
+        }
+        let dead_zone = mul(q.guaranteed, 1.0 + settings.max_ignored_over_capacity);
+        q.actually_to_be_preempted = if calc.gt(cluster, q.used, dead_zone) {
+            let r = q.to_be_preempted;
+            if !reserved_mode && calc.gt(cluster, r, Resource::ZERO) {
+                calc.normalize_up(r, settings.natural_termination_factor)
+            } else {
+                r
+            }
+        } else {
+            Resource::ZERO
+        };
+    }
+}
+
+/// What a queue holds beyond its guarantee, split into what preemption may take back and
+/// what it may not (a disabled leaf's, or a parent's beyond its children's), bottom up.
+fn update_preemptable_extras(tqs: &mut [TempQueue], calc: Calc, c: Resource, i: QueueIndex) {
+    let children = tqs[i].children.clone();
+    for &child in &children {
+        update_preemptable_extras(tqs, calc, c, child);
+    }
+    let q = &tqs[i];
+    let mut extra = sub(q.used, q.guaranteed);
+    if calc.lt(c, extra, Resource::ZERO) {
+        extra = Resource::ZERO;
+    }
+    let (untouchable, preemptable) = if children.is_empty() {
+        if q.preemption_disabled {
+            (extra, Resource::ZERO)
+        } else {
+            (Resource::ZERO, extra)
+        }
+    } else {
+        let from_children = children.iter().fold(Resource::ZERO, |acc, &ch| add(acc, tqs[ch].preemptable_extra));
+        let untouchable =
+            if calc.cmp(c, from_children, extra).is_ge() { Resource::ZERO } else { sub(extra, from_children) };
+        (untouchable, calc.min(c, from_children, extra))
+    };
+    tqs[i].untouchable_extra = untouchable;
+    tqs[i].preemptable_extra = preemptable;
+}
+
+struct Pass<'a> {
+    tqs: &'a mut [TempQueue],
+    calc: Calc,
+    allowed: Resource,
+    reserved_mode: bool,
+    balance: bool,
+}
+
+impl Pass<'_> {
+    fn recurse(&mut self, i: QueueIndex) {
+        if self.tqs[i].is_leaf() {
+            return;
+        }
+        let children = self.tqs[i].children.clone();
+        let total = self.tqs[i].ideal;
+        self.distribute(&children, total);
+        for c in children {
+            self.recurse(c);
+        }
+    }
+
+    /// One level: the parent's ideal `t` shared among `queues` (Apache's
+    /// `computeIdealResourceDistribution`), then what each holds beyond it, scaled so the
+    /// level gives back no more than the round allows.
+    fn distribute(&mut self, queues: &[QueueIndex], t: Resource) {
+        let calc = self.calc;
+        let mut unassigned = t;
+        let (with, without): (Vec<QueueIndex>, Vec<QueueIndex>) =
+            queues.iter().partition(|&&q| calc.gt(t, self.tqs[q].guaranteed, Resource::ZERO));
+        self.fixpoint(t, &with, &mut unassigned, false);
+        if !without.is_empty() && calc.gt(t, unassigned, Resource::ZERO) {
+            self.fixpoint(t, &without, &mut unassigned, true);
+        }
+        let needed = queues.iter().fold(Resource::ZERO, |acc, &q| {
+            let q = &self.tqs[q];
+            if calc.gt(t, q.used, q.ideal) {
+                add(acc, sub(q.used, q.ideal))
+            } else {
+                acc
+            }
+        });
+        let scaling = if calc.gt(t, needed, self.allowed) { calc.divide(t, self.allowed, needed) } else { 1.0 };
+        for &q in queues {
+            let q = &mut self.tqs[q];
+            let keep = calc.max(t, calc.min(t, add(q.used, q.pending), q.guaranteed), q.ideal);
+            q.to_be_preempted =
+                if calc.gt(t, q.used, keep) { mul(sub(q.used, keep), f64::from(scaling)) } else { Resource::ZERO };
+        }
+    }
+
+    /// Offers `unassigned` to the most under-served queues first, round after round, in
+    /// proportion to their (normalised) guarantees, until nothing is left or nobody takes
+    /// more (Apache's `computeFixpointAllocation`).
+    fn fixpoint(&mut self, t: Resource, queues: &[QueueIndex], unassigned: &mut Resource, ignore_guarantee: bool) {
+        let calc = self.calc;
+        let mut waiting: Vec<QueueIndex> = Vec::new();
+        for &i in queues {
+            let q = &mut self.tqs[i];
+            q.ideal = if calc.gt(t, q.used, q.guaranteed) {
+                add(q.guaranteed.component_min(q.used), q.untouchable_extra)
+            } else {
+                q.used
+            };
+            *unassigned = sub(*unassigned, q.ideal);
+            if calc.lt(t, q.ideal, add(q.used, q.pending)) {
+                waiting.push(i);
+            }
+        }
+        while !waiting.is_empty() && calc.gt(t, *unassigned, Resource::ZERO) {
+            self.reset_capacity(&waiting, ignore_guarantee);
+            // The most under-served queue and every queue tied with it leave the heap.
+            waiting.sort_by(|&a, &b| self.underserved_order(t, a, b));
+            let head = waiting[0];
+            let ties = waiting.iter().take_while(|&&q| self.underserved_order(t, head, q) == Ordering::Equal).count();
+            let group: Vec<QueueIndex> = waiting.drain(..ties).collect();
+            let snapshot = *unassigned;
+            for q in group {
+                if !calc.any_above_zero(*unassigned) {
+                    break;
+                }
+                let offered = calc.normalize_up_each(snapshot, self.tqs[q].normalized).component_min(*unassigned);
+                let left = self.offer(q, offered, t);
+                let took = sub(offered, left);
+                if calc.gt(t, took, Resource::ZERO) {
+                    waiting.push(q);
+                }
+                *unassigned = floor0(sub(*unassigned, took));
+            }
+        }
+    }
+
+    /// Lower ideal-to-guarantee ratio first; with priorities (priority-utilization),
+    /// higher priority first unless only one of the two is under its guarantee (Apache's
+    /// `TQComparator` over `PriorityUtilizationQueueOrderingPolicy.compare`).
+    fn underserved_order(&self, t: Resource, a: QueueIndex, b: QueueIndex) -> Ordering {
+        let pct = |q: &TempQueue| -> f64 {
+            if self.calc.gt(t, q.guaranteed, Resource::ZERO) {
+                f64::from(self.calc.divide(t, q.ideal, q.guaranteed))
+            } else {
+                f64::from(i32::MAX)
+            }
+        };
+        let (qa, qb) = (&self.tqs[a], &self.tqs[b]);
+        let (pa, pb) = (pct(qa), pct(qb));
+        if qa.relative_priority != qb.relative_priority && ((pa < 1.0) == (pb < 1.0)) {
+            return qb.relative_priority.cmp(&qa.relative_priority);
+        }
+        pa.total_cmp(&pb)
+    }
+
+    /// Each waiting queue's share of what is offered, per resource type, in single
+    /// precision (Apache's `resetCapacity`).
+    fn reset_capacity(&mut self, waiting: &[QueueIndex], ignore_guarantee: bool) {
+        let n = waiting.len() as f32;
+        if ignore_guarantee {
+            for &q in waiting {
+                self.tqs[q].normalized = [f64::from(1.0f32 / n); 2];
+            }
+            return;
+        }
+        let active = waiting.iter().fold(Resource::ZERO, |acc, &q| add(acc, self.tqs[q].guaranteed));
+        let sum_abs: f32 = waiting.iter().map(|&q| self.tqs[q].abs_capacity).sum();
+        let by_type = |r: Resource, i: usize| if i == 0 { r.memory_mb } else { r.vcores };
+        for i in 0..2 {
+            let zero_guarantee = waiting.iter().any(|&q| by_type(self.tqs[q].guaranteed, i) == 0 && self.tqs[q].abs_capacity != 0.0);
+            for &q in waiting {
+                let share = if sum_abs == 0.0 || by_type(active, i) == 0 {
+                    1.0f32 / n
+                } else if zero_guarantee {
+                    self.tqs[q].abs_capacity / sum_abs
+                } else {
+                    by_type(self.tqs[q].guaranteed, i) as f32 / by_type(active, i) as f32
+                };
+                self.tqs[q].normalized[i] = f64::from(share);
+            }
+        }
+    }
+
+    /// Queue `i` takes what it can of `avail`: no more than its maximum allows, than it
+    /// uses and asks for, and (a leaf, unless balancing) than the larger of its usage and
+    /// its guarantee. Returns what it leaves.
+    fn offer(&mut self, i: QueueIndex, avail: Resource, t: Resource) -> Resource {
+        let calc = self.calc;
+        let q = &mut self.tqs[i];
+        let room = floor0(sub(q.max, q.ideal));
+        let pending = if self.reserved_mode { q.pending } else { q.pending_deduct_reserved };
+        let mut accepted = room.component_min(calc.min(t, avail, sub(add(q.used, pending), q.ideal)));
+        if !self.balance && q.children.is_empty() {
+            let cap = calc.max(t, sub(calc.max(t, q.used, q.guaranteed), q.ideal), Resource::ZERO);
+            accepted = calc.min(t, accepted, cap);
+        }
+        let accepted = floor0(accepted).component_min(avail);
+        q.ideal = add(q.ideal, accepted);
+        sub(avail, accepted)
+    }
+}
