@@ -75,6 +75,8 @@ pub struct QueueRow {
     pub runnable_applications: usize,
     /// The queue's application lifetimes (seconds) in effect.
     pub lifetime: crate::config::queue::Lifetimes,
+    /// Whether capacity preemption may take its containers (see [`crate::preemption::switches`]).
+    pub preemption: crate::preemption::Switches,
 }
 
 /// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
@@ -151,6 +153,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
             weight_sums[parent] += w;
         }
     }
+    let switches = crate::preemption::switches(state);
     (0..queues.queues.len())
         .map(|index| {
             let q = queues.get(index);
@@ -223,6 +226,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 reserved: q.reserved,
                 runnable_applications: q.runnable_apps,
                 lifetime: q.config.lifetime,
+                preemption: switches[index],
                 maximum_applications_per_user: if leaf {
                     admission::maximum_applications_per_user(state, index)
                 } else {

@@ -7,6 +7,7 @@ pub mod acl;
 pub mod capacity;
 pub mod error;
 pub mod mapping;
+pub mod preemption;
 pub mod priority_acl;
 pub mod queue;
 pub mod validate;
@@ -16,6 +17,7 @@ pub use acl::AccessControlList;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
 pub use mapping::{MappingKind, QueueMapping};
+pub use preemption::PreemptionSettings;
 pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
 pub use xml::Properties;
 
@@ -70,6 +72,8 @@ pub struct GlobalSettings {
     pub queue_mappings_override: bool,
     /// `user-metrics.enable`: QueueMetrics per user in each queue (for JMX and the web UI).
     pub user_metrics_enabled: bool,
+    /// The capacity preemption policy's settings (see [`preemption`]).
+    pub preemption: PreemptionSettings,
 }
 
 impl GlobalSettings {
@@ -100,6 +104,7 @@ impl Default for GlobalSettings {
             queue_mappings: Vec::new(),
             queue_mappings_override: false,
             user_metrics_enabled: false,
+            preemption: PreemptionSettings::default(),
         }
     }
 }
@@ -353,5 +358,6 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
         },
         queue_mappings_override: r.boolean(None, &key("queue-mappings-override.enable"), d.queue_mappings_override),
         user_metrics_enabled: r.boolean(None, &key("user-metrics.enable"), d.user_metrics_enabled),
+        preemption: PreemptionSettings::read(r),
     }
 }

@@ -688,6 +688,24 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     .resolve::<ThrowJava>()
 }
 
+/// `static native long[] preemptionRound(long handle, long now)`
+///
+/// One round of the preemption policy at `now` (ms since the epoch, the policy's clock):
+/// the containers to mark, kill or unreserve ([`ops::preemption_round`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_preemptionRound<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    now: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let actions = ops::preemption_round(handle_ref(handle)?, now)?;
+        new_longs(env, &actions)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native void levelsChanged(int maxLevel)` of `org.capsched.yarn.NativeLog`
 ///
 /// The RM's loggers' levels may have changed; `maxLevel` (0 off ... 5 trace) is the most

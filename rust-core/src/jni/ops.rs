@@ -223,6 +223,12 @@ pub fn node_update(h: &Handle, node: NodeKey, finished: &[i64]) -> NativeResult<
     })
 }
 
+/// One preemption round at `now` (ms); returns the actions, encoded
+/// ([`wire::preemption_action`]).
+pub fn preemption_round(h: &Handle, now: i64) -> NativeResult<Vec<i64>> {
+    h.with(|s| wire::encode_preemption_actions(&s.preemption_round(now)))
+}
+
 /// The asks of one `allocate()`: 3 ints (priority, count, relaxLocality 0/1) and 3 longs
 /// (allocation-request id, memory MiB, vcores) per resource name.
 pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeResult<Vec<Ask>> {

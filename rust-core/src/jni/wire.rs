@@ -204,8 +204,12 @@ wire_constants! {
         MAXIMUM_APPLICATION_LIFETIME = 25;
         /// `default-application-lifetime` in effect, seconds (0 or less: none).
         DEFAULT_APPLICATION_LIFETIME = 26;
+        /// 1 when capacity preemption may not take the queue's containers.
+        PREEMPTION_DISABLED = 27;
+        /// 1 when it may not take them for another application of the queue.
+        INTRA_QUEUE_PREEMPTION_DISABLED = 28;
         /// Longs per queue.
-        STRIDE = 27;
+        STRIDE = 29;
     }
 }
 
@@ -282,6 +286,36 @@ wire_constants! {
     }
 }
 
+wire_constants! {
+    /// Fields of one action in `preemptionRound`'s result (longs), in order.
+    preemption_action => "PreemptionAction": usize {
+        /// A [`preemption_kind`](super::preemption_kind) code.
+        KIND = 0;
+        /// The application's key.
+        APP = 1;
+        /// The attempt the container was allocated to.
+        ATTEMPT = 2;
+        /// Its number in that attempt.
+        NUMBER = 3;
+        /// The node a reserved container holds, or -1.
+        NODE = 4;
+        /// Longs per action.
+        STRIDE = 5;
+    }
+}
+
+wire_constants! {
+    /// What the RM does with a container a preemption round chose.
+    preemption_kind => "PreemptionKind": i64 {
+        /// MARK_CONTAINER_FOR_PREEMPTION: the application is told.
+        MARK = 0;
+        /// MARK_CONTAINER_FOR_KILLABLE: it ends as PREEMPTED.
+        KILL = 1;
+        /// KILL_RESERVED_CONTAINER: the reservation is dropped.
+        KILL_RESERVED = 2;
+    }
+}
+
 /// Every group of constants, for the protocol test.
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
@@ -295,6 +329,8 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (queue_state::JAVA, queue_state::ALL),
     (user_counts::JAVA, user_counts::ALL),
     (container_report::JAVA, container_report::ALL),
+    (preemption_action::JAVA, preemption_action::ALL),
+    (preemption_kind::JAVA, preemption_kind::ALL),
 ];
 
 /// The code of an allocation kind.
@@ -395,6 +431,8 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::RUNNABLE_APPLICATIONS] = q.runnable_applications as i64;
         count[c::MAXIMUM_APPLICATION_LIFETIME] = q.lifetime.maximum;
         count[c::DEFAULT_APPLICATION_LIFETIME] = q.lifetime.default;
+        count[c::PREEMPTION_DISABLED] = i64::from(q.preemption.disabled);
+        count[c::INTRA_QUEUE_PREEMPTION_DISABLED] = i64::from(q.preemption.intra_queue_disabled);
     }
     (figures, counts)
 }
@@ -474,4 +512,23 @@ mod tests {
             .collect();
         assert_eq!(declared, expected, "Wire.java and jni/wire.rs disagree");
     }
+}
+
+/// Encodes a round's actions, [`preemption_action::STRIDE`] longs each.
+pub fn encode_preemption_actions(actions: &[crate::preemption::Action]) -> Vec<i64> {
+    use crate::preemption::ActionKind;
+    use preemption_action as f;
+    let mut out = vec![0; actions.len() * f::STRIDE];
+    for (a, r) in actions.iter().zip(out.chunks_exact_mut(f::STRIDE)) {
+        r[f::KIND] = match a.kind {
+            ActionKind::Mark => preemption_kind::MARK,
+            ActionKind::Kill => preemption_kind::KILL,
+            ActionKind::KillReserved => preemption_kind::KILL_RESERVED,
+        };
+        r[f::APP] = i64::from(a.app);
+        r[f::ATTEMPT] = i64::from(a.container.attempt);
+        r[f::NUMBER] = a.container.number as i64;
+        r[f::NODE] = a.node.map_or(-1, i64::from);
+    }
+    out
 }

@@ -50,12 +50,10 @@ impl TempQueue {
 pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
     let cluster = state.cluster;
     let tree = &state.queues;
-    let mut disabled = vec![true; tree.queues.len()];
+    let switches = super::switches_under(state, settings);
     let mut out: Vec<TempQueue> = Vec::with_capacity(tree.queues.len());
     for (i, q) in tree.queues.iter().enumerate() {
         let parent = q.config.parent;
-        disabled[i] = !settings.monitor_enabled
-            || q.config.disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| disabled[p]));
         let abs_capacity = q.absolute_capacity as f32;
         let guaranteed = if q.effective_min == Resource::ZERO {
             mul(cluster, f64::from(abs_capacity))
@@ -82,7 +80,7 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             used: q.used,
             pending,
             pending_deduct_reserved,
-            preemption_disabled: disabled[i],
+            preemption_disabled: switches[i].disabled,
             relative_priority,
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,

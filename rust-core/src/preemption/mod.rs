@@ -29,52 +29,38 @@ use arith::{mul, Calc};
 use rustc_hash::FxHashMap as HashMap;
 use select::Selection;
 
-/// The policy's settings: `yarn.resourcemanager.monitor.capacity.preemption.*` and the
-/// monitor switch, read by the RM from its configuration (yarn-site.xml with
-/// capacity-scheduler.xml over it) with Hadoop's own parsing.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    /// `yarn.resourcemanager.scheduler.monitor.enable`: off, every queue counts as
-    /// preemption-disabled.
-    pub monitor_enabled: bool,
-    /// `observe_only`: work everything out, change nothing.
-    pub observe_only: bool,
-    /// `max_wait_before_kill` (ms): from first mark to kill.
-    pub max_wait_before_kill_ms: i64,
-    /// `total_preemption_per_round`: the share of the cluster one round may take back.
-    pub total_preemption_per_round: f32,
-    /// `max_ignored_over_capacity`: the dead zone above a leaf's guarantee.
-    pub max_ignored_over_capacity: f64,
-    /// `natural_termination_factor`: the share of its excess a leaf gives back per round.
-    pub natural_termination_factor: f64,
-    /// `additional_res_balance_based_on_reserved_containers`: the main selector counts
-    /// reserved resources as still pending and seeks the whole excess.
-    pub reserved_counts_as_pending: bool,
-    /// `preemption-to-balance-queue-after-satisfied.enabled`.
-    pub balance_after_satisfied: bool,
-    /// `preemption-to-balance-queue-after-satisfied.max-wait-before-kill` (ms; 0 or less:
-    /// `max_wait_before_kill`).
-    pub balance_max_wait_before_kill_ms: i64,
-    /// `conservative-drf`.
-    pub conservative_drf: bool,
+pub use crate::config::PreemptionSettings as Settings;
+
+/// Whether preemption may take containers from a queue, and from one application for
+/// another inside it (Apache's `CSQueuePreemptionSettings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switches {
+    /// `<q>.disable_preemption`, inherited; always so with the monitor off.
+    pub disabled: bool,
+    /// `<q>.intra-queue-preemption.disable_preemption`, inherited, or `disabled`; always
+    /// so with intra-queue preemption off.
+    pub intra_queue_disabled: bool,
 }
 
-impl Default for Settings {
-    /// Apache's defaults, with the monitor on.
-    fn default() -> Self {
-        Settings {
-            monitor_enabled: true,
-            observe_only: false,
-            max_wait_before_kill_ms: 15_000,
-            total_preemption_per_round: 0.1,
-            max_ignored_over_capacity: 0.1,
-            natural_termination_factor: 0.2,
-            reserved_counts_as_pending: false,
-            balance_after_satisfied: false,
-            balance_max_wait_before_kill_ms: 300_000,
-            conservative_drf: false,
-        }
+/// Every queue's switches under the configuration in force, in tree order: a queue's own
+/// setting, else its parent's.
+pub fn switches(state: &State) -> Vec<Switches> {
+    switches_under(state, &state.config.global.preemption)
+}
+
+fn switches_under(state: &State, settings: &Settings) -> Vec<Switches> {
+    let mut out: Vec<Switches> = Vec::with_capacity(state.queues.queues.len());
+    let mut intra_in_hierarchy: Vec<bool> = Vec::with_capacity(state.queues.queues.len());
+    for q in &state.queues.queues {
+        let parent = q.config.parent;
+        let disabled = !settings.monitor_enabled
+            || q.config.disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| out[p].disabled));
+        let intra = !settings.intra_queue_enabled
+            || q.config.intra_queue_disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| intra_in_hierarchy[p]));
+        intra_in_hierarchy.push(intra);
+        out.push(Switches { disabled, intra_queue_disabled: intra || disabled });
     }
+    out
 }
 
 /// What the RM is to do with a container.

@@ -11,6 +11,11 @@ use crate::scheduler::Scheduler;
 
 const GB: i64 = 1024;
 
+/// Apache's defaults, with the monitor on.
+fn on() -> Settings {
+    Settings { monitor_enabled: true, ..Settings::default() }
+}
+
 /// Two leaves of 50% each, both free to grow to the whole cluster, on one 100 GB node.
 fn cluster(extra: &str) -> (Scheduler, NodeKey) {
     let xml = format!(
@@ -76,25 +81,25 @@ fn of_kind(actions: &[Action], kind: ActionKind) -> Vec<(AppKey, u64)> {
 #[test]
 fn a_queue_over_its_guarantee_gives_back_a_fifth_of_the_rounds_budget_newest_first() {
     let (mut s, a, _) = a_over_b_starved("");
-    let settings = Settings::default();
+    let settings = on();
     // b's ideal is 41 GB (what it holds and asks for), a's the 59 GB left; a gives back its
     // 31 GB excess scaled to the round's budget (10% of 100 GB), of which the natural
     // termination factor (0.2) asks 2 GB: a's two newest containers.
-    let first = s.preemption_round(&settings, 0);
+    let first = s.preemption_round_with(&settings, 0);
     assert_eq!(of_kind(&first, ActionKind::Mark), [(a, 90), (a, 89)]);
     assert!(of_kind(&first, ActionKind::Kill).is_empty());
     // Chosen again before the wait is over: nothing new to say.
-    assert!(s.preemption_round(&settings, 14_999).is_empty());
+    assert!(s.preemption_round_with(&settings, 14_999).is_empty());
     // After the wait they are killed.
-    let later = s.preemption_round(&settings, 15_000);
+    let later = s.preemption_round_with(&settings, 15_000);
     assert_eq!(of_kind(&later, ActionKind::Kill), [(a, 90), (a, 89)]);
 }
 
 #[test]
 fn the_am_container_is_never_taken_while_others_can_be() {
     let (mut s, a, _) = a_over_b_starved("");
-    let settings = Settings { natural_termination_factor: 1.0, total_preemption_per_round: 1.0, ..Settings::default() };
-    let marked = of_kind(&s.preemption_round(&settings, 0), ActionKind::Mark);
+    let settings = Settings { natural_termination_factor: 1.0, total_preemption_per_round: 1.0, ..on() };
+    let marked = of_kind(&s.preemption_round_with(&settings, 0), ActionKind::Mark);
     // The whole 31 GB excess, the AM (container 1) spared.
     assert_eq!(marked.len(), 31);
     assert!(marked.iter().all(|&(app, n)| app == a && n > 1));
@@ -103,22 +108,22 @@ fn the_am_container_is_never_taken_while_others_can_be() {
 #[test]
 fn nothing_is_taken_within_the_dead_zone_or_from_a_disabled_queue_or_when_observing() {
     let (mut s, _, _) = a_over_b_starved("");
-    let dead_zone = Settings { max_ignored_over_capacity: 0.85, ..Settings::default() };
-    assert!(s.preemption_round(&dead_zone, 0).is_empty(), "90 GB is within 50 GB x 1.85");
-    let observe = Settings { observe_only: true, ..Settings::default() };
-    assert!(s.preemption_round(&observe, 0).is_empty());
-    let off = Settings { monitor_enabled: false, ..Settings::default() };
-    assert!(s.preemption_round(&off, 0).is_empty(), "with the monitor off every queue is disabled");
+    let dead_zone = Settings { max_ignored_over_capacity: 0.85, ..on() };
+    assert!(s.preemption_round_with(&dead_zone, 0).is_empty(), "90 GB is within 50 GB x 1.85");
+    let observe = Settings { observe_only: true, ..on() };
+    assert!(s.preemption_round_with(&observe, 0).is_empty());
+    let off = Settings { monitor_enabled: false, ..on() };
+    assert!(s.preemption_round_with(&off, 0).is_empty(), "with the monitor off every queue is disabled");
     let (mut s, _, _) = a_over_b_starved(
         "<property><name>yarn.scheduler.capacity.root.a.disable_preemption</name><value>true</value></property>",
     );
-    assert!(s.preemption_round(&Settings::default(), 0).is_empty());
+    assert!(s.preemption_round_with(&on(), 0).is_empty());
     // A child's own setting wins over its parent's.
     let (mut s, a, _) = a_over_b_starved(
         "<property><name>yarn.scheduler.capacity.root.disable_preemption</name><value>true</value></property>
          <property><name>yarn.scheduler.capacity.root.a.disable_preemption</name><value>false</value></property>",
     );
-    assert_eq!(of_kind(&s.preemption_round(&Settings::default(), 0), ActionKind::Mark), [(a, 90), (a, 89)]);
+    assert_eq!(of_kind(&s.preemption_round_with(&on(), 0), ActionKind::Mark), [(a, 90), (a, 89)]);
 }
 
 #[test]
@@ -129,24 +134,24 @@ fn no_queue_gives_back_when_every_asking_queue_is_at_its_guarantee() {
     running_app(&mut s, n, 2, "b", 60);
     beat(&mut s, n, 60);
     assert_eq!((used(&s, "a").memory_mb, used(&s, "b").memory_mb), (50 * GB, 50 * GB));
-    assert!(s.preemption_round(&Settings::default(), 0).is_empty());
+    assert!(s.preemption_round_with(&on(), 0).is_empty());
 }
 
 #[test]
 fn a_mark_is_forgotten_after_twice_the_wait_and_a_container_chosen_again_late_is_killed_at_once() {
     let (mut s, a, _) = a_over_b_starved("");
-    let settings = Settings::default();
-    s.preemption_round(&settings, 0);
+    let settings = on();
+    s.preemption_round_with(&settings, 0);
     assert_eq!(s.preemption().marked(), 2);
     // Not chosen in a round (observe-only rounds do not touch the memory; a round with
     // nothing to take does): a's excess vanishes when b stops asking.
-    let quiet = Settings { max_ignored_over_capacity: 10.0, ..Settings::default() };
-    assert!(s.preemption_round(&quiet, 20_000).is_empty());
+    let quiet = Settings { max_ignored_over_capacity: 10.0, ..on() };
+    assert!(s.preemption_round_with(&quiet, 20_000).is_empty());
     assert_eq!(s.preemption().marked(), 2, "kept until twice the wait has passed");
-    let again = s.preemption_round(&settings, 25_000);
+    let again = s.preemption_round_with(&settings, 25_000);
     assert_eq!(of_kind(&again, ActionKind::Kill), [(a, 90), (a, 89)], "no second warning");
-    s.preemption_round(&settings, 40_000);
-    assert!(s.preemption_round(&quiet, 70_001).is_empty());
+    s.preemption_round_with(&settings, 40_000);
+    assert!(s.preemption_round_with(&quiet, 70_001).is_empty());
     assert_eq!(s.preemption().marked(), 0);
 }
 

@@ -76,6 +76,11 @@ pub enum Step {
     Expect(Expectation),
     /// `show QUEUE`: prints each user's usage in a leaf (for writing scenarios).
     Show { queue: String },
+    /// `preempt`: one round of the capacity preemption policy; the RM applies its marks
+    /// and kills.
+    Preempt,
+    /// `wait SECONDS`: the preemption policy's clock moves on.
+    Wait { seconds: i64 },
 }
 
 impl Step {
@@ -99,6 +104,8 @@ impl Step {
             Step::Priority { .. } => "priority",
             Step::Expect(_) => "expect",
             Step::Show { .. } => "show",
+            Step::Preempt => "preempt",
+            Step::Wait { .. } => "wait",
         }
     }
 }

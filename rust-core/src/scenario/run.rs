@@ -30,6 +30,8 @@ pub struct Runner {
     /// (none when unmanaged), whether it keeps containers across attempts, and its
     /// current attempt.
     attempts: HashMap<String, AttemptSpec>,
+    /// The preemption policy's clock (ms): `wait` moves it on.
+    clock_ms: i64,
 }
 
 /// How a scenario application's attempts start over.
@@ -63,6 +65,7 @@ impl Runner {
             containers: HashMap::new(),
             am_containers: HashMap::new(),
             attempts: HashMap::new(),
+            clock_ms: 0,
         })
     }
 
@@ -264,6 +267,11 @@ impl Runner {
                 self.scheduler.update_priority(key, p);
                 Ok(format!("app {app} now runs at priority {p}"))
             }
+            Step::Preempt => Ok(self.preempt()),
+            Step::Wait { seconds } => {
+                self.clock_ms += seconds * 1000;
+                Ok(format!("{seconds} s pass"))
+            }
             Step::Expect(e) => self.check(e).map_err(err),
             Step::Show { queue } => {
                 let st = self.scheduler.state();
@@ -274,6 +282,37 @@ impl Runner {
                 Ok(users.iter().map(|(n, g)| format!("{n}={g}G")).collect::<Vec<_>>().join(" "))
             }
         }
+    }
+
+    /// One preemption round, its decisions applied as the RM applies the policy's events:
+    /// a mark only tells the AM; a kill ends the container; a reservation killed is dropped.
+    fn preempt(&mut self) -> String {
+        use crate::preemption::ActionKind;
+        let (mut marked, mut killed, mut unreserved) = (0, 0, 0);
+        for a in self.scheduler.preemption_round(self.clock_ms) {
+            match a.kind {
+                ActionKind::Mark => marked += 1,
+                ActionKind::Kill | ActionKind::KillReserved => {
+                    let live = self.scheduler.state().containers.contains_key(&(a.app, a.container));
+                    if a.kind == ActionKind::Kill && !live {
+                        continue;
+                    }
+                    if a.kind == ActionKind::Kill {
+                        killed += 1;
+                    } else {
+                        unreserved += 1;
+                    }
+                    self.scheduler.apply_releases(&[Release::Done((a.app, a.container))]);
+                    if let Some(name) = self.apps.iter().find(|(_, k)| **k == a.app).map(|(n, _)| n.clone()) {
+                        self.containers.entry(name.clone()).or_default().retain(|c| *c != a.container);
+                        if self.am_containers.get(&name) == Some(&a.container) {
+                            self.am_containers.remove(&name);
+                        }
+                    }
+                }
+            }
+        }
+        format!("preemption: {marked} marked, {killed} killed, {unreserved} reservations dropped")
     }
 
     /// Starts `spec.current`, the application's next attempt, with the RM's ask for its AM

@@ -20,7 +20,7 @@ use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKe
 use crate::model::{Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
-use crate::preemption::{Action as PreemptionAction, Preemption, Settings as PreemptionSettings};
+use crate::preemption::{Action as PreemptionAction, Preemption};
 use crate::policy::placement::Assignment;
 use crate::resource::Resource;
 
@@ -116,7 +116,14 @@ impl Scheduler {
     /// kill, or (reservations) drop, for the RM to apply as events (see [`crate::preemption`]).
     /// Only the policy's own memory of marks changes here; the state changes when the RM
     /// applies the actions.
-    pub fn preemption_round(&mut self, settings: &PreemptionSettings, now: i64) -> Vec<PreemptionAction> {
+    pub fn preemption_round(&mut self, now: i64) -> Vec<PreemptionAction> {
+        let settings = std::sync::Arc::clone(&self.state.config);
+        self.preemption.round(&self.state, &settings.global.preemption, now)
+    }
+
+    /// A preemption round under `settings` rather than the configuration's (unit tests).
+    #[cfg(test)]
+    pub(crate) fn preemption_round_with(&mut self, settings: &crate::preemption::Settings, now: i64) -> Vec<PreemptionAction> {
         self.preemption.round(&self.state, settings, now)
     }
 

@@ -16,6 +16,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEven
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerFinishedEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.server.utils.BuilderUtils;
@@ -114,6 +115,21 @@ final class AllocationApplier {
     run.record(now);
   }
 
+  /**
+   * A preempted container in its leaf's (and so its ancestors') metrics, as Apache's leaf
+   * counts it: one more container, its size, and its size times how long it ran.
+   */
+  private static void countPreempted(QueueMetrics metrics, RMContainer rmContainer) {
+    long ranMillis = rmContainer.getFinishTime() - rmContainer.getCreationTime();
+    Resource size = rmContainer.getAllocatedResource();
+    metrics.preemptContainer();
+    metrics.updatePreemptedMemoryMBSeconds(size.getMemorySize() * ranMillis / 1000);
+    metrics.updatePreemptedVcoreSeconds(size.getVirtualCores() * ranMillis / 1000);
+    metrics.updatePreemptedResources(size);
+    metrics.updatePreemptedSecondsForCustomResources(size, ranMillis / 1000);
+    metrics.updatePreemptedForCustomResources(size);
+  }
+
   /** The last release or preemption, for the scheduler-health record, as Apache keeps it. */
   private void recordEnded(RMContainer rmContainer, ContainerStatus status, RustApplication app) {
     String queue = app == null ? null : app.getQueue().getQueueName();
@@ -201,6 +217,9 @@ final class AllocationApplier {
     } else {
       if (attempt != null) {
         attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
+      }
+      if (app != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
+        countPreempted(app.getQueue().getMetrics(), rmContainer);
       }
       recordEnded(rmContainer, status, app);
       if (node != null && app != null) {

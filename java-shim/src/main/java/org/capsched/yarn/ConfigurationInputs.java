@@ -30,7 +30,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
  * code (Hadoop's overlay, as an embedded MiniYARNCluster's tests set them) override the file.
  */
 final class ConfigurationInputs {
-  private static final String CAPACITY_PREFIX = "yarn.scheduler.capacity.";
+  /**
+   * The RM configuration's keys the core reads: the capacity scheduler's, and the capacity
+   * preemption policy's with the monitor switch (Apache's policy reads them from the
+   * scheduler's configuration, so they may sit in either file).
+   */
+  private static final String[] PREFIXES = {"yarn.scheduler.capacity.",
+      "yarn.resourcemanager.monitor.capacity.preemption.",
+      "yarn.resourcemanager.scheduler.monitor.enable"};
 
   /** The file's bytes, parsed by the core. */
   final byte[] xml;
@@ -149,15 +156,16 @@ final class ConfigurationInputs {
    */
   private static String[] capacityProperties(Configuration configuration, boolean setInCode) {
     List<String> pairs = new ArrayList<>();
-    for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(CAPACITY_PREFIX)
-        .entrySet()) {
-      String name = CAPACITY_PREFIX + e.getKey();
-      String[] sources = configuration.getPropertySources(name);
-      boolean inCode = sources != null && sources.length > 0
-          && "programmatically".equals(sources[sources.length - 1]);
-      if (inCode == setInCode) {
-        pairs.add(name);
-        pairs.add(e.getValue());
+    for (String prefix : PREFIXES) {
+      for (Map.Entry<String, String> e : configuration.getPropsWithPrefix(prefix).entrySet()) {
+        String name = prefix + e.getKey();
+        String[] sources = configuration.getPropertySources(name);
+        boolean inCode = sources != null && sources.length > 0
+            && "programmatically".equals(sources[sources.length - 1]);
+        if (inCode == setInCode) {
+          pairs.add(name);
+          pairs.add(e.getValue());
+        }
       }
     }
     return pairs.toArray(new String[0]);

@@ -208,6 +208,15 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(h -> removeApp(h, app));
   }
 
+  /**
+   * One round of the preemption policy at {@code now} (ms, the policy's clock), under the
+   * settings of the configuration in force: the containers to mark, kill or unreserve
+   * ({@link Wire.PreemptionAction} records).
+   */
+  long[] preemptionRound(long now) {
+    return whileOpen(h -> preemptionRound(h, now));
+  }
+
   /** The next container number of the application's current attempt; -1 if it has none. */
   long takeContainerNumber(int app) {
     return whileOpen(h -> takeContainerNumber(h, app));
@@ -399,6 +408,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native void removeAttempt(long handle, int app);
 
   private static native long[] removeApp(long handle, int app);
+
+  private static native long[] preemptionRound(long handle, long now);
 
   private static native long takeContainerNumber(long handle, int app);
 

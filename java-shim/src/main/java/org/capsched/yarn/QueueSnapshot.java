@@ -219,6 +219,19 @@ public final class QueueSnapshot {
     return counts[count + Wire.QueueCounts.DEFAULT_APPLICATION_LIFETIME];
   }
 
+  /**
+   * Whether capacity preemption may not take this queue's containers ({@code
+   * disable_preemption}, inherited; always with the scheduling monitor off).
+   */
+  public boolean isPreemptionDisabled() {
+    return counts[count + Wire.QueueCounts.PREEMPTION_DISABLED] != 0;
+  }
+
+  /** Whether it may not take them for another application of the queue. */
+  public boolean isIntraQueuePreemptionDisabled() {
+    return counts[count + Wire.QueueCounts.INTRA_QUEUE_PREEMPTION_DISABLED] != 0;
+  }
+
   /** The largest container its applications may ask for ({@code maximum-allocation-*}). */
   public long getMaximumAllocationMb() {
     return counts[count + Wire.QueueCounts.MAXIMUM_ALLOCATION_MEMORY];

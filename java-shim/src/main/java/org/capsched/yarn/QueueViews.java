@@ -132,8 +132,8 @@ final class QueueViews {
     // RM's own request validation, with the label and the queue in the message.
     info.setAccessibleNodeLabels(Collections.<String>emptySet());
     info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
-    info.setPreemptionDisabled(true);
-    info.setIntraQueuePreemptionDisabled(true);
+    info.setPreemptionDisabled(q.isPreemptionDisabled());
+    info.setIntraQueuePreemptionDisabled(q.isIntraQueuePreemptionDisabled());
     info.setApplications(Collections.emptyList());
     List<QueueInfo> childInfos = new ArrayList<>();
     if (includeChildQueues) {

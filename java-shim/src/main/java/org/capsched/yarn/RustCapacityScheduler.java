@@ -61,6 +61,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeResourc
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ReleaseContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.SchedulerEventType;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.DominantResourceCalculator;
@@ -172,7 +173,8 @@ public class RustCapacityScheduler
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     WebHooks.install(configuration);
     super.serviceInit(configuration);
-    schedulingMonitorManager.initialize(rmContext, configuration);
+    schedulingMonitorManager.initialize(rmContext,
+        RustPreemptionPolicy.monitorsFor(configuration));
   }
 
   /** Minimum and maximum allocation and whether ACLs are on, as the core takes them. */
@@ -231,7 +233,7 @@ public class RustCapacityScheduler
     for (String warning : warnings) {
       LOG.warn("Queue refresh from {}: {}", in.source, warning);
     }
-    super.reinitialize(newConf, context);
+    super.reinitialize(RustPreemptionPolicy.monitorsFor(newConf), context);
     LOG.info("Queues refreshed from {}: {}", in.source, queues);
   }
 
@@ -543,6 +545,49 @@ public class RustCapacityScheduler
     if (leftover.length > 0) {
       LOG.warn("Application {} still held {} containers at removal; they were released",
           e.getApplicationID(), leftover.length / Wire.ContainerRef.STRIDE);
+    }
+  }
+
+  /**
+   * One round of capacity preemption ({@link RustPreemptionPolicy}): the core decides which
+   * containers to mark, kill or unreserve, and each decision goes to the RM's dispatcher as
+   * the event Apache's policy sends, to be applied on the scheduler's event thread. A
+   * container that ended meanwhile is passed over.
+   */
+  void preempt(long now) {
+    long[] actions;
+    try {
+      actions = core.preemptionRound(now);
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
+    }
+    for (int i = 0; i < actions.length; i += Wire.PreemptionAction.STRIDE) {
+      RustApplication app = appsByKey.get((int) actions[i + Wire.PreemptionAction.APP]);
+      if (app == null) {
+        continue;
+      }
+      ContainerId id = ContainerId.newContainerId(ApplicationAttemptId.newInstance(
+          app.getApplicationId(), (int) actions[i + Wire.PreemptionAction.ATTEMPT]),
+          actions[i + Wire.PreemptionAction.NUMBER]);
+      int kind = (int) actions[i + Wire.PreemptionAction.KIND];
+      RMContainer container;
+      SchedulerEventType type;
+      if (kind == Wire.PreemptionKind.KILL_RESERVED) {
+        RustSchedulerNode node = nodesByKey.get((int) actions[i + Wire.PreemptionAction.NODE]);
+        container = node == null ? null : node.getReservedContainer();
+        type = SchedulerEventType.KILL_RESERVED_CONTAINER;
+      } else {
+        container = getRMContainer(id);
+        type = kind == Wire.PreemptionKind.KILL ? SchedulerEventType.MARK_CONTAINER_FOR_KILLABLE
+            : SchedulerEventType.MARK_CONTAINER_FOR_PREEMPTION;
+      }
+      if (container == null || !container.getContainerId().equals(id)) {
+        continue;
+      }
+      LOG.debug("Preemption: {} {}", type, id);
+      rmContext.getDispatcher().getEventHandler().handle(
+          new ContainerPreemptEvent(container.getApplicationAttemptId(), container, type));
     }
   }
 
@@ -867,6 +912,11 @@ public class RustCapacityScheduler
   @Override
   public Configuration getConfiguration() {
     return new Configuration(accepted);
+  }
+
+  /** The same, not copied: a new object after each refresh (the preemption policy's cue). */
+  Configuration acceptedConfiguration() {
+    return accepted;
   }
 
   /** A queue by full path or unambiguous short name (the queue-admin ACL policy asks). */

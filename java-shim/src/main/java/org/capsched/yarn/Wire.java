@@ -134,7 +134,9 @@ final class Wire {
     static final int RUNNABLE_APPLICATIONS = 24;
     static final int MAXIMUM_APPLICATION_LIFETIME = 25;
     static final int DEFAULT_APPLICATION_LIFETIME = 26;
-    static final int STRIDE = 27;
+    static final int PREEMPTION_DISABLED = 27;
+    static final int INTRA_QUEUE_PREEMPTION_DISABLED = 28;
+    static final int STRIDE = 29;
 
     private QueueCounts() {
     }
@@ -184,6 +186,29 @@ final class Wire {
     static final int STRIDE = 7;
 
     private ContainerReport() {
+    }
+  }
+
+  /** Fields of one action in {@code preemptionRound}'s result (longs). */
+  static final class PreemptionAction {
+    static final int KIND = 0;
+    static final int APP = 1;
+    static final int ATTEMPT = 2;
+    static final int NUMBER = 3;
+    static final int NODE = 4;
+    static final int STRIDE = 5;
+
+    private PreemptionAction() {
+    }
+  }
+
+  /** What the RM does with a container a preemption round chose. */
+  static final class PreemptionKind {
+    static final int MARK = 0;
+    static final int KILL = 1;
+    static final int KILL_RESERVED = 2;
+
+    private PreemptionKind() {
     }
   }
 

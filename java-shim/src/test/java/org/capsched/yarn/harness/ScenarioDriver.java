@@ -28,6 +28,8 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.PreemptionContainer;
+import org.apache.hadoop.yarn.api.records.PreemptionMessage;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceBlacklistRequest;
@@ -43,7 +45,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
+import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
@@ -51,11 +56,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnSched
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.capsched.yarn.ConsistencyCheck;
 import org.capsched.yarn.RustCapacityScheduler;
+import org.capsched.yarn.RustPreemptionPolicy;
+import org.apache.hadoop.yarn.util.ControlledClock;
 
 /**
  * Drives one scenario file (see docs/scenario-format.md) through a real ResourceManager
@@ -115,6 +123,18 @@ public final class ScenarioDriver implements AutoCloseable {
           "remove", "move", "priority"));
   /** How the latest refresh ended: "accepted" or "refused". */
   private String lastRefresh;
+  /**
+   * The preemption policy's clock: {@code wait} moves it on. It starts well after zero, as
+   * a real clock does, so that no remembered mark looks older than it is.
+   */
+  private final ControlledClock clock = new ControlledClock();
+  /** The preemption policy the {@code preempt} step runs, made at its first round. */
+  private SchedulingEditPolicy preemption;
+  /**
+   * Per application, the containers its AM was told it will lose ({@code PreemptionMessage}),
+   * by number, in the order told.
+   */
+  private final Map<String, List<Long>> toldPreempted = new HashMap<>();
 
   /**
    * Starts the RM with {@code configXml} and the scenario's {@code cluster} settings
@@ -143,6 +163,7 @@ public final class ScenarioDriver implements AutoCloseable {
           Integer.parseInt(cluster.get("max-priority")));
     }
     this.rm = RmHarness.start(conf);
+    clock.setTime(CLUSTER_TIMESTAMP);
     // Every run numbers its applications and containers alike. An id carries the RM's
     // start time (its "cluster timestamp"), and the RM's hash maps keyed by ids — an
     // attempt's live containers, which both schedulers kill in that map's order when the
@@ -244,6 +265,12 @@ public final class ScenarioDriver implements AutoCloseable {
         lastRefresh = "refused";
       }
       rm.drainEvents();
+      break;
+    case "preempt":
+      preempt();
+      break;
+    case "wait":
+      clock.tickMsec(Long.parseLong(words.get(1)) * 1000);
       break;
     case "expect":
       expectation = expect(words, named);
@@ -574,10 +601,48 @@ public final class ScenarioDriver implements AutoCloseable {
     }
   }
 
-  /** Takes what an allocate() call handed the AM: its new containers and its headroom. */
+  /**
+   * Takes what an allocate() call handed the AM: its new containers, its headroom, and the
+   * containers it is told it will lose.
+   */
   private void pull(String app, AllocateResponse response) {
     containers.computeIfAbsent(app, k -> new ArrayList<>()).addAll(response.getAllocatedContainers());
     headrooms.put(app, response.getAvailableResources());
+    PreemptionMessage message = response.getPreemptionMessage();
+    if (message != null) {
+      List<Long> told = toldPreempted.computeIfAbsent(app, k -> new ArrayList<>());
+      if (message.getStrictContract() != null) {
+        for (PreemptionContainer c : message.getStrictContract().getContainers()) {
+          told.add(c.getId().getContainerId());
+        }
+      }
+      if (message.getContract() != null) {
+        for (PreemptionContainer c : message.getContract().getContainers()) {
+          told.add(c.getId().getContainerId());
+        }
+      }
+    }
+  }
+
+  /**
+   * One round of the scheduler's capacity preemption policy, as the RM's scheduling monitor
+   * runs it (Apache's {@code ProportionalCapacityPreemptionPolicy} with Apache's scheduler,
+   * ours with ours), on the scenario's clock; the RM applies the events it sends, and every
+   * AM then calls allocate() and hears which of its containers it will lose.
+   */
+  private void preempt() throws Exception {
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    if (preemption == null && scheduler instanceof CapacityScheduler) {
+      // (This constructor initialises the policy itself.)
+      preemption = new ProportionalCapacityPreemptionPolicy(rm.getRMContext(),
+          (CapacityScheduler) scheduler, clock);
+    } else if (preemption == null) {
+      preemption = new RustPreemptionPolicy(clock);
+      preemption.init(conf, rm.getRMContext(), scheduler);
+    }
+    preemption.editSchedule();
+    rm.drainEvents();
+    allocateAll();
   }
 
   /** {@code count=N}, {@code count=all} or a bare {@code all}; null for all. */
@@ -756,6 +821,11 @@ public final class ScenarioDriver implements AutoCloseable {
           m.getAllocatedMB(), m.getAllocatedVirtualCores(), m.getReservedMB(), m.getReservedVirtualCores(),
           m.getPendingMB(), m.getPendingVirtualCores(), m.getPendingContainers(), m.getAppsPending(),
           m.getAppsRunning()));
+      if (m.getAggregatePreemptedContainers() > 0) {
+        facts.put("preempted " + e.getKey(), String.format("containers=%d memory=%dMB vcores=%d",
+            m.getAggregatePreemptedContainers(), m.getAggregateMemoryMBPreempted(),
+            m.getAggregateVcoresPreempted()));
+      }
       for (String user : users) {
         QueueMetrics u = m.getUserMetrics(user);
         if (u != null) {
@@ -812,6 +882,18 @@ public final class ScenarioDriver implements AutoCloseable {
               + " reserved=" + a.getReservedContainers().size()
               + " used=" + a.getCurrentConsumption().getMemorySize() + "MB";
         }
+      }
+      if (attempt != null) {
+        RMAppAttemptMetrics metrics = attempt.getRMAppAttemptMetrics();
+        if (metrics.getNumNonAMContainersPreempted() > 0 || metrics.getIsPreempted()) {
+          fact += " preempted=" + metrics.getNumNonAMContainersPreempted() + "/"
+              + metrics.getResourcePreempted().getMemorySize() + "MB"
+              + (metrics.getIsPreempted() ? "+am" : "");
+        }
+      }
+      List<Long> told = toldPreempted.get(e.getKey());
+      if (told != null) {
+        fact += " told-preempted=" + told;
       }
       Resource headroom = headrooms.get(e.getKey());
       if (headroom != null) {

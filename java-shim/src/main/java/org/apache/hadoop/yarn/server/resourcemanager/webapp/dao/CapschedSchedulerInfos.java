@@ -132,9 +132,8 @@ public final class CapschedSchedulerInfos {
         ? new ResourceInfo(q.getAmResourceLimit())
         : info.users.getUsersList().get(0).getResourceUsageInfo()
             .getPartitionResourceUsageInfo(DEFAULT_PARTITION).getAMLimit();
-    // Preemption is not done yet (issue 18): every queue reports it disabled.
-    info.preemptionDisabled = true;
-    info.intraQueuePreemptionDisabled = true;
+    info.preemptionDisabled = q.isPreemptionDisabled();
+    info.intraQueuePreemptionDisabled = q.isIntraQueuePreemptionDisabled();
     info.orderingPolicyInfo = conf.get(
         CapacitySchedulerConfiguration.getQueuePrefix(path)
             + CapacitySchedulerConfiguration.ORDERING_POLICY,

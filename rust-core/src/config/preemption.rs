@@ -1,0 +1,192 @@
+//! The capacity preemption policy's settings: `yarn.resourcemanager.monitor.capacity.preemption.*`
+//! and the monitor switch. Apache's policy reads them from the scheduler's configuration —
+//! yarn-site.xml with capacity-scheduler.xml over it — so they may sit in either file; the
+//! RM hands the core its own keys with the capacity ones. A value Hadoop cannot parse
+//! makes every one of Apache's rounds fail; here it is reported and the default used.
+
+use super::KeyReader;
+use serde::Serialize;
+
+/// The policy's keys start with this.
+pub const PREFIX: &str = "yarn.resourcemanager.monitor.capacity.preemption.";
+
+/// `yarn.resourcemanager.scheduler.monitor.enable`.
+pub const MONITOR_ENABLE: &str = "yarn.resourcemanager.scheduler.monitor.enable";
+
+/// What the policy is told.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PreemptionSettings {
+    /// `yarn.resourcemanager.scheduler.monitor.enable`: off, every queue counts as
+    /// preemption-disabled (as in Apache, whatever runs the policy).
+    pub monitor_enabled: bool,
+    /// `observe_only`: work everything out, change nothing.
+    pub observe_only: bool,
+    /// `max_wait_before_kill` (ms): from first mark to kill.
+    pub max_wait_before_kill_ms: i64,
+    /// `total_preemption_per_round`: the share of the cluster one round may take back.
+    pub total_preemption_per_round: f32,
+    /// `max_ignored_over_capacity`: the dead zone above a leaf's guarantee.
+    pub max_ignored_over_capacity: f64,
+    /// `natural_termination_factor`: the share of its excess a leaf gives back per round.
+    pub natural_termination_factor: f64,
+    /// `additional_res_balance_based_on_reserved_containers`: the main selector counts
+    /// reserved resources as still pending and seeks the whole excess.
+    pub reserved_counts_as_pending: bool,
+    /// `preemption-to-balance-queue-after-satisfied.enabled`.
+    pub balance_after_satisfied: bool,
+    /// `preemption-to-balance-queue-after-satisfied.max-wait-before-kill` (ms; 0 or less:
+    /// `max_wait_before_kill`).
+    pub balance_max_wait_before_kill_ms: i64,
+    /// `conservative-drf`.
+    pub conservative_drf: bool,
+    /// `intra-queue-preemption.enabled`: decides which queues report intra-queue
+    /// preemption as enabled (this scheduler does not preempt within a queue yet).
+    pub intra_queue_enabled: bool,
+}
+
+impl Default for PreemptionSettings {
+    /// Apache's defaults (the monitor off).
+    fn default() -> Self {
+        PreemptionSettings {
+            monitor_enabled: false,
+            observe_only: false,
+            max_wait_before_kill_ms: 15_000,
+            total_preemption_per_round: 0.1,
+            max_ignored_over_capacity: 0.1,
+            natural_termination_factor: 0.2,
+            reserved_counts_as_pending: false,
+            balance_after_satisfied: false,
+            balance_max_wait_before_kill_ms: 300_000,
+            conservative_drf: false,
+            intra_queue_enabled: false,
+        }
+    }
+}
+
+/// Apache's selectors this scheduler does not run yet, by key: a warning names each one
+/// turned on.
+const NOT_YET: &[(&str, &str)] = &[
+    ("yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled", "intra-queue preemption"),
+    (
+        "yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers",
+        "selecting containers to make room for reserved containers",
+    ),
+    ("yarn.scheduler.capacity.lazy-preemption-enabled", "lazy preemption"),
+    (
+        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled",
+        "preemption for under-utilized queues of higher priority",
+    ),
+];
+
+impl PreemptionSettings {
+    /// Reads the settings, warning about keys turned on that this scheduler does not act on.
+    pub(super) fn read(r: &mut KeyReader<'_>) -> Self {
+        let d = PreemptionSettings::default();
+        let key = |suffix: &str| format!("{PREFIX}{suffix}");
+        for (k, what) in NOT_YET {
+            if r.string(k).is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+                r.warnings.push(super::ConfigError::at_key(
+                    *k,
+                    format!("{what} is not done by this scheduler yet; preemption runs without it"),
+                ));
+            }
+        }
+        PreemptionSettings {
+            monitor_enabled: r.boolean(None, MONITOR_ENABLE, d.monitor_enabled),
+            observe_only: r.boolean(None, &key("observe_only"), d.observe_only),
+            max_wait_before_kill_ms: lenient_int(r, &key("max_wait_before_kill"), d.max_wait_before_kill_ms),
+            total_preemption_per_round: lenient_float(
+                r,
+                &key("total_preemption_per_round"),
+                f64::from(d.total_preemption_per_round),
+            ) as f32,
+            max_ignored_over_capacity: lenient_float(r, &key("max_ignored_over_capacity"), d.max_ignored_over_capacity),
+            natural_termination_factor: lenient_float(
+                r,
+                &key("natural_termination_factor"),
+                d.natural_termination_factor,
+            ),
+            reserved_counts_as_pending: r.boolean(
+                None,
+                &key("additional_res_balance_based_on_reserved_containers"),
+                d.reserved_counts_as_pending,
+            ),
+            balance_after_satisfied: r.boolean(
+                None,
+                &key("preemption-to-balance-queue-after-satisfied.enabled"),
+                d.balance_after_satisfied,
+            ),
+            balance_max_wait_before_kill_ms: lenient_int(
+                r,
+                &key("preemption-to-balance-queue-after-satisfied.max-wait-before-kill"),
+                d.balance_max_wait_before_kill_ms,
+            ),
+            conservative_drf: r.boolean(None, &key("conservative-drf"), d.conservative_drf),
+            intra_queue_enabled: r.boolean(None, &key("intra-queue-preemption.enabled"), d.intra_queue_enabled),
+        }
+    }
+}
+
+/// A whole-number key whose bad value is a warning (the default is used), not an error.
+fn lenient_int(r: &mut KeyReader<'_>, key: &str, default: i64) -> i64 {
+    lenient(r, key, default, |r, k| r.opt_int(None, k))
+}
+
+/// A number key whose bad value is a warning (the default is used), not an error.
+fn lenient_float(r: &mut KeyReader<'_>, key: &str, default: f64) -> f64 {
+    lenient(r, key, default, |r, k| Some(r.float(None, k, default)))
+}
+
+fn lenient<T: std::fmt::Display + Copy>(
+    r: &mut KeyReader<'_>,
+    key: &str,
+    default: T,
+    read: impl FnOnce(&mut KeyReader<'_>, &str) -> Option<T>,
+) -> T {
+    let errors = r.errors.len();
+    let value = read(r, key);
+    if r.errors.len() > errors {
+        let problems: Vec<_> = r.errors.drain(errors..).collect();
+        for p in problems {
+            r.warnings.push(super::ConfigError::at_key(
+                key,
+                format!("{}; capacity preemption uses the default, {default}", p.message),
+            ));
+        }
+        return default;
+    }
+    value.unwrap_or(default)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{ClusterSettings, SchedulerConfig};
+
+    fn read(props: &str) -> SchedulerConfig {
+        let xml = format!(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>a</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>100</value></property>
+              {props}
+            </configuration>"
+        );
+        SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap()
+    }
+
+    #[test]
+    fn keys_are_read_and_bad_values_fall_back_to_the_default_with_a_warning() {
+        let c = read(
+            "<property><name>yarn.resourcemanager.scheduler.monitor.enable</name><value>true</value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor</name><value> 1.0 </value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill</name><value>soon</value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled</name><value>true</value></property>",
+        );
+        let p = &c.global.preemption;
+        assert!(p.monitor_enabled);
+        assert_eq!(p.natural_termination_factor, 1.0);
+        assert_eq!(p.max_wait_before_kill_ms, 15_000);
+        let warnings: Vec<String> = c.warnings.iter().map(|w| w.to_string()).collect();
+        assert!(warnings.iter().any(|w| w.contains("max_wait_before_kill") && w.contains("default, 15000")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.contains("intra-queue preemption is not done")), "{warnings:?}");
+    }
+}
