@@ -69,6 +69,17 @@ final class RandomScenario {
      * it was.
      */
     private final Random later;
+    /**
+     * The draws of capacity preemption — whether the monitor is on (for about a third of
+     * the seeds), the policy's keys, and when rounds run and time passes — apart from the
+     * others for the same reason.
+     */
+    private final Random preemption;
+    private boolean preempting;
+    /** The leaf the first pressure application fills the cluster from. */
+    private Queue greedyLeaf;
+    /** Keys outside {@code yarn.scheduler.capacity.}, by full name. */
+    private final Map<String, String> fullKeys = new LinkedHashMap<>();
     private final StringBuilder s = new StringBuilder();
     private final TreeSet<String> features = new TreeSet<>();
     private final Queue root = new Queue("root");
@@ -90,6 +101,7 @@ final class RandomScenario {
       r = new Random(seed);
       topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
       later = new Random(seed * 0xC2B2AE3D27D4EB4FL + 2);
+      preemption = new Random(seed * 0x165667B19E3779F9L + 3);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -114,6 +126,7 @@ final class RandomScenario {
             memory, vcores));
       }
       chooseTree();
+      choosePreemption();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
@@ -136,9 +149,103 @@ final class RandomScenario {
       int steps = 25 + r.nextInt(35);
       for (int i = 0; i < steps; i++) {
         step();
+        if (preempting && (i == steps / 4 || i == steps / 2)) {
+          pressure(i == steps / 4 ? "pressure1" : "pressure2");
+        }
+        maybePreempt();
       }
       s.append("heartbeat all rounds=2\n");
       return new RandomScenario(s.toString(), features);
+    }
+
+    // ---- capacity preemption ---------------------------------------------------------
+
+    /** For about a third of the seeds, the scheduling monitor on and the policy's keys. */
+    private void choosePreemption() {
+      preempting = preemption.nextInt(3) == 0;
+      if (!preempting) {
+        return;
+      }
+      String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
+      fullKeys.put("yarn.resourcemanager.scheduler.monitor.enable", "true");
+      features.add("preemption:on");
+      if (preemption.nextBoolean()) {
+        fullKeys.put(policy + "natural_termination_factor",
+            new String[] {"0.5", "1.0", "0.35"}[preemption.nextInt(3)]);
+        features.add("preemption:natural-termination-factor");
+      }
+      if (preemption.nextInt(3) == 0) {
+        fullKeys.put(policy + "total_preemption_per_round",
+            new String[] {"0.25", "0.5", "1.0"}[preemption.nextInt(3)]);
+        features.add("preemption:total-per-round");
+      }
+      if (preemption.nextInt(3) == 0) {
+        fullKeys.put(policy + "max_ignored_over_capacity",
+            new String[] {"0", "0.3"}[preemption.nextInt(2)]);
+        features.add("preemption:dead-zone");
+      }
+      if (preemption.nextInt(4) == 0) {
+        List<Queue> all = new ArrayList<>();
+        collectQueues(root, all);
+        all.remove(root);
+        all.get(preemption.nextInt(all.size())).settings.put("disable_preemption", "true");
+        features.add("preemption:disabled-queue");
+      }
+      // The first pressure application's leaf lets one user take the whole cluster.
+      List<Queue> leaves = leaves();
+      greedyLeaf = leaves.get(preemption.nextInt(leaves.size()));
+      greedyLeaf.settings.put("user-limit-factor", "100");
+      if (preemption.nextInt(8) == 0) {
+        fullKeys.put(policy + "observe_only", "true");
+        features.add("preemption:observe-only");
+      }
+      if (drf && preemption.nextInt(3) == 0) {
+        fullKeys.put(policy + "conservative-drf", "true");
+        features.add("preemption:conservative-drf");
+      }
+    }
+
+    /** Now and then, time passes and a round of the preemption policy runs. */
+    private void maybePreempt() {
+      if (!preempting || preemption.nextInt(2) != 0) {
+        return;
+      }
+      if (preemption.nextInt(3) != 0) {
+        s.append("wait ").append(5 + preemption.nextInt(16)).append('\n');
+      }
+      s.append("preempt\n");
+      features.add("event:preempt");
+    }
+
+    /**
+     * An application that asks for the whole cluster in a running leaf, so that some queue
+     * is starved while another holds more than its share: what preemption is for. It is
+     * drawn apart from the seed's other applications (later steps never name it).
+     */
+    private void pressure(String app) {
+      List<Queue> running = leaves();
+      running.removeIf(l -> l.stopped);
+      if (running.isEmpty()) {
+        return;
+      }
+      Queue leaf = running.get(preemption.nextInt(running.size()));
+      if (app.equals("pressure1") && running.contains(greedyLeaf)) {
+        leaf = greedyLeaf;
+      } else if (running.size() > 1 && leaf == greedyLeaf) {
+        running.remove(greedyLeaf);
+        leaf = running.get(preemption.nextInt(running.size()));
+      }
+      s.append(String.format("app %s queue=%s user=u%d am=1G%n", app, leaf.name, 4 + preemption.nextInt(2)));
+      s.append(String.format("ask %s memory=%dG count=%d%n", app, 1 + preemption.nextInt(2), clusterMemoryGb));
+      s.append("heartbeat all rounds=2\n");
+      features.add("preemption:pressure");
+    }
+
+    private static void collectQueues(Queue q, List<Queue> out) {
+      out.add(q);
+      for (Queue c : q.children) {
+        collectQueues(c, out);
+      }
     }
 
     // ---- the queue tree -------------------------------------------------------------
@@ -327,6 +434,10 @@ final class RandomScenario {
       }
       if (drf) {
         prop(c, "resource-calculator", "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
+      }
+      for (Map.Entry<String, String> e : fullKeys.entrySet()) {
+        c.append("  <property><name>").append(e.getKey()).append("</name><value>")
+            .append(e.getValue()).append("</value></property>\n");
       }
       return c.append("</configuration>\n").toString();
     }

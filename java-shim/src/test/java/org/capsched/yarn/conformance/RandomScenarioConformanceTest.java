@@ -9,7 +9,9 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import org.capsched.yarn.harness.ScenarioFile;
 import org.junit.Test;
@@ -59,7 +61,14 @@ public class RandomScenarioConformanceTest {
       if (partsAsListed) {
         explained++;
       }
-      for (String feature : scenario.features) {
+      Set<String> features = new TreeSet<>(scenario.features);
+      String outcomePrefix = "  outcome: seed " + seed + ": ";
+      for (String line : report.subList(before, report.size())) {
+        if (line.startsWith(outcomePrefix)) {
+          features.add("outcome:" + line.substring(outcomePrefix.length()));
+        }
+      }
+      for (String feature : features) {
         int[] counts = coverage.computeIfAbsent(feature, k -> new int[3]);
         counts[0]++;
         if (divergence == null && !partsAsListed) {

@@ -90,6 +90,9 @@ public class ScenarioConformanceTest {
       throws Exception {
     List<Map<String, String>> apache = run(CapacityScheduler.class, lines, report, restEvery);
     List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines, report, restEvery);
+    for (String outcome : outcomes(apache)) {
+      report.add("  outcome: " + name + ": " + outcome);
+    }
     List<String> steps = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       List<String> diff = diff(apache.get(i), ours.get(i));
@@ -125,6 +128,29 @@ public class ScenarioConformanceTest {
         + String.join("\n" + name + " diverges ", steps);
     report.add(message);
     return message;
+  }
+
+  /**
+   * What happened with Apache's scheduler that a scenario's lines do not say by themselves
+   * (for the random seeds' coverage): containers marked for preemption, and preempted.
+   */
+  static List<String> outcomes(List<Map<String, String>> snapshots) {
+    boolean marked = false;
+    boolean killed = false;
+    for (Map<String, String> facts : snapshots) {
+      for (Map.Entry<String, String> e : facts.entrySet()) {
+        marked |= e.getKey().startsWith("app ") && e.getValue().contains("told-preempted=");
+        killed |= e.getKey().startsWith("preempted ");
+      }
+    }
+    List<String> out = new ArrayList<>();
+    if (marked) {
+      out.add("preemption-marked");
+    }
+    if (killed) {
+      out.add("preemption-killed");
+    }
+    return out;
   }
 
   private static List<Map<String, String>> run(Class<? extends ResourceScheduler> scheduler,
