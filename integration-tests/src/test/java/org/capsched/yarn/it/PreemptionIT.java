@@ -1,0 +1,152 @@
+package org.capsched.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationReport;
+import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.YarnApplicationState;
+import org.apache.hadoop.yarn.applications.distributedshell.Client;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.junit.Test;
+
+/**
+ * Capacity preemption on a real cluster. The operator's yarn-site.xml turns the scheduling
+ * monitor on and leaves its policy list at YARN's default (Apache's
+ * ProportionalCapacityPreemptionPolicy): the RM starts, runs ours in its place, and a
+ * long-running DistributedShell that filled the cluster from queue a gives back what
+ * queue b, newly busy, is guaranteed. a's AM is told which containers it will lose (a
+ * PreemptionMessage in its allocate() answers), they end as PREEMPTED, and the RM's
+ * preemption counters (queue metrics, the application's report) say so.
+ */
+public class PreemptionIT {
+  private static final String XML = "<configuration>\n"
+      + prop("yarn.scheduler.capacity.root.queues", "a,b")
+      + prop("yarn.scheduler.capacity.root.a.capacity", "30")
+      + prop("yarn.scheduler.capacity.root.a.user-limit-factor", "10")
+      + prop("yarn.scheduler.capacity.root.b.capacity", "70")
+      + prop("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5")
+      + "</configuration>\n";
+
+  private static String prop(String name, String value) {
+    return "  <property><name>" + name + "</name><value>" + value + "</value></property>\n";
+  }
+
+  @Test(timeout = 300_000)
+  public void aBusyQueueGetsItsGuaranteeBackThroughPreemption() throws Exception {
+    Path xml = Files.createTempFile("preemption-", ".xml");
+    Files.write(xml, XML.getBytes(StandardCharsets.UTF_8));
+    Configuration site = new Configuration(false);
+    site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    // Rounds every half second, kills two seconds after the mark, and each round seeks
+    // all of the excess: a test-sized version of an operator's settings.
+    String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
+    site.set(policy + "monitoring_interval", "500");
+    site.set(policy + "max_wait_before_kill", "2000");
+    site.set(policy + "natural_termination_factor", "1.0");
+    site.set(policy + "total_preemption_per_round", "1.0");
+    site.set(YarnConfiguration.RM_APPLICATION_MASTER_SERVICE_PROCESSORS,
+        PreemptionMessages.class.getName());
+    try (MiniCluster cluster = MiniCluster.start("preemption", 2, xml, site);
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.config());
+      yarn.start();
+      // 8 GB in all, in 512 MB pieces: a's shell takes 512 MB for its AM and 14 x 512 MB.
+      Thread wide = shell(cluster, "a", 14);
+      QueueMetrics a = cluster.scheduler().getQueue("a").getMetrics();
+      QueueMetrics b = cluster.scheduler().getQueue("b").getMetrics();
+      Wait.until(120_000, () -> a.getAllocatedMB() >= 15 * 512,
+          () -> "queue a holds its 15 containers (holds " + a.getAllocatedMB() + " MB)");
+
+      // b's shell wants 512 MB + 8 x 512 MB, within its 70% guarantee (5.6 GB): a's ideal
+      // share is what b leaves, so a gives back 8 containers.
+      long start = System.currentTimeMillis();
+      Thread late = shell(cluster, "b", 8);
+      Wait.until(120_000, () -> b.getAllocatedMB() >= 9 * 512,
+          () -> "queue b gets what it asked for (holds " + b.getAllocatedMB() + " MB, a "
+              + a.getAllocatedMB() + " MB)");
+      long waited = System.currentTimeMillis() - start;
+      System.out.println("PreemptionIT: queue b waited " + waited + " ms for its guarantee");
+
+      ApplicationReport wideApp = application(yarn, "a");
+      ApplicationAttemptId attempt = wideApp.getCurrentApplicationAttemptId();
+      Set<ContainerId> told = PreemptionMessages.TOLD.getOrDefault(attempt, Collections.emptySet());
+      assertTrue("a's AM was told of at least 8 containers, told " + told, told.size() >= 8);
+      // The AM hears of its ended containers at its next heartbeat.
+      Wait.until(30_000, () -> PreemptionMessages.PREEMPTED.getOrDefault(attempt,
+          Collections.emptySet()).size() >= 8, () -> "a's AM sees 8 containers end PREEMPTED: "
+          + PreemptionMessages.PREEMPTED.get(attempt));
+      Set<ContainerId> preempted = PreemptionMessages.PREEMPTED.get(attempt);
+      assertTrue("every container ended as preempted was announced first: told " + told
+          + ", preempted " + preempted, told.containsAll(preempted));
+      assertFalse("the AM container is spared", preempted.stream().anyMatch(
+          c -> c.getContainerId() == 1));
+      assertTrue("queue a counts its preempted containers: " + a.getAggregatePreemptedContainers(),
+          a.getAggregatePreemptedContainers() >= 8);
+      assertEquals(512L * a.getAggregatePreemptedContainers(), a.getAggregateMemoryMBPreempted());
+      RMApp rmApp = cluster.yarn.getResourceManager().getRMContext().getRMApps()
+          .get(wideApp.getApplicationId());
+      assertEquals(a.getAggregatePreemptedContainers(),
+          rmApp.getRMAppMetrics().getNumNonAMContainersPreempted());
+      assertTrue("the application's usage report has its preempted resource-seconds",
+          yarn.getApplicationReport(wideApp.getApplicationId()).getApplicationResourceUsageReport()
+              .getPreemptedResourceSecondsMap().getOrDefault("memory-mb", 0L) > 0);
+      assertEquals("b gives nothing back", 0, b.getAggregatePreemptedContainers());
+
+      for (ApplicationReport app : yarn.getApplications(EnumSet.of(YarnApplicationState.RUNNING))) {
+        yarn.killApplication(app.getApplicationId());
+      }
+      wide.join(60_000);
+      late.join(60_000);
+    }
+  }
+
+  /** A DistributedShell of {@code containers} long-running 512 MB containers in {@code queue}. */
+  private static Thread shell(MiniCluster cluster, String queue, int containers) throws Exception {
+    String[] args = {
+        "--jar", System.getProperty("capsched.distributedshell.jar"),
+        "--queue", queue,
+        "--num_containers", Integer.toString(containers),
+        "--shell_command", "sleep",
+        "--shell_args", "600",
+        "--master_memory", "512",
+        "--master_vcores", "1",
+        "--container_memory", "512",
+        "--container_vcores", "1",
+    };
+    Client client = new Client(cluster.config());
+    assertTrue("DistributedShell client rejected its arguments", client.init(args));
+    Thread t = new Thread(() -> {
+      try {
+        client.run();
+      } catch (Exception e) {
+        // Killed at the end of the test.
+      }
+    }, "distributedshell-" + queue);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static ApplicationReport application(YarnClient yarn, String queue) throws Exception {
+    for (ApplicationReport app : yarn.getApplications()) {
+      if (app.getQueue().endsWith(queue)) {
+        return app;
+      }
+    }
+    throw new AssertionError("no application in queue " + queue);
+  }
+}
