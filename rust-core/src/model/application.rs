@@ -191,6 +191,12 @@ pub struct App {
     asking: bool,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
+    /// What Apache's fair ordering policy last cached of the application's usage and
+    /// demand (see [`App::fair_usage`]).
+    pub fair_cached: (Resource, Resource),
+    /// The fair policy is to cache the application's usage afresh the next time its leaf
+    /// orders its applications (Apache's `entitiesToReorder`).
+    pub fair_stale: bool,
     /// The current attempt's ApplicationMaster container, once allocated (or recovered):
     /// preemption takes it last.
     pub am_container: Option<ContainerId>,
@@ -224,6 +230,8 @@ impl App {
             re_reservations: HashMap::default(),
             asking: false,
             counts_user_active: false,
+            fair_cached: (Resource::ZERO, Resource::ZERO),
+            fair_stale: false,
             am_container: None,
             headroom_queue: None,
         }
@@ -302,6 +310,9 @@ impl App {
         }
         self.blacklist.waiting_for_am = true;
         self.am_container = None;
+        // Apache's attempt is a new object, its usage cached as nothing yet.
+        self.fair_cached = (Resource::ZERO, Resource::ZERO);
+        self.fair_stale = false;
         self.attempt = Some(attempt);
         self.last_container_number = epoch << 40;
         self.headroom_queue = None;
@@ -370,6 +381,29 @@ impl App {
     /// Missed scheduling opportunities of one request group.
     pub fn missed(&self, key: SchedulerKey) -> u64 {
         self.missed_opportunities.get(&key).copied().unwrap_or(0)
+    }
+
+    /// The usage and demand a fair leaf orders this application by: as cached when the
+    /// leaf last ordered its applications with this one marked stale — a container
+    /// allocated, reserved, released or unreserved since, or (with size-based weight) its
+    /// asks changed — and as they are now if it is marked stale now. Apache's fair policy
+    /// keeps its applications sorted on those cached figures; the mark is lost when the
+    /// application leaves the leaf's ordering (its attempt ends, it moves, its priority
+    /// changes) or the leaf's policy is rebuilt (a refresh), so the cache can lag.
+    pub fn fair_usage(&self) -> (Resource, Resource) {
+        if self.fair_stale {
+            (self.used, self.pending())
+        } else {
+            self.fair_cached
+        }
+    }
+
+    /// The leaf ordered its applications: a stale cache is taken afresh.
+    pub fn fair_reordered(&mut self) {
+        if self.fair_stale {
+            self.fair_cached = (self.used, self.pending());
+            self.fair_stale = false;
+        }
     }
 
     /// Total resources still asked for (the `*` counts).

@@ -43,6 +43,7 @@ impl State {
         if let Some(app) = self.apps.get_mut(&c.0) {
             app.used = app.used.minus(container.resource);
             app.containers.remove(&c.1);
+            app.fair_stale = true;
             let (queue, user) = (app.queue, app.user.clone());
             self.queues.refund_user(queue, &user, container.resource);
         }
@@ -99,6 +100,7 @@ impl State {
         if let Some(a) = self.apps.get_mut(&r.app) {
             a.reservations.remove(&r.container);
             a.re_reservations.remove(&r.key);
+            a.fair_stale = true;
             let (queue, user) = (a.queue, a.user.clone());
             self.queues.refund_user(queue, &user, r.resource);
             self.queues.track_reserved(queue, r.resource, true);

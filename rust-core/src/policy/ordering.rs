@@ -85,20 +85,33 @@ pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     // Each application's magnitude once, not once per comparison (with size-based weight
     // it sums the application's asks).
     let size_based = q.config.fair_size_based_weight;
-    let mut keyed: Vec<(f64, AppKey, &App)> = active.map(|(k, a)| (fair_magnitude(a, size_based), k, a)).collect();
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.app_id.cmp(&b.2.app_id)));
-    keyed.into_iter().map(|(_, k, a)| (k, a)).collect()
+    // Apache's FairComparator, then its FifoComparator: the magnitude, the attempt's start,
+    // an application that asks before one that does not, the application id.
+    let mut keyed: Vec<(f64, bool, AppKey, &App)> = active
+        .map(|(k, a)| {
+            let (used, pending) = a.fair_usage();
+            (fair_magnitude(used, pending, size_based), used.plus(pending).memory_mb == 0, k, a)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(a.3.attempt_seq.cmp(&b.3.attempt_seq))
+            .then(a.1.cmp(&b.1))
+            .then(a.3.app_id.cmp(&b.3.app_id))
+    });
+    keyed.into_iter().map(|(_, _, k, a)| (k, a)).collect()
 }
 
 /// What Apache's `FairOrderingPolicy` orders applications by, smallest first: the memory
 /// they use (MB); with size-based weight, divided by `log2(1 + demand)`, demand being what
 /// they use plus what they still ask for (MB), so larger applications are not starved.
-pub fn fair_magnitude(app: &App, size_based_weight: bool) -> f64 {
-    let used = app.used.memory_mb as f64;
+/// Both figures as the policy cached them (see [`App::fair_usage`]).
+pub fn fair_magnitude(used: Resource, pending: Resource, size_based_weight: bool) -> f64 {
+    let demand = (used.memory_mb + pending.memory_mb) as f64;
+    let used = used.memory_mb as f64;
     if !size_based_weight || used == 0.0 {
         return used;
     }
-    let demand = (app.used.memory_mb + app.pending().memory_mb) as f64;
     let weight = demand.ln_1p() / std::f64::consts::LN_2;
     if weight == 0.0 {
         used

@@ -76,6 +76,9 @@ pub struct PassEffects {
     /// Applications this pass worked a headroom out for in their leaf for the first time (see
     /// `App::headroom_queue`).
     pub headroom_tracked: Vec<AppKey>,
+    /// Fair leaves that ordered their applications on this pass (their stale caches are
+    /// taken afresh; see `App::fair_usage`).
+    pub reordered: Vec<QueueIndex>,
 }
 
 /// Finds the next container to place on `node`.
@@ -155,6 +158,7 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
         &mut q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active)
     } else {
         fair_order = ordered_apps(state, queue);
+        effects.reordered.push(queue);
         &mut fair_order.iter().copied()
     };
     let continue_looking = state.config.global.reservations_continue_look_all_nodes;

@@ -97,6 +97,16 @@ struct Candidate {
     balance: bool,
 }
 
+/// What a round decided, and the leaves whose applications it ordered (Apache's
+/// preemption iterator, which takes stale fair caches afresh).
+#[derive(Debug, Clone, Default)]
+pub struct Round {
+    /// The actions for the RM, in the order to apply them.
+    pub actions: Vec<Action>,
+    /// Leaves whose applications were ordered.
+    pub reordered: Vec<QueueIndex>,
+}
+
 /// The policy across rounds: when each container still remembered was first marked.
 #[derive(Debug, Clone, Default)]
 pub struct Preemption {
@@ -104,8 +114,8 @@ pub struct Preemption {
 }
 
 impl Preemption {
-    /// One round at time `now` (ms): the actions for the RM, in the order to apply them.
-    pub fn round(&mut self, state: &State, settings: &Settings, now: i64) -> Vec<Action> {
+    /// One round at time `now` (ms).
+    pub fn round(&mut self, state: &State, settings: &Settings, now: i64) -> Round {
         let calc = Calc(state.calculator());
         let cluster = state.cluster;
         let mut tqs = ideal::snapshot(state, settings);
@@ -116,6 +126,7 @@ impl Preemption {
             allowed: mul(cluster, f64::from(settings.total_preemption_per_round)),
         };
         let mut actions = Vec::new();
+        let mut reordered = Vec::new();
         let passes: &[(bool, bool)] = if settings.balance_after_satisfied {
             &[(settings.reserved_counts_as_pending, false), (false, true)]
         } else {
@@ -134,6 +145,7 @@ impl Preemption {
                 balance,
                 &mut sel,
                 &mut actions,
+                &mut reordered,
             );
         }
         if log::log_enabled!(log::Level::Debug) {
@@ -151,7 +163,7 @@ impl Preemption {
             }
         }
         if settings.observe_only {
-            return actions;
+            return Round { actions, reordered };
         }
         for c in &sel.chosen {
             let wait = if c.balance && settings.balance_max_wait_before_kill_ms > 0 {
@@ -174,7 +186,7 @@ impl Preemption {
         }
         let forget_before = now - 2 * settings.max_wait_before_kill_ms;
         self.marked.retain(|_, &mut first| first >= forget_before);
-        actions
+        Round { actions, reordered }
     }
 
     /// How many containers are remembered as marked (for reports and tests).

@@ -88,6 +88,7 @@ pub(super) fn fifo(
     balance: bool,
     sel: &mut Selection,
     kills: &mut Vec<Action>,
+    reordered: &mut Vec<QueueIndex>,
 ) {
     let cluster = state.cluster;
     for &leaf in leaves {
@@ -96,6 +97,8 @@ pub(super) fn fifo(
             continue;
         }
         let mut need = Need(calc.gt(cluster, tq.actually_to_be_preempted, Resource::ZERO).then_some(tq.actually_to_be_preempted));
+        // Apache orders every such leaf's applications, owing or not.
+        reordered.push(leaf);
         if need.is_paid() {
             continue;
         }

@@ -3,7 +3,7 @@
 //! removal, and containers recovered after an RM restart.
 
 use super::Scheduler;
-use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
+use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey, ANY};
 use crate::model::{App, Ask};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
 use crate::policy::ordering::fifo_key;
@@ -123,6 +123,8 @@ impl Scheduler {
         let Some(a) = self.state.apps.get_mut(&app) else { return };
         a.attempt = None;
         a.clear_requests();
+        // It leaves its leaf's ordering: a mark of a stale cache goes with it.
+        a.fair_stale = false;
         let (queue, user) = (a.queue, a.user.clone());
         self.leave_leaf_lists(app);
         // Apache's leaf forgets a user whose last application's attempt ends.
@@ -170,6 +172,12 @@ impl Scheduler {
         // attempt's count per scheduler key is only ever reset by an allocation).
         if let Some(a) = self.state.apps.get_mut(&app) {
             newly_asking = a.update_requests(asks);
+            // Apache's allocate() tells the leaf's ordering policy the demand changed (a
+            // fair one with size-based weight takes it afresh) once the AM runs.
+            let size_based = self.state.queues.get(a.queue).config.fair_size_based_weight;
+            if size_based && !a.blacklist.waiting_for_am && asks.iter().any(|x| x.resource_name == ANY) {
+                a.fair_stale = true;
+            }
         }
         self.review_user_active(app, newly_asking);
         // Apache answers with the headroom its provider works out, which looks the user
@@ -211,6 +219,8 @@ impl Scheduler {
             queues.track_reserved(dest, reserved, false);
             let a = self.state.apps.get_mut(&app).expect("checked above");
             a.queue = dest;
+            // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.
+            a.fair_stale = false;
             if a.runnable {
                 // It counts against max-parallel-apps on its new path instead.
                 self.count_runnable(source, -1);
@@ -243,6 +253,9 @@ impl Scheduler {
             return;
         }
         a.priority = priority;
+        // Apache takes it out of its leaf's ordering and puts it back: a mark of a stale
+        // fair cache is lost.
+        a.fair_stale = false;
         let (queue, active) = (a.queue, a.active);
         self.state.queues.queues[queue].apps.retain(|&k| k != app);
         self.insert_in_fifo_order(app);

@@ -90,7 +90,10 @@ impl Scheduler {
     /// user-limit lookup), the applications whose headroom now has a leaf, and the missed
     /// scheduling opportunities.
     fn apply_effects(&mut self, effects: PassEffects) {
-        let PassEffects { missed, published, headroom_tracked } = effects;
+        let PassEffects { missed, published, headroom_tracked, reordered } = effects;
+        for leaf in reordered {
+            self.fair_reordered(leaf);
+        }
         for &(leaf, _) in &published {
             self.state.queues.queues[leaf].user_limit_looked_up();
         }
@@ -130,6 +133,9 @@ impl Scheduler {
         let id = app.next_container_id();
         app.note_if_am_container(id, a.key);
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
+        // (A reservation fulfilled later does not mark it: Apache's leaf tells its
+        // ordering policy of new allocations and reservations only.)
+        app.fair_stale = true;
         let still_asking = app.is_asking();
         s.book_container(a.app, id, node, a.resource, a.key);
         log::debug!("allocated {} on node {node} to application {} ({:?})", a.resource, a.app, a.locality);
@@ -143,6 +149,7 @@ impl Scheduler {
     fn reserve(&mut self, node: NodeKey, a: Assignment) -> Allocation {
         let app = self.state.apps.get_mut(&a.app).expect("reservation for a live application");
         let container = app.next_container_id();
+        app.fair_stale = true;
         self.state.book_reservation(Reservation { app: a.app, container, node, key: a.key, resource: a.resource });
         log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
         Allocation::decided(AllocationKind::Reserve, node, container, &a)

@@ -118,13 +118,31 @@ impl Scheduler {
     /// applies the actions.
     pub fn preemption_round(&mut self, now: i64) -> Vec<PreemptionAction> {
         let settings = std::sync::Arc::clone(&self.state.config);
-        self.preemption.round(&self.state, &settings.global.preemption, now)
+        let round = self.preemption.round(&self.state, &settings.global.preemption, now);
+        for leaf in round.reordered {
+            self.fair_reordered(leaf);
+        }
+        round.actions
     }
 
     /// A preemption round under `settings` rather than the configuration's (unit tests).
     #[cfg(test)]
     pub(crate) fn preemption_round_with(&mut self, settings: &crate::preemption::Settings, now: i64) -> Vec<PreemptionAction> {
-        self.preemption.round(&self.state, settings, now)
+        self.preemption.round(&self.state, settings, now).actions
+    }
+
+    /// A fair leaf ordered its applications (for a heartbeat or a preemption round): those
+    /// whose cached usage was stale take it afresh (see `App::fair_usage`).
+    pub(crate) fn fair_reordered(&mut self, leaf: QueueIndex) {
+        let q = &self.state.queues.queues[leaf];
+        if q.config.ordering_policy != crate::config::OrderingPolicy::Fair {
+            return;
+        }
+        for key in &q.apps {
+            if let Some(a) = self.state.apps.get_mut(key).filter(|a| a.active) {
+                a.fair_reordered();
+            }
+        }
     }
 
     /// The preemption policy's memory (containers marked and when).

@@ -32,6 +32,11 @@ impl Scheduler {
 
     fn apply_refresh(&mut self, mut new: SchedulerConfig) -> Vec<String> {
         let mut notices = Vec::new();
+        // Apache's leaves build their ordering policies afresh, and the new ones know of no
+        // application whose fair cache is stale (see `App::fair_usage`).
+        for a in self.state.apps.values_mut() {
+            a.fair_stale = false;
+        }
         let running = self.state.calculator();
         if new.global.resource_calculator != running {
             notices.push(format!(
