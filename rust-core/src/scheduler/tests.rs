@@ -274,3 +274,32 @@ fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports
     assert_eq!(kinds(beat(&mut s, n, 1)), [AllocationKind::AllocateReserved]);
     consistent(&s);
 }
+
+#[test]
+fn a_fair_leaf_orders_by_usage_as_cached_when_it_last_ordered_its_applications() {
+    let fair = "<property><name>yarn.scheduler.capacity.root.a.ordering-policy</name><value>fair</value></property>";
+    let mut s = scheduler(fair);
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(16 * GB, 16));
+    let x = submit(&mut s, 1, "a", "u");
+    let y = submit(&mut s, 2, "a", "u");
+    ask(&mut s, x, 1, 3);
+    // Each placement orders the leaf first (taking x's usage afresh), then marks x stale.
+    beat(&mut s, n, 3);
+    let app = |s: &Scheduler, app| s.state().apps[&app].clone();
+    assert_eq!(app(&s, x).fair_cached.0, Resource::new(2 * GB, 2), "cached before the third placement");
+    assert!(app(&s, x).fair_stale);
+    assert_eq!(app(&s, x).fair_usage().0, Resource::new(3 * GB, 3), "a stale cache is seen as taken now");
+    // Two releases: x holds 1 GB, and is still marked.
+    let held: Vec<ContainerRef> = app(&s, x).containers.iter().map(|&c| (x, c)).take(2).collect();
+    s.release(&held);
+    assert_eq!(app(&s, x).fair_usage().0, Resource::new(GB, 1));
+    // A refresh rebuilds the leaf's policy, which knows nothing of the mark: x is ordered by
+    // what was cached, whatever it holds now.
+    let config = (*s.state().config).clone();
+    s.refresh(config).expect("accepted");
+    assert_eq!(app(&s, x).fair_usage().0, Resource::new(2 * GB, 2));
+    assert_eq!(app(&s, x).used, Resource::new(GB, 1));
+    // y's attempt has nothing cached.
+    assert_eq!(app(&s, y).fair_usage().0, Resource::ZERO);
+    consistent(&s);
+}

@@ -62,7 +62,9 @@ import org.slf4j.event.Level;
  * second when every user is at its limit, (c) heartbeat latency percentiles, (d) heap and
  * native memory with the cluster full, (e) refresh time with 1,000 queues and the longest
  * heartbeat stall a refresh causes. Each figure is the median of several repetitions after
- * a warm-up run. Writes a Markdown report to {@code capsched.report.dir}/benchmark.md.
+ * a warm-up run; (f) times one capacity preemption round with the cluster full, Apache's
+ * policy on Apache's scheduler against ours, and the longest heartbeat stall it causes.
+ * Writes a Markdown report to {@code capsched.report.dir}/benchmark.md.
  *
  * <p>Run: {@code gradle :java-shim:benchmark [-Pscale=small]}.
  */
@@ -224,12 +226,17 @@ public final class SideBySideBenchmark {
     /** Each application asks for {@code count} containers of 1 GB, 1 vcore. */
     void askAll(int count) {
       for (ApplicationAttemptId a : attempts) {
-        ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(1),
-            ResourceRequest.ANY, Resource.newInstance(GB, 1), count);
-        scheduler.allocate(a, new ArrayList<>(Collections.singletonList(any)),
-            Collections.emptyList(), Collections.<ContainerId>emptyList(), null, null,
-            new ContainerUpdates());
+        ask(a, count);
       }
+    }
+
+    /** The application asks for {@code count} containers of 1 GB, 1 vcore. */
+    void ask(ApplicationAttemptId a, int count) {
+      ResourceRequest any = ResourceRequest.newInstance(Priority.newInstance(1),
+          ResourceRequest.ANY, Resource.newInstance(GB, 1), count);
+      scheduler.allocate(a, new ArrayList<>(Collections.singletonList(any)),
+          Collections.emptyList(), Collections.<ContainerId>emptyList(), null, null,
+          new ContainerUpdates());
     }
 
     long allocatedContainers() {
@@ -470,7 +477,7 @@ public final class SideBySideBenchmark {
 
   private static void run() throws Exception {
     boolean small = "small".equals(System.getProperty("capsched.bench.scale", "full"));
-    String parts = System.getProperty("capsched.bench.parts", "abcde");
+    String parts = System.getProperty("capsched.bench.parts", "abcdef");
     int reps = Integer.getInteger("capsched.bench.reps", small ? 1 : 3);
     // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
     // is already an average over every node's heartbeat.
@@ -593,8 +600,109 @@ public final class SideBySideBenchmark {
             k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4]));
       }
     }
+    if (parts.contains("f")) {
+      report.section("(f) one capacity preemption round with the cluster full (" + largest
+          + "; half the leaves at twice their guarantee, the others asking), milliseconds",
+          "| | round (median of 5) | longest round | containers marked | longest heartbeat"
+              + " during rounds | longest heartbeat otherwise |",
+          "|---|---|---|---|---|---|");
+      for (int k = 0; k < 2; k++) {
+        double[] r = preemption(BOTH.get(k), largest, MEMORY, 5);
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f | %.1f | %.1f |",
+            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4]));
+      }
+    }
     System.out.println();
     System.out.println(report.text);
+  }
+
+  /**
+   * (f): the even-numbered leaves' applications fill the cluster (twice their leaves'
+   * guarantee), then the odd-numbered ones ask for their share; one preemption round
+   * ({@code rounds} times, with heartbeats running meanwhile) of Apache's policy on Apache's
+   * scheduler, or ours on ours, on a clock that stands still (so nothing is killed).
+   * Returns the median and longest round (ms), the containers marked in the first round,
+   * and the longest heartbeat during rounds and otherwise (ms).
+   */
+  static double[] preemption(Class<? extends ResourceScheduler> type, Shape s, String calc,
+      int rounds) throws Exception {
+    String xml = config(s, calc, 0, 0).replace("</configuration>",
+        "<property><name>yarn.resourcemanager.scheduler.monitor.enable</name>"
+            + "<value>true</value></property></configuration>");
+    try (Cluster c = new Cluster(type, xml, s)) {
+      int leaves = s.queues();
+      int share = Math.max(1, s.slots() / s.apps);
+      for (int i = 0; i < c.attempts.size(); i++) {
+        int ask = (i % leaves) % 2 == 0 ? 2 * share : 0;
+        c.ask(c.attempts.get(i), ask);
+      }
+      long placed = -1;
+      while (placed != c.allocatedContainers()) {
+        placed = c.allocatedContainers();
+        for (RMNode node : c.nodes) {
+          c.heartbeat(node);
+        }
+      }
+      for (int i = 0; i < c.attempts.size(); i++) {
+        if ((i % leaves) % 2 == 1) {
+          c.ask(c.attempts.get(i), share);
+        }
+      }
+      org.apache.hadoop.yarn.util.ControlledClock clock =
+          new org.apache.hadoop.yarn.util.ControlledClock();
+      clock.setTime(1_000_000L);
+      org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy policy;
+      if (c.scheduler instanceof CapacityScheduler) {
+        policy = new org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity
+            .ProportionalCapacityPreemptionPolicy(c.rm.getRMContext(),
+                (CapacityScheduler) c.scheduler, clock);
+      } else {
+        policy = new RustPreemptionPolicy(clock);
+        policy.init(c.conf, c.rm.getRMContext(), c.scheduler);
+      }
+      AtomicLong inRound = new AtomicLong();
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong longestDuring = new AtomicLong();
+      AtomicLong longestOtherwise = new AtomicLong();
+      Thread heartbeats = new Thread(() -> {
+        int i = 0;
+        while (!stop.get()) {
+          long edges = inRound.get();
+          long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
+          boolean overlapped = edges % 2 == 1 || inRound.get() != edges;
+          (overlapped ? longestDuring : longestOtherwise).accumulateAndGet(dt, Math::max);
+        }
+      }, "heartbeats");
+      heartbeats.start();
+      Thread.sleep(500);
+      double[] times = new double[rounds];
+      long marked = 0;
+      for (int r = 0; r < rounds; r++) {
+        inRound.incrementAndGet();
+        long t0 = System.nanoTime();
+        policy.editSchedule();
+        times[r] = (System.nanoTime() - t0) / 1e6;
+        inRound.incrementAndGet();
+        if (r == 0) {
+          c.rm.drainEvents();
+          for (ApplicationAttemptId a : c.attempts) {
+            marked += c.scheduler.getApplicationAttempt(a) == null ? 0
+                : ((org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica
+                    .FiCaSchedulerApp) c.scheduler.getApplicationAttempt(a))
+                    .getAllocation(c.scheduler.getResourceCalculator(),
+                        c.scheduler.getClusterResource(), c.scheduler.getMinimumResourceCapability())
+                    .getContainerPreemptions().size();
+          }
+        }
+        Thread.sleep(200);
+      }
+      stop.set(true);
+      heartbeats.join();
+      double[] sorted = times.clone();
+      Arrays.sort(sorted);
+      return new double[] {median(times), sorted[sorted.length - 1], marked,
+          longestDuring.get() / 1e6, longestOtherwise.get() / 1e6};
+    }
   }
 
   private static final List<Class<? extends ResourceScheduler>> BOTH =
