@@ -88,10 +88,4 @@ impl State {
     pub fn node_locality_delay(&self) -> u64 {
         (self.nodes.len() as u64).min(self.config.global.node_locality_delay.max(0) as u64)
     }
-
-    /// Resources not held by any container, cluster-wide.
-    pub fn cluster_available(&self) -> Resource {
-        let used = self.queues.get(0).used;
-        self.cluster.minus(used)
-    }
 }

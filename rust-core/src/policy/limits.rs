@@ -218,7 +218,10 @@ pub fn user_headroom(state: &State, leaf: QueueIndex, user: &str) -> Resource {
     let user_room = limit_for_user(state, leaf, user).minus(user_used);
     let queue_room = q.published_limit.minus(q.used);
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
-    calc.min(state.cluster, state.cluster_available(), headroom)
+    // What the cluster has free, not floored: Apache subtracts plainly, so where the
+    // calculator ignores vcores the cluster may be over in them, and an AM is told so.
+    let free = state.cluster.difference(state.queues.get(0).used);
+    calc.min(state.cluster, free, headroom)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use crate::config::OrderingPolicy;
 use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
-use crate::model::{App, Node, RequestGroup, State};
+use crate::model::{App, Node, RequestGroup, Reservation, State};
 use crate::policy::limits::{
     child_limit, effective_limit, published_limit, user_limit, user_limit_inputs, weighted_limit, within_limit,
 };
@@ -314,26 +314,27 @@ fn find_reservation_to_drop(
     here: &Node,
 ) -> Option<(NodeKey, ContainerId)> {
     let calc = state.calculator();
-    // Apache keeps an application's reservations of one request in a HashMap by node and
-    // takes the first, in that map's order, that is at least as large as what must be
-    // given up (in every resource the calculator schedules).
-    let mut held: Vec<(ContainerId, NodeKey, &str)> = app
+    // The first, in Apache's map order, that is at least as large as what must be given up
+    // (in every resource the calculator schedules).
+    reservations_in_map_order(state, app, key)
+        .into_iter()
+        .find(|r| state.nodes[&r.node].node_id != here.node_id && calc.fits(wanted, r.resource))
+        .map(|r| (r.node, r.container))
+}
+
+/// An application's reservations of one request on live nodes, in the order Apache's
+/// `HashMap` by node holds them (reserved in container order, then iterated by the node
+/// ids' hashes).
+pub fn reservations_in_map_order<'a>(state: &State, app: &'a App, key: SchedulerKey) -> Vec<&'a Reservation> {
+    let mut held: Vec<(&'a Reservation, &str)> = app
         .reservations
         .values()
         .filter(|r| r.key == key)
-        .filter_map(|r| state.nodes.get(&r.node).map(|n| (r.container, r.node, n.node_id.as_str())))
+        .filter_map(|r| state.nodes.get(&r.node).map(|n| (r, n.node_id.as_str())))
         .collect();
-    held.sort_unstable();
-    let ids: Vec<&str> = held.iter().map(|(_, _, id)| *id).collect();
-    java_order::node_map_order(&ids)
-        .into_iter()
-        .map(|i| held[i])
-        .find(|(container, node, id)| {
-            *id != here.node_id
-                && calc.fits(wanted, app.reservations[container].resource)
-                && state.nodes.contains_key(node)
-        })
-        .map(|(container, node, _)| (node, container))
+    held.sort_unstable_by_key(|(r, _)| r.container);
+    let ids: Vec<&str> = held.iter().map(|(_, id)| *id).collect();
+    java_order::node_map_order(&ids).into_iter().map(|i| held[i].0).collect()
 }
 
 #[cfg(test)]

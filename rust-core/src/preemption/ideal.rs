@@ -29,6 +29,9 @@ pub(super) struct TempQueue {
     /// The same, less what they have reserved.
     pub pending_deduct_reserved: Resource,
     pub preemption_disabled: bool,
+    /// A leaf with active applications: working out their pending asks looked its users'
+    /// limits up.
+    pub looked_up: bool,
     /// Its `priority` among its siblings, when its parent orders by priority-utilization.
     pub relative_priority: i64,
     pub ideal: Resource,
@@ -81,6 +84,7 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             pending,
             pending_deduct_reserved,
             preemption_disabled: switches[i].disabled,
+            looked_up: q.is_leaf() && ordering::ordered_apps(state, i).into_iter().next().is_some(),
             relative_priority,
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,

@@ -105,6 +105,9 @@ pub struct Round {
     pub actions: Vec<Action>,
     /// Leaves whose applications were ordered.
     pub reordered: Vec<QueueIndex>,
+    /// Leaves whose user limits the round looked up (to cap each active application's
+    /// pending asks), as Apache's policy does through the leaf's user-limit cache.
+    pub looked_up: Vec<QueueIndex>,
 }
 
 /// The policy across rounds: when each container still remembered was first marked.
@@ -119,6 +122,7 @@ impl Preemption {
         let calc = Calc(state.calculator());
         let cluster = state.cluster;
         let mut tqs = ideal::snapshot(state, settings);
+        let looked_up: Vec<QueueIndex> = tqs.iter().filter(|t| t.looked_up).map(|t| t.queue).collect();
         let leaves = leaf_order(state, 0);
         let mut sel = Selection {
             chosen: Vec::new(),
@@ -163,7 +167,7 @@ impl Preemption {
             }
         }
         if settings.observe_only {
-            return Round { actions, reordered };
+            return Round { actions, reordered, looked_up };
         }
         for c in &sel.chosen {
             let wait = if c.balance && settings.balance_max_wait_before_kill_ms > 0 {
@@ -186,7 +190,7 @@ impl Preemption {
         }
         let forget_before = now - 2 * settings.max_wait_before_kill_ms;
         self.marked.retain(|_, &mut first| first >= forget_before);
-        Round { actions, reordered }
+        Round { actions, reordered, looked_up }
     }
 
     /// How many containers are remembered as marked (for reports and tests).

@@ -8,9 +8,10 @@
 use super::arith::{sub, Calc};
 use super::ideal::TempQueue;
 use super::{Action, ActionKind, Candidate};
-use crate::ids::{AppKey, ContainerId, ContainerRef, QueueIndex};
+use crate::ids::{AppKey, ContainerId, ContainerRef, QueueIndex, SchedulerKey};
 use crate::model::State;
 use crate::policy::ordering;
+use crate::policy::placement::reservations_in_map_order;
 use crate::resource::Resource;
 use rustc_hash::FxHashSet as HashSet;
 
@@ -109,8 +110,11 @@ pub(super) fn fifo(
             if need.is_paid() {
                 break;
             }
-            let mut reserved: Vec<_> = app.reservations.values().collect();
-            reserved.sort_by_key(|r| (r.key, r.node));
+            // (Apache's map of them by request comes first: each request's in its map by node.)
+            let mut keys: Vec<SchedulerKey> = app.reservations.values().map(|r| r.key).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let reserved = keys.into_iter().flat_map(|k| reservations_in_map_order(state, app, k));
             for r in reserved {
                 let c = Candidate { container: (key, r.container), reserved_on: Some(r.node), balance };
                 if sel.chosen_set.contains(&c.container) {

@@ -122,6 +122,9 @@ impl Scheduler {
         for leaf in round.reordered {
             self.fair_reordered(leaf);
         }
+        for leaf in round.looked_up {
+            self.state.queues.queues[leaf].user_limit_looked_up();
+        }
         round.actions
     }
 
