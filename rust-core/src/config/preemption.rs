@@ -186,7 +186,10 @@ mod tests {
         assert_eq!(p.natural_termination_factor, 1.0);
         assert_eq!(p.max_wait_before_kill_ms, 15_000);
         let warnings: Vec<String> = c.warnings.iter().map(|w| w.to_string()).collect();
-        assert!(warnings.iter().any(|w| w.contains("max_wait_before_kill") && w.contains("default, 15000")), "{warnings:?}");
+        assert!(
+            warnings.iter().any(|w| w.contains("max_wait_before_kill") && w.contains("default, 15000")),
+            "{warnings:?}"
+        );
         assert!(warnings.iter().any(|w| w.contains("intra-queue preemption is not done")), "{warnings:?}");
     }
 }

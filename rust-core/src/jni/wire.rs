@@ -461,6 +461,25 @@ pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
     (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
 }
 
+/// Encodes a round's actions, [`preemption_action::STRIDE`] longs each.
+pub fn encode_preemption_actions(actions: &[crate::preemption::Action]) -> Vec<i64> {
+    use crate::preemption::ActionKind;
+    use preemption_action as f;
+    let mut out = vec![0; actions.len() * f::STRIDE];
+    for (a, r) in actions.iter().zip(out.chunks_exact_mut(f::STRIDE)) {
+        r[f::KIND] = match a.kind {
+            ActionKind::Mark => preemption_kind::MARK,
+            ActionKind::Kill => preemption_kind::KILL,
+            ActionKind::KillReserved => preemption_kind::KILL_RESERVED,
+        };
+        r[f::APP] = i64::from(a.app);
+        r[f::ATTEMPT] = i64::from(a.container.attempt);
+        r[f::NUMBER] = a.container.number as i64;
+        r[f::NODE] = a.node.map_or(-1, i64::from);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,23 +531,4 @@ mod tests {
             .collect();
         assert_eq!(declared, expected, "Wire.java and jni/wire.rs disagree");
     }
-}
-
-/// Encodes a round's actions, [`preemption_action::STRIDE`] longs each.
-pub fn encode_preemption_actions(actions: &[crate::preemption::Action]) -> Vec<i64> {
-    use crate::preemption::ActionKind;
-    use preemption_action as f;
-    let mut out = vec![0; actions.len() * f::STRIDE];
-    for (a, r) in actions.iter().zip(out.chunks_exact_mut(f::STRIDE)) {
-        r[f::KIND] = match a.kind {
-            ActionKind::Mark => preemption_kind::MARK,
-            ActionKind::Kill => preemption_kind::KILL,
-            ActionKind::KillReserved => preemption_kind::KILL_RESERVED,
-        };
-        r[f::APP] = i64::from(a.app);
-        r[f::ATTEMPT] = i64::from(a.container.attempt);
-        r[f::NUMBER] = a.container.number as i64;
-        r[f::NODE] = a.node.map_or(-1, i64::from);
-    }
-    out
 }

@@ -72,10 +72,9 @@ impl Calc {
     pub fn normalize_up_each(self, r: Resource, by: [f64; 2]) -> Resource {
         match self.0 {
             ResourceCalculator::Memory => memory_only((r.memory_mb as f64 * by[0] + 0.5) as i64),
-            ResourceCalculator::Dominant => Resource::new(
-                (r.memory_mb as f64 * by[0]).ceil() as i64,
-                (r.vcores as f64 * by[1]).ceil() as i64,
-            ),
+            ResourceCalculator::Dominant => {
+                Resource::new((r.memory_mb as f64 * by[0]).ceil() as i64, (r.vcores as f64 * by[1]).ceil() as i64)
+            }
         }
     }
 

@@ -58,11 +58,8 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
     for (i, q) in tree.queues.iter().enumerate() {
         let parent = q.config.parent;
         let abs_capacity = q.absolute_capacity as f32;
-        let guaranteed = if q.effective_min == Resource::ZERO {
-            mul(cluster, f64::from(abs_capacity))
-        } else {
-            q.effective_min
-        };
+        let guaranteed =
+            if q.effective_min == Resource::ZERO { mul(cluster, f64::from(abs_capacity)) } else { q.effective_min };
         let max = if q.effective_max == Resource::ZERO {
             mul(cluster, f64::from(q.absolute_maximum_capacity as f32))
         } else {
@@ -72,8 +69,11 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             Some(p) if tree.get(p).config.queue_ordering == QueueOrdering::PriorityUtilization => q.config.priority,
             _ => 0,
         };
-        let (pending, pending_deduct_reserved) =
-            if q.is_leaf() { (leaf_pending(state, i, false), leaf_pending(state, i, true)) } else { Default::default() };
+        let (pending, pending_deduct_reserved) = if q.is_leaf() {
+            (leaf_pending(state, i, false), leaf_pending(state, i, true))
+        } else {
+            Default::default()
+        };
         out.push(TempQueue {
             queue: i,
             children: q.config.children.clone(),
@@ -130,10 +130,22 @@ fn leaf_pending(state: &State, leaf: QueueIndex, deduct_reserved: bool) -> Resou
     total
 }
 
+/// How a selector's calculator works the ideal assignment out.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mode {
+    /// Reserved resources count as still pending, and there is no natural-termination
+    /// factor (the reserved-container selector's, or the main one's with
+    /// `additional_res_balance_based_on_reserved_containers`).
+    pub reserved: bool,
+    /// Leaves may grow past `max(used, guarantee)` (the balancing selector's).
+    pub balance: bool,
+}
+
 /// Works out every queue's ideal assignment and what each leaf gives back this round
 /// (Apache's `computeIdealAllocation`). `reserved_mode` counts reserved resources as still
 /// pending and skips the natural-termination factor; `balance` lets leaves grow past
-/// `max(used, guarantee)` (preemption to balance queues after they are satisfied).
+/// `max(used, guarantee)` (preemption to balance queues after they are satisfied): see
+/// [`Mode`].
 pub(super) fn compute(
     tqs: &mut [TempQueue],
     calc: Calc,
@@ -141,9 +153,9 @@ pub(super) fn compute(
     settings: &Settings,
     leaves: &[QueueIndex],
     allowed: Resource,
-    reserved_mode: bool,
-    balance: bool,
+    mode: Mode,
 ) {
+    let Mode { reserved: reserved_mode, balance } = mode;
     update_preemptable_extras(tqs, calc, cluster, 0);
     tqs[0].ideal = tqs[0].guaranteed;
     let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance };
@@ -319,7 +331,8 @@ impl Pass<'_> {
         let sum_abs: f32 = waiting.iter().map(|&q| self.tqs[q].abs_capacity).sum();
         let by_type = |r: Resource, i: usize| if i == 0 { r.memory_mb } else { r.vcores };
         for i in 0..2 {
-            let zero_guarantee = waiting.iter().any(|&q| by_type(self.tqs[q].guaranteed, i) == 0 && self.tqs[q].abs_capacity != 0.0);
+            let zero_guarantee =
+                waiting.iter().any(|&q| by_type(self.tqs[q].guaranteed, i) == 0 && self.tqs[q].abs_capacity != 0.0);
             for &q in waiting {
                 let share = if sum_abs == 0.0 || by_type(active, i) == 0 {
                     1.0f32 / n

@@ -26,6 +26,7 @@ use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
 use crate::model::State;
 use arith::{mul, Calc};
+use ideal::Mode;
 use rustc_hash::FxHashMap as HashMap;
 use select::Selection;
 
@@ -131,13 +132,12 @@ impl Preemption {
         };
         let mut actions = Vec::new();
         let mut reordered = Vec::new();
-        let passes: &[(bool, bool)] = if settings.balance_after_satisfied {
-            &[(settings.reserved_counts_as_pending, false), (false, true)]
-        } else {
-            &[(settings.reserved_counts_as_pending, false)]
-        };
-        for &(reserved_mode, balance) in passes {
-            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, reserved_mode, balance);
+        // The main FIFO selector, then (if enabled) the balancing one.
+        let main = Mode { reserved: settings.reserved_counts_as_pending, balance: false };
+        let passes: &[Mode] =
+            if settings.balance_after_satisfied { &[main, Mode { reserved: false, balance: true }] } else { &[main] };
+        for &mode in passes {
+            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode);
             select::deduct_selected(state, &mut tqs, calc, &sel);
             select::fifo(
                 state,
@@ -146,7 +146,7 @@ impl Preemption {
                 &leaves,
                 settings.conservative_drf,
                 settings.observe_only,
-                balance,
+                mode.balance,
                 &mut sel,
                 &mut actions,
                 &mut reordered,

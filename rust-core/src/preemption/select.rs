@@ -97,7 +97,8 @@ pub(super) fn fifo(
         if tq.preemption_disabled {
             continue;
         }
-        let mut need = Need(calc.gt(cluster, tq.actually_to_be_preempted, Resource::ZERO).then_some(tq.actually_to_be_preempted));
+        let mut need =
+            Need(calc.gt(cluster, tq.actually_to_be_preempted, Resource::ZERO).then_some(tq.actually_to_be_preempted));
         // Apache orders every such leaf's applications, owing or not.
         reordered.push(leaf);
         if need.is_paid() {
@@ -125,7 +126,12 @@ pub(super) fn fifo(
                 }
                 try_take(calc, cluster, conservative, sel, &mut need, c, r.resource);
                 if !observe_only {
-                    kills.push(Action { kind: ActionKind::KillReserved, app: key, container: r.container, node: Some(r.node) });
+                    kills.push(Action {
+                        kind: ActionKind::KillReserved,
+                        app: key,
+                        container: r.container,
+                        node: Some(r.node),
+                    });
                 }
             }
             for (id, size) in containers_newest_first(state, key) {
@@ -162,8 +168,11 @@ pub(super) fn fifo(
 /// `sortContainers`).
 fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource)> {
     let Some(a) = state.apps.get(&app) else { return Vec::new() };
-    let mut out: Vec<_> =
-        a.containers.iter().filter_map(|&id| state.containers.get(&(app, id)).map(|c| (c.key, id, c.resource))).collect();
+    let mut out: Vec<_> = a
+        .containers
+        .iter()
+        .filter_map(|&id| state.containers.get(&(app, id)).map(|c| (c.key, id, c.resource)))
+        .collect();
     out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
     out.into_iter().map(|(_, id, r)| (id, r)).collect()
 }

@@ -28,7 +28,8 @@ fn cluster(extra: &str) -> (Scheduler, NodeKey) {
           {extra}
         </configuration>"
     );
-    let mut s = Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
     let n = s.add_node("h1:1", "h1", "/r", Resource::new(100 * GB, 100));
     (s, n)
 }

@@ -20,8 +20,8 @@ use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKe
 use crate::model::{Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
-use crate::preemption::{Action as PreemptionAction, Preemption};
 use crate::policy::placement::Assignment;
+use crate::preemption::{Action as PreemptionAction, Preemption};
 use crate::resource::Resource;
 
 /// What the RM must do with an [`Allocation`].
@@ -130,7 +130,11 @@ impl Scheduler {
 
     /// A preemption round under `settings` rather than the configuration's (unit tests).
     #[cfg(test)]
-    pub(crate) fn preemption_round_with(&mut self, settings: &crate::preemption::Settings, now: i64) -> Vec<PreemptionAction> {
+    pub(crate) fn preemption_round_with(
+        &mut self,
+        settings: &crate::preemption::Settings,
+        now: i64,
+    ) -> Vec<PreemptionAction> {
         self.preemption.round(&self.state, settings, now).actions
     }
 
