@@ -392,24 +392,7 @@ public final class SideBySideBenchmark {
           c.heartbeat(node);
         }
       }
-      // Counts refreshes' starts and ends: odd while one runs.
-      AtomicLong refreshEdges = new AtomicLong();
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicLong longestDuring = new AtomicLong();
-      AtomicLong longestOtherwise = new AtomicLong();
-      Thread heartbeats = new Thread(() -> {
-        int i = 0;
-        while (!stop.get()) {
-          long edges = refreshEdges.get();
-          long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
-          // A heartbeat a refresh held up ends after it: it counts as during a refresh if
-          // one ran at any moment of the heartbeat.
-          boolean overlapped = edges % 2 == 1 || refreshEdges.get() != edges;
-          (overlapped ? longestDuring : longestOtherwise).accumulateAndGet(dt, Math::max);
-        }
-      }, "heartbeats");
-      heartbeats.start();
-      Thread.sleep(500);
+      HeartbeatWatch watch = new HeartbeatWatch(c);
       URL file = c.conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
       Path path = Paths.get(file.toURI());
       long[] times = new long[refreshes];
@@ -417,19 +400,63 @@ public final class SideBySideBenchmark {
       for (int r = 0; r < refreshes; r++) {
         Files.write(path, config(s, calc, 50, r + 1).getBytes(StandardCharsets.UTF_8));
         long gc0 = gcMillis();
-        refreshEdges.incrementAndGet();
+        watch.begin();
         long t0 = System.nanoTime();
         c.scheduler.reinitialize(new YarnConfiguration(c.conf), c.rm.getRMContext());
         times[r] = System.nanoTime() - t0;
-        refreshEdges.incrementAndGet();
+        watch.end();
         gcDuring += gcMillis() - gc0;
         Thread.sleep(100);
       }
-      stop.set(true);
-      heartbeats.join();
+      watch.close();
       Arrays.sort(times);
       return new double[] {times[refreshes / 2] / 1e6, times[refreshes - 1] / 1e6,
-          longestDuring.get() / 1e6, gcDuring, longestOtherwise.get() / 1e6};
+          watch.longestDuring.get() / 1e6, gcDuring, watch.longestOtherwise.get() / 1e6};
+    }
+  }
+
+  /**
+   * Heartbeats of every node in turn on a thread of their own while timed operations (a
+   * refresh, a preemption round) run between {@link #begin} and {@link #end}: the longest
+   * heartbeat that overlapped one, and the longest otherwise.
+   */
+  static final class HeartbeatWatch {
+    /** Operations' starts and ends: odd while one runs. */
+    private final AtomicLong edges = new AtomicLong();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong longestDuring = new AtomicLong();
+    final AtomicLong longestOtherwise = new AtomicLong();
+    private final Thread thread;
+
+    /** Starts the heartbeats, and lets them run half a second before anything is timed. */
+    HeartbeatWatch(Cluster c) throws InterruptedException {
+      thread = new Thread(() -> {
+        int i = 0;
+        while (!stop.get()) {
+          long before = edges.get();
+          long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
+          // A heartbeat an operation held up ends after it: it counts as during one if one
+          // ran at any moment of the heartbeat.
+          boolean overlapped = before % 2 == 1 || edges.get() != before;
+          (overlapped ? longestDuring : longestOtherwise).accumulateAndGet(dt, Math::max);
+        }
+      }, "heartbeats");
+      thread.start();
+      Thread.sleep(500);
+    }
+
+    void begin() {
+      edges.incrementAndGet();
+    }
+
+    void end() {
+      edges.incrementAndGet();
+    }
+
+    /** Stops the heartbeats. */
+    void close() throws InterruptedException {
+      stop.set(true);
+      thread.join();
     }
   }
 
@@ -660,29 +687,15 @@ public final class SideBySideBenchmark {
         policy = new RustPreemptionPolicy(clock);
         policy.init(c.conf, c.rm.getRMContext(), c.scheduler);
       }
-      AtomicLong inRound = new AtomicLong();
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicLong longestDuring = new AtomicLong();
-      AtomicLong longestOtherwise = new AtomicLong();
-      Thread heartbeats = new Thread(() -> {
-        int i = 0;
-        while (!stop.get()) {
-          long edges = inRound.get();
-          long dt = c.heartbeat(c.nodes.get(i++ % c.nodes.size()));
-          boolean overlapped = edges % 2 == 1 || inRound.get() != edges;
-          (overlapped ? longestDuring : longestOtherwise).accumulateAndGet(dt, Math::max);
-        }
-      }, "heartbeats");
-      heartbeats.start();
-      Thread.sleep(500);
+      HeartbeatWatch watch = new HeartbeatWatch(c);
       double[] times = new double[rounds];
       long marked = 0;
       for (int r = 0; r < rounds; r++) {
-        inRound.incrementAndGet();
+        watch.begin();
         long t0 = System.nanoTime();
         policy.editSchedule();
         times[r] = (System.nanoTime() - t0) / 1e6;
-        inRound.incrementAndGet();
+        watch.end();
         if (r == 0) {
           c.rm.drainEvents();
           for (ApplicationAttemptId a : c.attempts) {
@@ -696,12 +709,11 @@ public final class SideBySideBenchmark {
         }
         Thread.sleep(200);
       }
-      stop.set(true);
-      heartbeats.join();
+      watch.close();
       double[] sorted = times.clone();
       Arrays.sort(sorted);
       return new double[] {median(times), sorted[sorted.length - 1], marked,
-          longestDuring.get() / 1e6, longestOtherwise.get() / 1e6};
+          watch.longestDuring.get() / 1e6, watch.longestOtherwise.get() / 1e6};
     }
   }
 
