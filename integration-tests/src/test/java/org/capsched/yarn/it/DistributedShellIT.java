@@ -25,17 +25,8 @@ public class DistributedShellIT {
   @Test(timeout = 300_000)
   public void distributedShellFinishesThroughTheRustScheduler() throws Exception {
     try (MiniCluster cluster = MiniCluster.start("ds", 2, MiniCluster.sampleConfiguration())) {
-      String[] args = {
-          "--jar", System.getProperty("capsched.distributedshell.jar"),
-          "--queue", "development",
-          "--num_containers", "4",
-          "--shell_command", "echo",
-          "--shell_args", "hello-from-a-rust-scheduled-container",
-          "--master_memory", "512",
-          "--master_vcores", "1",
-          "--container_memory", "256",
-          "--container_vcores", "1",
-      };
+      String[] args = MiniCluster.distributedShell("development", 4, "echo",
+          "hello-from-a-rust-scheduled-container", 512, 256);
       Client client = new Client(cluster.config());
       assertTrue("DistributedShell client rejected its arguments", client.init(args));
       assertTrue("DistributedShell did not finish successfully", client.run());

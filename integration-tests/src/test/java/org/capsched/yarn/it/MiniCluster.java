@@ -71,6 +71,26 @@ final class MiniCluster implements AutoCloseable {
     return new MiniCluster(yarn, store);
   }
 
+  /**
+   * A DistributedShell client's arguments: {@code containers} containers of
+   * {@code containerMb} running {@code command args} in {@code queue}, under an AM of
+   * {@code masterMb} (one vcore each).
+   */
+  static String[] distributedShell(String queue, int containers, String command, String args,
+      int masterMb, int containerMb) {
+    return new String[] {
+        "--jar", System.getProperty("capsched.distributedshell.jar"),
+        "--queue", queue,
+        "--num_containers", Integer.toString(containers),
+        "--shell_command", command,
+        "--shell_args", args,
+        "--master_memory", Integer.toString(masterMb),
+        "--master_vcores", "1",
+        "--container_memory", Integer.toString(containerMb),
+        "--container_vcores", "1",
+    };
+  }
+
   /** The sample configuration shipped in conf/. */
   static Path sampleConfiguration() {
     return Paths.get(System.getProperty("capsched.sample.conf", "../conf/capacity-scheduler.xml"));

@@ -116,17 +116,7 @@ public class PreemptionIT {
 
   /** A DistributedShell of {@code containers} long-running 512 MB containers in {@code queue}. */
   private static Thread shell(MiniCluster cluster, String queue, int containers) throws Exception {
-    String[] args = {
-        "--jar", System.getProperty("capsched.distributedshell.jar"),
-        "--queue", queue,
-        "--num_containers", Integer.toString(containers),
-        "--shell_command", "sleep",
-        "--shell_args", "600",
-        "--master_memory", "512",
-        "--master_vcores", "1",
-        "--container_memory", "512",
-        "--container_vcores", "1",
-    };
+    String[] args = MiniCluster.distributedShell(queue, containers, "sleep", "600", 512, 512);
     Client client = new Client(cluster.config());
     assertTrue("DistributedShell client rejected its arguments", client.init(args));
     Thread t = new Thread(() -> {
