@@ -84,6 +84,7 @@ impl State {
         let a = self.apps.get_mut(&r.app).expect("a reservation is booked for a live application");
         a.reservations.insert(r.container, r);
         a.re_reservations.remove(&r.key);
+        a.fair_stale = true;
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, r.resource);
         self.queues.track_reserved(queue, r.resource, false);

@@ -9,7 +9,7 @@ use super::Settings;
 use crate::config::QueueOrdering;
 use crate::ids::QueueIndex;
 use crate::model::State;
-use crate::policy::{limits, ordering};
+use crate::policy::limits;
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Ordering;
@@ -69,11 +69,8 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             Some(p) if tree.get(p).config.queue_ordering == QueueOrdering::PriorityUtilization => q.config.priority,
             _ => 0,
         };
-        let (pending, pending_deduct_reserved) = if q.is_leaf() {
-            (leaf_pending(state, i, false), leaf_pending(state, i, true))
-        } else {
-            Default::default()
-        };
+        let LeafPending { pending, pending_deduct_reserved, looked_up } =
+            if q.is_leaf() { leaf_pending(state, i) } else { LeafPending::default() };
         out.push(TempQueue {
             queue: i,
             children: q.config.children.clone(),
@@ -84,7 +81,7 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             pending,
             pending_deduct_reserved,
             preemption_disabled: switches[i].disabled,
-            looked_up: q.is_leaf() && ordering::ordered_apps(state, i).into_iter().next().is_some(),
+            looked_up,
             relative_priority,
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,
@@ -107,27 +104,42 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
     out
 }
 
-/// What a leaf's active applications ask for, each user's share capped by what its user
-/// limit still leaves it (Apache's `getTotalPendingResourcesConsideringUserLimit`).
-fn leaf_pending(state: &State, leaf: QueueIndex, deduct_reserved: bool) -> Resource {
+/// A leaf's pending figures for the round.
+#[derive(Debug, Default)]
+struct LeafPending {
+    pending: Resource,
+    pending_deduct_reserved: Resource,
+    /// Some user's limit was looked up (the leaf has activated applications).
+    looked_up: bool,
+}
+
+/// What a leaf's active applications ask for, with and without what they have reserved,
+/// each user's share capped by what its user limit still leaves it (Apache's
+/// `getTotalPendingResourcesConsideringUserLimit`, called once for each figure). Apache
+/// takes each application's share in turn until the user's room is gone; per resource
+/// that is the smaller of the room and the user's summed asks, whatever the order.
+fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
     let q = state.queues.get(leaf);
-    let mut headroom: HashMap<&str, Resource> = HashMap::default();
-    let mut total = Resource::ZERO;
-    for (_, app) in ordering::ordered_apps(state, leaf) {
-        let room = headroom.entry(app.user.as_str()).or_insert_with(|| {
+    // Per user: its room, and its applications' asks summed (without, with reserved deducted).
+    let mut by_user: HashMap<&str, (Resource, Resource, Resource)> = HashMap::default();
+    for app in q.apps.iter().filter_map(|k| state.apps.get(k)).filter(|a| a.active) {
+        let entry = by_user.entry(app.user.as_str()).or_insert_with(|| {
             let limit = limits::limit_for_user(state, leaf, &app.user);
             let used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
-            floor0(sub(limit, used))
+            (floor0(sub(limit, used)), Resource::ZERO, Resource::ZERO)
         });
-        let mut pending = app.pending();
-        if deduct_reserved {
-            pending = sub(pending, app.reserved());
-        }
-        let take = floor0(pending).component_min(*room);
-        total = add(total, take);
-        *room = sub(*room, take);
+        let pending = app.pending();
+        entry.1 = add(entry.1, floor0(pending));
+        entry.2 = add(entry.2, floor0(sub(pending, app.reserved())));
     }
-    total
+    by_user.values().fold(
+        LeafPending { looked_up: !by_user.is_empty(), ..LeafPending::default() },
+        |acc, &(room, asked, asked_unreserved)| LeafPending {
+            pending: add(acc.pending, asked.component_min(room)),
+            pending_deduct_reserved: add(acc.pending_deduct_reserved, asked_unreserved.component_min(room)),
+            looked_up: acc.looked_up,
+        },
+    )
 }
 
 /// How a selector's calculator works the ideal assignment out.
