@@ -17,7 +17,7 @@ pub use acl::AccessControlList;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
 pub use mapping::{MappingKind, QueueMapping};
-pub use preemption::PreemptionSettings;
+pub use preemption::{IntraQueueOrder, PreemptionSettings};
 pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
 pub use xml::Properties;
 

@@ -29,6 +29,9 @@ pub struct PreemptionSettings {
     pub max_ignored_over_capacity: f64,
     /// `natural_termination_factor`: the share of its excess a leaf gives back per round.
     pub natural_termination_factor: f64,
+    /// `select_based_on_reserved_containers`: before the others, a selector takes back
+    /// containers on nodes where that makes room for the node's reservation.
+    pub select_for_reservations: bool,
     /// `additional_res_balance_based_on_reserved_containers`: the main selector counts
     /// reserved resources as still pending and seeks the whole excess.
     pub reserved_counts_as_pending: bool,
@@ -39,9 +42,30 @@ pub struct PreemptionSettings {
     pub balance_max_wait_before_kill_ms: i64,
     /// `conservative-drf`.
     pub conservative_drf: bool,
-    /// `intra-queue-preemption.enabled`: decides which queues report intra-queue
-    /// preemption as enabled (this scheduler does not preempt within a queue yet).
+    /// `intra-queue-preemption.enabled`: containers are also taken from applications of a
+    /// queue for others in it (a higher priority, or a user under its limit).
     pub intra_queue_enabled: bool,
+    /// `intra-queue-preemption.minimum-threshold`: a queue is looked inside only once it
+    /// uses at least this share of its guarantee.
+    pub intra_queue_minimum_threshold: f32,
+    /// `intra-queue-preemption.max-allowable-limit`: the share of a queue's guarantee that
+    /// may be taken inside it in one round, less what it gives other queues.
+    pub intra_queue_max_allowable_limit: f32,
+    /// `intra-queue-preemption.preemption-order-policy`.
+    pub intra_queue_order: IntraQueueOrder,
+    /// `intra-queue-preemption.conservative-drf`.
+    pub intra_queue_conservative_drf: bool,
+}
+
+/// Which imbalance inside a queue intra-queue preemption corrects first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum IntraQueueOrder {
+    /// `userlimit_first`: a user is never taken below its user limit, and a user under its
+    /// limit may take from another user over it at the same priority.
+    UserLimitFirst,
+    /// `priority_first`: a higher-priority application takes from lower ones whatever the
+    /// users' limits.
+    PriorityFirst,
 }
 
 impl Default for PreemptionSettings {
@@ -54,11 +78,16 @@ impl Default for PreemptionSettings {
             total_preemption_per_round: 0.1,
             max_ignored_over_capacity: 0.1,
             natural_termination_factor: 0.2,
+            select_for_reservations: false,
             reserved_counts_as_pending: false,
             balance_after_satisfied: false,
             balance_max_wait_before_kill_ms: 300_000,
             conservative_drf: false,
             intra_queue_enabled: false,
+            intra_queue_minimum_threshold: 0.5,
+            intra_queue_max_allowable_limit: 0.2,
+            intra_queue_order: IntraQueueOrder::UserLimitFirst,
+            intra_queue_conservative_drf: true,
         }
     }
 }
@@ -66,11 +95,6 @@ impl Default for PreemptionSettings {
 /// Apache's selectors this scheduler does not run yet, by key: a warning names each one
 /// turned on.
 const NOT_YET: &[(&str, &str)] = &[
-    ("yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled", "intra-queue preemption"),
-    (
-        "yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers",
-        "selecting containers to make room for reserved containers",
-    ),
     ("yarn.scheduler.capacity.lazy-preemption-enabled", "lazy preemption"),
     (
         "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled",
@@ -106,6 +130,11 @@ impl PreemptionSettings {
                 &key("natural_termination_factor"),
                 d.natural_termination_factor,
             ),
+            select_for_reservations: r.boolean(
+                None,
+                &key("select_based_on_reserved_containers"),
+                d.select_for_reservations,
+            ),
             reserved_counts_as_pending: r.boolean(
                 None,
                 &key("additional_res_balance_based_on_reserved_containers"),
@@ -123,6 +152,42 @@ impl PreemptionSettings {
             ),
             conservative_drf: r.boolean(None, &key("conservative-drf"), d.conservative_drf),
             intra_queue_enabled: r.boolean(None, &key("intra-queue-preemption.enabled"), d.intra_queue_enabled),
+            intra_queue_minimum_threshold: lenient_float(
+                r,
+                &key("intra-queue-preemption.minimum-threshold"),
+                f64::from(d.intra_queue_minimum_threshold),
+            ) as f32,
+            intra_queue_max_allowable_limit: lenient_float(
+                r,
+                &key("intra-queue-preemption.max-allowable-limit"),
+                f64::from(d.intra_queue_max_allowable_limit),
+            ) as f32,
+            intra_queue_order: intra_queue_order(r, &key("intra-queue-preemption.preemption-order-policy")),
+            intra_queue_conservative_drf: r.boolean(
+                None,
+                &key("intra-queue-preemption.conservative-drf"),
+                d.intra_queue_conservative_drf,
+            ),
+        }
+    }
+}
+
+/// The order policy, by Apache's enum names in any case; anything else is a warning and
+/// the default, `userlimit_first` (Apache's rounds fail on it, every one of them).
+fn intra_queue_order(r: &mut KeyReader<'_>, key: &str) -> IntraQueueOrder {
+    let Some(value) = r.string(key) else { return IntraQueueOrder::UserLimitFirst };
+    match value.to_ascii_uppercase().as_str() {
+        "USERLIMIT_FIRST" => IntraQueueOrder::UserLimitFirst,
+        "PRIORITY_FIRST" => IntraQueueOrder::PriorityFirst,
+        _ => {
+            r.warnings.push(super::ConfigError::at_key(
+                key,
+                format!(
+                    "'{value}' is not an intra-queue preemption order (userlimit_first or priority_first); \
+                     capacity preemption uses userlimit_first"
+                ),
+            ));
+            IntraQueueOrder::UserLimitFirst
         }
     }
 }
@@ -179,7 +244,11 @@ mod tests {
             "<property><name>yarn.resourcemanager.scheduler.monitor.enable</name><value>true</value></property>
              <property><name>yarn.resourcemanager.monitor.capacity.preemption.natural_termination_factor</name><value> 1.0 </value></property>
              <property><name>yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill</name><value>soon</value></property>
-             <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled</name><value>true</value></property>",
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled</name><value>true</value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.preemption-order-policy</name><value>Priority_First</value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.max-allowable-limit</name><value>0.3</value></property>
+             <property><name>yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers</name><value>true</value></property>
+             <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>",
         );
         let p = &c.global.preemption;
         assert!(p.monitor_enabled);
@@ -190,6 +259,12 @@ mod tests {
             warnings.iter().any(|w| w.contains("max_wait_before_kill") && w.contains("default, 15000")),
             "{warnings:?}"
         );
-        assert!(warnings.iter().any(|w| w.contains("intra-queue preemption is not done")), "{warnings:?}");
+        assert!(p.intra_queue_enabled);
+        assert_eq!(p.intra_queue_order, super::IntraQueueOrder::PriorityFirst);
+        assert_eq!(p.intra_queue_max_allowable_limit, 0.3);
+        assert!(p.intra_queue_conservative_drf);
+        assert!(p.select_for_reservations);
+        assert!(!warnings.iter().any(|w| w.contains("intra-queue") || w.contains("reserved")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.contains("lazy preemption is not done")), "{warnings:?}");
     }
 }

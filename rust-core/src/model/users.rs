@@ -57,8 +57,12 @@ impl UserState {
 pub struct PendingUsersCount {
     /// Bumped by every invalidation.
     version: u64,
-    /// The version the count was taken at; `None` before the first lookup.
+    /// The version the active users' limit was last worked out at (the count taken with
+    /// it); `None` before the first lookup.
     counted_at: Option<u64>,
+    /// Likewise for the limit counting all users, which Apache caches apart and which
+    /// recounts the same figure when it is worked out.
+    counted_among_all_at: Option<u64>,
     count: usize,
 }
 
@@ -72,8 +76,17 @@ impl PendingUsersCount {
     /// last count.
     pub fn look_up<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
         if self.counted_at != Some(self.version) {
-            self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
+            self.count = only_pending(users);
             self.counted_at = Some(self.version);
+        }
+    }
+
+    /// A lookup of the limit counting all users (intra-queue preemption's): counts the
+    /// users again if that limit was invalidated since it was last worked out.
+    pub fn look_up_among_all<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
+        if self.counted_among_all_at != Some(self.version) {
+            self.count = only_pending(users);
+            self.counted_among_all_at = Some(self.version);
         }
     }
 
@@ -81,6 +94,11 @@ impl PendingUsersCount {
     pub fn get(&self) -> usize {
         self.count
     }
+}
+
+/// Users whose applications all wait for activation.
+fn only_pending<'a>(users: impl Iterator<Item = &'a UserState>) -> usize {
+    users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count()
 }
 
 #[cfg(test)]

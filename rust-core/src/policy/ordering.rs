@@ -85,22 +85,59 @@ pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     // Each application's magnitude once, not once per comparison (with size-based weight
     // it sums the application's asks).
     let size_based = q.config.fair_size_based_weight;
-    // Apache's FairComparator, then its FifoComparator: the magnitude, the attempt's start,
-    // an application that asks before one that does not, the application id.
-    let mut keyed: Vec<(f64, bool, AppKey, &App)> = active
-        .map(|(k, a)| {
-            let (used, pending) = a.fair_usage();
-            (fair_magnitude(used, pending, size_based), used.plus(pending).memory_mb == 0, k, a)
-        })
-        .collect();
-    keyed.sort_by(|a, b| {
-        a.0.total_cmp(&b.0)
-            .then(a.3.attempt_seq.cmp(&b.3.attempt_seq))
-            .then(a.1.cmp(&b.1))
-            .then(a.3.app_id.cmp(&b.3.app_id))
-    });
-    keyed.into_iter().map(|(_, _, k, a)| (k, a)).collect()
+    let mut keyed: Vec<(FairKey, AppKey, &App)> = active.map(|(k, a)| (FairKey::of(a, size_based), k, a)).collect();
+    keyed.sort_by_key(|&(key, _, _)| key);
+    keyed.into_iter().map(|(_, k, a)| (k, a)).collect()
 }
+
+/// Where Apache's fair ordering policy puts an application, smallest first: its
+/// FairComparator, then its FifoComparator — the magnitude, the attempt's start, an
+/// application that asks before one that does not, the application id.
+#[derive(Debug, Clone, Copy)]
+pub struct FairKey {
+    magnitude: f64,
+    attempt_seq: u64,
+    asks_nothing: bool,
+    app_id: (i64, i32),
+}
+
+impl FairKey {
+    /// The application's key, from what the policy cached of it.
+    pub fn of(app: &App, size_based_weight: bool) -> Self {
+        let (used, pending) = app.fair_usage();
+        FairKey {
+            magnitude: fair_magnitude(used, pending, size_based_weight),
+            attempt_seq: app.attempt_seq,
+            asks_nothing: used.plus(pending).memory_mb == 0,
+            app_id: app.app_id,
+        }
+    }
+}
+
+impl Ord for FairKey {
+    /// The policy's comparison.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.magnitude
+            .total_cmp(&other.magnitude)
+            .then(self.attempt_seq.cmp(&other.attempt_seq))
+            .then(self.asks_nothing.cmp(&other.asks_nothing))
+            .then(self.app_id.cmp(&other.app_id))
+    }
+}
+
+impl PartialOrd for FairKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for FairKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for FairKey {}
 
 /// What Apache's `FairOrderingPolicy` orders applications by, smallest first: the memory
 /// they use (MB); with size-based weight, divided by `log2(1 + demand)`, demand being what

@@ -66,6 +66,23 @@ impl Calc {
         }
     }
 
+    /// `ResourceCalculator.ratio`: memory over memory, or under DRF the largest of the
+    /// per-type ratios (0/0 counting as 0), in single precision.
+    pub fn ratio(self, a: Resource, b: Resource) -> f32 {
+        let safe = |x: i64, y: i64| if x == 0 && y == 0 { 0.0 } else { x as f32 / y as f32 };
+        match self.0 {
+            ResourceCalculator::Memory => safe(a.memory_mb, b.memory_mb),
+            ResourceCalculator::Dominant => {
+                let (m, v) = (safe(a.memory_mb, b.memory_mb), safe(a.vcores, b.vcores));
+                if m > v {
+                    m
+                } else {
+                    v
+                }
+            }
+        }
+    }
+
     /// `multiplyAndNormalizeUp(r, double[] by, (1,1))`: per type, the Default calculator
     /// rounds memory half up (and has one vcore when it has memory); DRF takes the
     /// ceiling in double precision.

@@ -29,6 +29,8 @@ pub(super) struct TempQueue {
     /// The same, less what they have reserved.
     pub pending_deduct_reserved: Resource,
     pub preemption_disabled: bool,
+    /// Its applications may not be taken from for one another.
+    pub intra_disabled: bool,
     /// A leaf with active applications: working out their pending asks looked its users'
     /// limits up.
     pub looked_up: bool,
@@ -81,6 +83,7 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             pending,
             pending_deduct_reserved,
             preemption_disabled: switches[i].disabled,
+            intra_disabled: switches[i].intra_queue_disabled,
             looked_up,
             relative_priority,
             ideal: Resource::ZERO,
@@ -142,6 +145,28 @@ fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
     )
 }
 
+/// The queues the ideal assignment found holding less than they use and ask for, in the
+/// order it met them, over every level and every computation of the round (Apache's
+/// under-served queues: intra-queue preemption looks inside these leaves only).
+#[derive(Debug, Default)]
+pub(super) struct UnderServed {
+    order: Vec<QueueIndex>,
+    seen: HashMap<QueueIndex, ()>,
+}
+
+impl UnderServed {
+    fn add(&mut self, q: QueueIndex) {
+        if self.seen.insert(q, ()).is_none() {
+            self.order.push(q);
+        }
+    }
+
+    /// In the order they were first found.
+    pub fn queues(&self) -> &[QueueIndex] {
+        &self.order
+    }
+}
+
 /// How a selector's calculator works the ideal assignment out.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Mode {
@@ -157,7 +182,8 @@ pub(super) struct Mode {
 /// (Apache's `computeIdealAllocation`). `reserved_mode` counts reserved resources as still
 /// pending and skips the natural-termination factor; `balance` lets leaves grow past
 /// `max(used, guarantee)` (preemption to balance queues after they are satisfied): see
-/// [`Mode`].
+/// [`Mode`]. The queues found under-served are added to `under_served`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn compute(
     tqs: &mut [TempQueue],
     calc: Calc,
@@ -166,11 +192,12 @@ pub(super) fn compute(
     leaves: &[QueueIndex],
     allowed: Resource,
     mode: Mode,
+    under_served: &mut UnderServed,
 ) {
     let Mode { reserved: reserved_mode, balance } = mode;
     update_preemptable_extras(tqs, calc, cluster, 0);
     tqs[0].ideal = tqs[0].guaranteed;
-    let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance };
+    let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance, under_served };
     pass.recurse(0);
     for &leaf in leaves {
         let q = &mut pass.tqs[leaf];
@@ -225,6 +252,7 @@ struct Pass<'a> {
     allowed: Resource,
     reserved_mode: bool,
     balance: bool,
+    under_served: &'a mut UnderServed,
 }
 
 impl Pass<'_> {
@@ -294,6 +322,11 @@ impl Pass<'_> {
             let head = waiting[0];
             let ties = waiting.iter().take_while(|&&q| self.underserved_order(t, head, q) == Ordering::Equal).count();
             let group: Vec<QueueIndex> = waiting.drain(..ties).collect();
+            // Each is found under-served as it leaves the heap, and so is the one after
+            // the last tie, which Apache peeks at.
+            for &q in group.iter().chain(waiting.first()) {
+                self.under_served.add(q);
+            }
             let snapshot = *unassigned;
             for q in group {
                 if !calc.any_above_zero(*unassigned) {
@@ -307,6 +340,12 @@ impl Pass<'_> {
                 }
                 *unassigned = floor0(sub(*unassigned, took));
             }
+        }
+        // Whoever still waits is under-served too (all are satisfied, yet inside a queue
+        // applications may still be out of balance).
+        waiting.sort_by(|&a, &b| self.underserved_order(t, a, b));
+        for q in waiting {
+            self.under_served.add(q);
         }
     }
 

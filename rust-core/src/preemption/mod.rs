@@ -8,8 +8,13 @@
 //! 1. `ideal`: the queues are copied, and each queue's ideal assignment and what each leaf
 //!    owes this round are worked out (guarantees, the dead zone, natural termination, the
 //!    per-round budget);
-//! 2. `select`: containers are chosen toward each leaf's debt, youngest applications
-//!    first, ApplicationMasters last;
+//! 2. the selectors choose containers, in Apache's order, each skipping what an earlier
+//!    one chose: `reserved` (if `select_based_on_reserved_containers`) where taking a
+//!    node's containers makes room for its reservation; `select` toward each leaf's debt,
+//!    youngest applications first, ApplicationMasters last (then, if enabled, again to
+//!    balance queues once all are satisfied); `intra` (if intra-queue preemption is on)
+//!    inside the leaves found under-served, for applications of higher priority or users
+//!    under their limits;
 //! 3. each chosen container is marked (the application is told, in its next `allocate()`,
 //!    through a `PreemptionMessage`), and killed once it has been marked for
 //!    `max_wait_before_kill` — as PREEMPTED — if it is still chosen then.
@@ -20,13 +25,15 @@
 
 mod arith;
 mod ideal;
+mod intra;
+mod reserved;
 mod select;
 
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
 use crate::model::State;
 use arith::{mul, Calc};
-use ideal::Mode;
+use ideal::{Mode, UnderServed};
 use rustc_hash::FxHashMap as HashMap;
 use select::Selection;
 
@@ -109,6 +116,9 @@ pub struct Round {
     /// Leaves whose user limits the round looked up (to cap each active application's
     /// pending asks), as Apache's policy does through the leaf's user-limit cache.
     pub looked_up: Vec<QueueIndex>,
+    /// Leaves whose users' limits counting all users the round looked up (intra-queue
+    /// preemption's, through the leaf's other user-limit cache).
+    pub looked_up_among_all: Vec<QueueIndex>,
 }
 
 /// The policy across rounds: when each container still remembered was first marked.
@@ -132,12 +142,19 @@ impl Preemption {
         };
         let mut actions = Vec::new();
         let mut reordered = Vec::new();
+        let mut under_served = UnderServed::default();
+        // First (if enabled) room for reservations, with its own ideal assignment.
+        if settings.select_for_reservations {
+            let mode = Mode { reserved: true, balance: false };
+            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode, &mut under_served);
+            reserved::select(state, &tqs, calc, &leaves, &mut sel);
+        }
         // The main FIFO selector, then (if enabled) the balancing one.
         let main = Mode { reserved: settings.reserved_counts_as_pending, balance: false };
         let passes: &[Mode] =
             if settings.balance_after_satisfied { &[main, Mode { reserved: false, balance: true }] } else { &[main] };
         for &mode in passes {
-            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode);
+            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode, &mut under_served);
             select::deduct_selected(state, &mut tqs, calc, &sel);
             select::fifo(
                 state,
@@ -151,6 +168,14 @@ impl Preemption {
                 &mut actions,
                 &mut reordered,
             );
+        }
+        // Then (if enabled) inside the leaves found under-served.
+        let mut looked_up_among_all = Vec::new();
+        if settings.intra_queue_enabled {
+            let mut intra_leaves = intra::demand(state, &tqs, calc, settings, &under_served, &sel);
+            intra::deduct_selected(state, &mut intra_leaves, calc, &sel);
+            intra::select(state, calc, settings, &under_served, &intra_leaves, |q| tqs[q].intra_disabled, &mut sel);
+            looked_up_among_all.extend(intra::looked_up(&intra_leaves));
         }
         if log::log_enabled!(log::Level::Debug) {
             for &leaf in &leaves {
@@ -167,7 +192,7 @@ impl Preemption {
             }
         }
         if settings.observe_only {
-            return Round { actions, reordered, looked_up };
+            return Round { actions, reordered, looked_up, looked_up_among_all };
         }
         for c in &sel.chosen {
             let wait = if c.balance && settings.balance_max_wait_before_kill_ms > 0 {
@@ -190,7 +215,7 @@ impl Preemption {
         }
         let forget_before = now - 2 * settings.max_wait_before_kill_ms;
         self.marked.retain(|_, &mut first| first >= forget_before);
-        Round { actions, reordered, looked_up }
+        Round { actions, reordered, looked_up, looked_up_among_all }
     }
 
     /// How many containers are remembered as marked (for reports and tests).

@@ -25,16 +25,16 @@ pub(super) struct Selection {
 
 /// One leaf's debt, as the shared test (`tryPreemptContainerAndDeductResToObtain`) works
 /// it down; None once paid.
-struct Need(Option<Resource>);
+pub(super) struct Need(pub Option<Resource>);
 
 impl Need {
-    fn is_paid(&self) -> bool {
+    pub fn is_paid(&self) -> bool {
         self.0.is_none()
     }
 }
 
 /// Takes `c` (of size `size`) toward `need` if it still helps and fits the budget.
-fn try_take(
+pub(super) fn try_take(
     calc: Calc,
     cluster: Resource,
     conservative: bool,
@@ -166,7 +166,7 @@ pub(super) fn fifo(
 /// An application's live containers, least important request first (highest priority
 /// number, then highest allocation-request id), newest first within a request (Apache's
 /// `sortContainers`).
-fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource)> {
+pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource)> {
     let Some(a) = state.apps.get(&app) else { return Vec::new() };
     let mut out: Vec<_> = a
         .containers
@@ -182,15 +182,19 @@ fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Reso
 pub(super) fn deduct_selected(state: &State, tqs: &mut [TempQueue], calc: Calc, sel: &Selection) {
     for c in &sel.chosen {
         let Some(app) = state.apps.get(&c.container.0) else { continue };
-        let size = match c.reserved_on {
-            Some(node) => state.nodes.get(&node).and_then(|n| n.reservation.as_ref()).map(|r| r.resource),
-            None => state.containers.get(&c.container).map(|x| x.resource),
-        };
-        let Some(size) = size else { continue };
+        let Some(size) = candidate_size(state, c) else { continue };
         let q = &mut tqs[app.queue];
         if calc.gt(state.cluster, q.actually_to_be_preempted, size) {
             q.actually_to_be_preempted = sub(q.actually_to_be_preempted, size);
         }
         q.actually_to_be_preempted = calc.max(state.cluster, q.actually_to_be_preempted, Resource::ZERO);
+    }
+}
+
+/// What a chosen container holds: its reservation's size, or its own.
+pub(super) fn candidate_size(state: &State, c: &Candidate) -> Option<Resource> {
+    match c.reserved_on {
+        Some(node) => state.nodes.get(&node).and_then(|n| n.reservation.as_ref()).map(|r| r.resource),
+        None => state.containers.get(&c.container).map(|x| x.resource),
     }
 }

@@ -36,7 +36,12 @@ fn cluster(extra: &str) -> (Scheduler, NodeKey) {
 
 /// An application in `queue` whose AM runs, then asking for `tasks` containers of 1 GB.
 fn running_app(s: &mut Scheduler, node: NodeKey, id: i32, queue: &str, tasks: u32) -> AppKey {
-    let (app, _) = s.submit(&Submission::new(id, queue, "u", Resource::new(GB, 1))).expect("admitted");
+    running_app_of(s, node, Submission::new(id, queue, "u", Resource::new(GB, 1)), tasks)
+}
+
+/// Likewise, for a submission of any user and priority.
+fn running_app_of(s: &mut Scheduler, node: NodeKey, sub: Submission, tasks: u32) -> AppKey {
+    let (app, _) = s.submit(&sub).expect("admitted");
     s.add_attempt(app, 1, false);
     let ask = |priority, count| Ask {
         key: SchedulerKey { priority, allocation_request_id: 0 },
@@ -162,4 +167,110 @@ fn leaves_are_visited_in_the_order_of_javas_hash_set_of_their_paths() {
     let order: Vec<&str> = leaf_order(s.state(), 0).into_iter().map(|q| s.state().queues.get(q).path()).collect();
     // "root.a" and "root.b" hash to adjacent buckets of a 16-bucket table.
     assert_eq!(order, ["root.a", "root.b"]);
+}
+
+/// Intra-queue preemption on, in the given order.
+fn intra(order: crate::config::IntraQueueOrder) -> Settings {
+    Settings { intra_queue_enabled: true, intra_queue_order: order, ..on() }
+}
+
+/// Queue a holds the whole cluster: application 1 (`first`, priority `p1`) 90 GB with
+/// nothing more to ask, application 2 (`second`, priority `p2`) 10 GB and 11 GB more to ask.
+fn one_leaf_two_apps(extra: &str, first: (&str, i64), second: (&str, i64)) -> (Scheduler, AppKey, AppKey) {
+    let (mut s, n) = cluster(extra);
+    let sub = |id, (user, priority): (&str, i64)| Submission {
+        priority,
+        ..Submission::new(id, "a", user, Resource::new(GB, 1))
+    };
+    let a1 = running_app_of(&mut s, n, sub(1, first), 89);
+    beat(&mut s, n, 89);
+    let a2 = running_app_of(&mut s, n, sub(2, second), 20);
+    beat(&mut s, n, 20);
+    assert_eq!(used(&s, "a").memory_mb, 100 * GB);
+    (s, a1, a2)
+}
+
+#[test]
+fn a_higher_priority_application_takes_from_a_lower_one_in_its_queue_with_priority_first() {
+    use crate::config::IntraQueueOrder::{PriorityFirst, UserLimitFirst};
+    let (mut s, a1, _) = one_leaf_two_apps("", ("u", 1), ("u", 5));
+    // Application 2 is owed 11 GB (its 20 GB ideal less the 9 GB it holds); application 1
+    // holds 21 GB beyond its 68 GB ideal and its AM. One round may take 20% of a's 50 GB
+    // guarantee: application 1's ten newest containers.
+    let marked = of_kind(&s.preemption_round_with(&intra(PriorityFirst), 0), ActionKind::Mark);
+    assert_eq!(marked, (81..=90).rev().map(|n| (a1, n)).collect::<Vec<_>>());
+    // Putting user limits first, a user is not taken below its limit (here the queue's
+    // 100 GB ceiling for the one user, which it holds).
+    let (mut s, ..) = one_leaf_two_apps("", ("u", 1), ("u", 5));
+    assert!(s.preemption_round_with(&intra(UserLimitFirst), 0).is_empty());
+    // Nothing without intra-queue preemption, or where the queue turns it off.
+    let (mut s, ..) = one_leaf_two_apps("", ("u", 1), ("u", 5));
+    assert!(s.preemption_round_with(&on(), 0).is_empty());
+    let (mut s, ..) = one_leaf_two_apps(
+        "<property><name>yarn.scheduler.capacity.root.a.intra-queue-preemption.disable_preemption</name><value>true</value></property>",
+        ("u", 1),
+        ("u", 5),
+    );
+    assert!(s.preemption_round_with(&intra(PriorityFirst), 0).is_empty());
+}
+
+#[test]
+fn a_user_under_its_limit_takes_from_a_user_over_it_at_the_same_priority() {
+    use crate::config::IntraQueueOrder::UserLimitFirst;
+    let mulp =
+        "<property><name>yarn.scheduler.capacity.root.a.minimum-user-limit-percent</name><value>50</value></property>";
+    let (mut s, a1, _) = one_leaf_two_apps(mulp, ("u1", 0), ("u2", 0));
+    // Counting both users, each may hold 51 GB (half the queue's 101 GB current capacity,
+    // rounded up), 50 GB beside its AM. u2 is owed 11 GB; u1, 39 GB over, gives at most the
+    // round's 10 GB: application 1's ten newest containers.
+    let marked = of_kind(&s.preemption_round_with(&intra(UserLimitFirst), 0), ActionKind::Mark);
+    assert_eq!(marked, (81..=90).rev().map(|n| (a1, n)).collect::<Vec<_>>());
+    // With every user's limit the whole queue (minimum-user-limit-percent 100), no user is
+    // over it and nothing is taken.
+    let (mut s, ..) = one_leaf_two_apps("", ("u1", 0), ("u2", 0));
+    assert!(s.preemption_round_with(&intra(UserLimitFirst), 0).is_empty());
+}
+
+/// Two 50 GB nodes. a holds 47 GB on the first (after giving three containers back) and
+/// 46 GB on the second; b's AM runs on the first, and b has reserved the first, with 2 GB
+/// free, for a 5 GB container (its queue has the room, spread over both nodes).
+fn b_reserved() -> (Scheduler, AppKey) {
+    let (mut s, n1) = cluster("");
+    s.remove_node(n1);
+    let n1 = s.add_node("h1:1", "h1", "/r", Resource::new(50 * GB, 50));
+    let n2 = s.add_node("h2:1", "h2", "/r", Resource::new(50 * GB, 50));
+    let a = running_app(&mut s, n1, 1, "a", 95);
+    beat(&mut s, n1, 49);
+    beat(&mut s, n2, 46);
+    let number = |n| ContainerId { attempt: 1, number: n };
+    s.node_heartbeat(n1, &[(a, number(48)), (a, number(49)), (a, number(50))]);
+    assert_eq!(used(&s, "a").memory_mb, 93 * GB);
+    let b = running_app(&mut s, n1, 2, "b", 0);
+    let big = Ask {
+        key: SchedulerKey { priority: 2, allocation_request_id: 0 },
+        resource_name: ANY.into(),
+        capability: Resource::new(5 * GB, 1),
+        count: 1,
+        relax_locality: true,
+    };
+    s.update_requests(b, &[big]);
+    beat(&mut s, n1, 1);
+    beat(&mut s, n2, 1);
+    assert_eq!(s.state().apps[&b].reserved().memory_mb, 5 * GB);
+    (s, a)
+}
+
+#[test]
+fn containers_are_chosen_to_make_room_for_a_reservation_when_asked_to() {
+    // With reserved resources still pending and no natural termination, a owes 4 GB; the
+    // first node lacks 3 GB for b's reservation: a's three newest containers there (b's AM
+    // is newer, but never taken). The FIFO selector, with b's reserved ask not pending,
+    // finds a owing nothing.
+    let (mut s, a) = b_reserved();
+    let settings = Settings { select_for_reservations: true, ..on() };
+    let mut marked = of_kind(&s.preemption_round_with(&settings, 0), ActionKind::Mark);
+    marked.sort_unstable();
+    assert_eq!(marked, (45..=47).map(|n| (a, n)).collect::<Vec<_>>());
+    let (mut s, _) = b_reserved();
+    assert!(s.preemption_round_with(&on(), 0).is_empty());
 }

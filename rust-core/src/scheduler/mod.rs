@@ -125,6 +125,9 @@ impl Scheduler {
         for leaf in round.looked_up {
             self.state.queues.queues[leaf].user_limit_looked_up();
         }
+        for leaf in round.looked_up_among_all {
+            self.state.queues.queues[leaf].user_limit_among_all_looked_up();
+        }
         round.actions
     }
 

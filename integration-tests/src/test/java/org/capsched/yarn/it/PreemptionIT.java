@@ -7,9 +7,11 @@ import static org.junit.Assert.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -30,7 +32,8 @@ import org.junit.Test;
  * long-running DistributedShell that filled the cluster from queue a gives back what
  * queue b, newly busy, is guaranteed. a's AM is told which containers it will lose (a
  * PreemptionMessage in its allocate() answers), they end as PREEMPTED, and the RM's
- * preemption counters (queue metrics, the application's report) say so.
+ * preemption counters (queue metrics, the application's report) say so. Inside a queue,
+ * intra-queue preemption does the same for an application of higher priority.
  */
 public class PreemptionIT {
   private static final String XML = "<configuration>\n"
@@ -114,9 +117,88 @@ public class PreemptionIT {
     }
   }
 
+  /**
+   * Intra-queue preemption on a real cluster: a DistributedShell at priority 1 fills queue
+   * a; one at priority 5 in the same queue gets its AM in the last free 512 MB and then
+   * its containers from the first one's, which are announced to its AM and end PREEMPTED.
+   * Queue b stays idle, so nothing moves between queues.
+   */
+  @Test(timeout = 300_000)
+  public void aHigherPriorityApplicationTakesFromALowerOneInItsQueue() throws Exception {
+    Path xml = Files.createTempFile("intra-preemption-", ".xml");
+    Files.write(xml, ("<configuration>\n"
+        + prop("yarn.scheduler.capacity.root.queues", "a,b")
+        + prop("yarn.scheduler.capacity.root.a.capacity", "50")
+        + prop("yarn.scheduler.capacity.root.a.user-limit-factor", "10")
+        + prop("yarn.scheduler.capacity.root.b.capacity", "50")
+        + prop("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5")
+        + "</configuration>\n").getBytes(StandardCharsets.UTF_8));
+    Configuration site = new Configuration(false);
+    site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    site.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
+    String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
+    site.set(policy + "monitoring_interval", "500");
+    site.set(policy + "max_wait_before_kill", "2000");
+    site.set(policy + "total_preemption_per_round", "1.0");
+    site.set(policy + "intra-queue-preemption.enabled", "true");
+    site.set(policy + "intra-queue-preemption.preemption-order-policy", "priority_first");
+    site.set(policy + "intra-queue-preemption.max-allowable-limit", "0.5");
+    site.set(YarnConfiguration.RM_APPLICATION_MASTER_SERVICE_PROCESSORS,
+        PreemptionMessages.class.getName());
+    try (MiniCluster cluster = MiniCluster.start("intra-preemption", 2, xml, site);
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      yarn.init(cluster.config());
+      yarn.start();
+      Thread low = shell(cluster, "a", 14, 1);
+      QueueMetrics a = cluster.scheduler().getQueue("a").getMetrics();
+      Wait.until(120_000, () -> a.getAllocatedMB() >= 15 * 512,
+          () -> "queue a holds the low-priority shell's 15 containers (holds " + a.getAllocatedMB() + " MB)");
+
+      // The high-priority shell's 4 x 512 MB: 2 GB, within the round's limit (half of a's
+      // 4 GB guarantee), taken from what the low-priority one holds beyond its share.
+      long start = System.currentTimeMillis();
+      Thread high = shell(cluster, "a", 4, 5);
+      Wait.until(120_000, () -> usedContainers(yarn, "a", 5) >= 5,
+          () -> "the high-priority shell gets its 4 containers (holds " + usedContainers(yarn, "a", 5) + ")");
+      System.out.println("PreemptionIT: the high-priority application waited "
+          + (System.currentTimeMillis() - start) + " ms for its containers");
+
+      ApplicationAttemptId attempt = application(yarn, "a", 1).getCurrentApplicationAttemptId();
+      Set<ContainerId> told = PreemptionMessages.TOLD.getOrDefault(attempt, Collections.emptySet());
+      assertTrue("the low-priority AM was told of at least 4 containers, told " + told, told.size() >= 4);
+      Wait.until(30_000, () -> PreemptionMessages.PREEMPTED.getOrDefault(attempt,
+          Collections.emptySet()).size() >= 4, () -> "the low-priority AM sees 4 containers end PREEMPTED: "
+          + PreemptionMessages.PREEMPTED.get(attempt));
+      Set<ContainerId> preempted = PreemptionMessages.PREEMPTED.get(attempt);
+      assertTrue("announced first: told " + told + ", preempted " + preempted, told.containsAll(preempted));
+      assertFalse("the AM container is spared", preempted.stream().anyMatch(c -> c.getContainerId() == 1));
+      assertTrue("queue a counts its preempted containers: " + a.getAggregatePreemptedContainers(),
+          a.getAggregatePreemptedContainers() >= 4);
+      ApplicationAttemptId highAttempt = application(yarn, "a", 5).getCurrentApplicationAttemptId();
+      assertTrue("nothing is taken from the high-priority application",
+          PreemptionMessages.TOLD.getOrDefault(highAttempt, Collections.emptySet()).isEmpty());
+
+      for (ApplicationReport app : yarn.getApplications(EnumSet.of(YarnApplicationState.RUNNING))) {
+        yarn.killApplication(app.getApplicationId());
+      }
+      low.join(60_000);
+      high.join(60_000);
+    }
+  }
+
   /** A DistributedShell of {@code containers} long-running 512 MB containers in {@code queue}. */
   private static Thread shell(MiniCluster cluster, String queue, int containers) throws Exception {
+    return shell(cluster, queue, containers, 0);
+  }
+
+  /** Likewise, at application priority {@code priority}. */
+  private static Thread shell(MiniCluster cluster, String queue, int containers, int priority)
+      throws Exception {
     String[] args = MiniCluster.distributedShell(queue, containers, "sleep", "600", 512, 512);
+    if (priority != 0) {
+      args = Stream.concat(Arrays.stream(args), Stream.of("--priority", Integer.toString(priority)))
+          .toArray(String[]::new);
+    }
     Client client = new Client(cluster.config());
     assertTrue("DistributedShell client rejected its arguments", client.init(args));
     Thread t = new Thread(() -> {
@@ -132,11 +214,27 @@ public class PreemptionIT {
   }
 
   private static ApplicationReport application(YarnClient yarn, String queue) throws Exception {
+    return application(yarn, queue, -1);
+  }
+
+  /** The application in {@code queue} (at {@code priority}, unless that is -1). */
+  private static ApplicationReport application(YarnClient yarn, String queue, int priority)
+      throws Exception {
     for (ApplicationReport app : yarn.getApplications()) {
-      if (app.getQueue().endsWith(queue)) {
+      if (app.getQueue().endsWith(queue)
+          && (priority == -1 || app.getPriority().getPriority() == priority)) {
         return app;
       }
     }
-    throw new AssertionError("no application in queue " + queue);
+    throw new AssertionError("no application in queue " + queue + " at priority " + priority);
+  }
+
+  /** How many containers the application in {@code queue} at {@code priority} holds; 0 before it exists. */
+  private static int usedContainers(YarnClient yarn, String queue, int priority) {
+    try {
+      return application(yarn, queue, priority).getApplicationResourceUsageReport().getNumUsedContainers();
+    } catch (Exception | AssertionError e) {
+      return 0;
+    }
   }
 }

@@ -75,7 +75,15 @@ final class RandomScenario {
      * others for the same reason.
      */
     private final Random preemption;
+    /**
+     * The draws of intra-queue preemption, for about half the seeds with preemption on,
+     * apart from {@code preemption} so that the seeds without it stay what they were.
+     */
+    private final Random intra;
+    /** The draw of the reserved-container selector, for a quarter of the preemption seeds. */
+    private final Random forReservations;
     private boolean preempting;
+    private boolean intraPreempting;
     /** The leaf the first pressure application fills the cluster from. */
     private Queue greedyLeaf;
     /** Keys outside {@code yarn.scheduler.capacity.}, by full name. */
@@ -102,6 +110,8 @@ final class RandomScenario {
       topology = new Random(seed * 0x9E3779B97F4A7C15L + 1);
       later = new Random(seed * 0xC2B2AE3D27D4EB4FL + 2);
       preemption = new Random(seed * 0x165667B19E3779F9L + 3);
+      intra = new Random(seed * 0x27D4EB2F165667C5L + 4);
+      forReservations = new Random(seed * 0x85EBCA77C2B2AE63L + 5);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -151,6 +161,9 @@ final class RandomScenario {
         step();
         if (preempting && (i == steps / 4 || i == steps / 2)) {
           pressure(i == steps / 4 ? "pressure1" : "pressure2");
+        }
+        if (intraPreempting && i == 3 * steps / 4) {
+          pressureInside();
         }
         maybePreempt();
       }
@@ -203,6 +216,49 @@ final class RandomScenario {
         fullKeys.put(policy + "conservative-drf", "true");
         features.add("preemption:conservative-drf");
       }
+      chooseIntraQueuePreemption(policy);
+      if (forReservations.nextInt(4) == 0) {
+        fullKeys.put(policy + "select_based_on_reserved_containers", "true");
+        features.add("preemption:for-reservations");
+      }
+    }
+
+    /** For about half the seeds with preemption, preemption inside queues too. */
+    private void chooseIntraQueuePreemption(String policy) {
+      intraPreempting = intra.nextBoolean();
+      if (!intraPreempting) {
+        return;
+      }
+      String keys = policy + "intra-queue-preemption.";
+      fullKeys.put(keys + "enabled", "true");
+      features.add("preemption:intra-queue");
+      if (intra.nextBoolean()) {
+        fullKeys.put(keys + "preemption-order-policy", "priority_first");
+        features.add("preemption:intra-queue-priority-first");
+      }
+      if (intra.nextInt(3) == 0) {
+        fullKeys.put(keys + "max-allowable-limit", new String[] {"0.5", "1.0"}[intra.nextInt(2)]);
+        features.add("preemption:intra-queue-max-allowable-limit");
+      }
+      if (intra.nextInt(4) == 0) {
+        fullKeys.put(keys + "minimum-threshold", new String[] {"0", "0.9"}[intra.nextInt(2)]);
+        features.add("preemption:intra-queue-minimum-threshold");
+      }
+      if (drf && intra.nextInt(3) == 0) {
+        fullKeys.put(keys + "conservative-drf", "false");
+        features.add("preemption:intra-queue-conservative-drf-off");
+      }
+      if (intra.nextInt(5) == 0) {
+        List<Queue> all = new ArrayList<>();
+        collectQueues(root, all);
+        all.get(intra.nextInt(all.size())).settings.put("intra-queue-preemption.disable_preemption", "true");
+        features.add("preemption:intra-queue-disabled-queue");
+      }
+      // Users share the greedy leaf evenly, so one user can be over its limit.
+      if (intra.nextBoolean()) {
+        greedyLeaf.settings.put("minimum-user-limit-percent", new String[] {"25", "50"}[intra.nextInt(2)]);
+        features.add("preemption:intra-queue-user-limit");
+      }
     }
 
     /** Now and then, time passes and a round of the preemption policy runs. */
@@ -239,6 +295,21 @@ final class RandomScenario {
       s.append(String.format("ask %s memory=%dG count=%d%n", app, 1 + preemption.nextInt(2), clusterMemoryGb));
       s.append("heartbeat all rounds=2\n");
       features.add("preemption:pressure");
+    }
+
+    /**
+     * A third pressure application, in the greedy leaf, of another user and (when the
+     * cluster allows priorities) another priority: what intra-queue preemption is for.
+     */
+    private void pressureInside() {
+      if (greedyLeaf.stopped || !leaves().contains(greedyLeaf)) {
+        return;
+      }
+      s.append(String.format("app pressure3 queue=%s user=u%d priority=%d am=1G%n", greedyLeaf.name,
+          5 + intra.nextInt(2), intra.nextInt(6)));
+      s.append(String.format("ask pressure3 memory=%dG count=%d%n", 1 + intra.nextInt(2), clusterMemoryGb));
+      s.append("heartbeat all rounds=2\n");
+      features.add("preemption:pressure-inside");
     }
 
     private static void collectQueues(Queue q, List<Queue> out) {

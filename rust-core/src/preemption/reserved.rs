@@ -1,0 +1,121 @@
+//! Room for reserved containers (Apache's `ReservedContainerCandidatesSelector`, turned on
+//! by `select_based_on_reserved_containers`; docs/apache-preemption.md §4.2): where a
+//! node's reservation could be met by taking back some of its containers from queues
+//! that owe resources, those containers are chosen — the nodes that cost least for what
+//! they free first. It runs before the FIFO selector, with its own ideal assignment in
+//! which reserved resources still count as pending and there is no natural termination.
+
+use super::arith::{add, sub, Calc};
+use super::ideal::TempQueue;
+use super::select::Selection;
+use super::Candidate;
+use crate::ids::{ContainerRef, NodeKey, QueueIndex};
+use crate::java_order;
+use crate::model::State;
+use crate::resource::Resource;
+use rustc_hash::FxHashMap as HashMap;
+
+/// What each leaf may still give this selector (its `actually_to_be_preempted`).
+type Quota = HashMap<QueueIndex, Resource>;
+
+/// Chooses containers on nodes holding reservations, into `sel`.
+pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, leaves: &[QueueIndex], sel: &mut Selection) {
+    let cluster = state.cluster;
+    let mut quota: Quota = leaves
+        .iter()
+        .filter(|&&l| !tqs[l].preemption_disabled && calc.gt(cluster, tqs[l].actually_to_be_preempted, Resource::ZERO))
+        .map(|&l| (l, tqs[l].actually_to_be_preempted))
+        .collect();
+    // A dry run over the reserved nodes, in the scheduler's map order, keeps those whose
+    // reservation could be met; the cheapest go first (a stable sort).
+    let mut keys: Vec<NodeKey> = state.nodes.iter().filter(|(_, n)| n.reservation.is_some()).map(|(&k, _)| k).collect();
+    keys.sort_unstable();
+    let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
+    let mut costs: Vec<(f32, NodeKey)> = java_order::node_map_order(&ids)
+        .into_iter()
+        .map(|i| keys[i])
+        .filter_map(|node| {
+            let mut allowed = sel.allowed;
+            on_node(state, calc, node, &mut quota, &mut allowed, sel, true).map(|(cost, _)| (cost, node))
+        })
+        .collect();
+    costs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (_, node) in costs {
+        let mut allowed = sel.allowed;
+        if let Some((_, chosen)) = on_node(state, calc, node, &mut quota, &mut allowed, sel, false) {
+            for container in chosen {
+                sel.chosen_set.insert(container);
+                sel.chosen.push(Candidate { container, reserved_on: None, balance: false });
+            }
+        }
+        sel.allowed = allowed;
+    }
+}
+
+/// Whether taking some of `node`'s containers (the newest application's first, never an
+/// ApplicationMaster, each within its queue's quota and the round's budget) would make
+/// room for its reservation; if so, the cost (what is taken over what is reserved) and
+/// the containers not already chosen. A dry run (`read_only`) consumes nothing. A failed
+/// real run gives the quotas back but not the budget, as Apache's does.
+fn on_node(
+    state: &State,
+    calc: Calc,
+    node: NodeKey,
+    quota: &mut Quota,
+    allowed: &mut Resource,
+    sel: &Selection,
+    read_only: bool,
+) -> Option<(f32, Vec<ContainerRef>)> {
+    let n = state.nodes.get(&node)?;
+    let reserved = n.reservation.as_ref()?.resource;
+    let mut room = n.available();
+    if calc.fits_in(reserved, room) {
+        return None;
+    }
+    // Newest first, by ContainerId: the application, then the attempt, then the number.
+    let mut running: Vec<(ContainerRef, (i64, i32), Resource, QueueIndex)> = n
+        .containers
+        .iter()
+        .filter_map(|&c| {
+            let app = state.apps.get(&c.0)?;
+            if app.am_container == Some(c.1) {
+                return None;
+            }
+            Some((c, app.app_id, state.containers.get(&c)?.resource, app.queue))
+        })
+        .collect();
+    running.sort_by_key(|&(c, app_id, _, _)| std::cmp::Reverse((app_id, c.1.attempt, c.1.number)));
+    let mut chosen: Vec<(ContainerRef, Resource, QueueIndex)> = Vec::new();
+    let mut taken = Resource::ZERO;
+    let mut met = false;
+    for (c, _, size, queue) in running {
+        let Some(q) = quota.get_mut(&queue) else { continue };
+        if !(calc.fits_in(size, *q) && calc.fits_in(size, *allowed)) {
+            continue;
+        }
+        if !read_only {
+            *q = sub(*q, size);
+            *allowed = sub(*allowed, size);
+        }
+        if !sel.chosen_set.contains(&c) {
+            chosen.push((c, size, queue));
+            taken = add(taken, size);
+        }
+        room = add(room, size);
+        if calc.fits_in(reserved, room) {
+            met = true;
+            break;
+        }
+    }
+    if !met {
+        if !read_only {
+            for (_, size, queue) in chosen {
+                if let Some(q) = quota.get_mut(&queue) {
+                    *q = add(*q, size);
+                }
+            }
+        }
+        return None;
+    }
+    Some((calc.ratio(taken, reserved), chosen.into_iter().map(|(c, _, _)| c).collect()))
+}
