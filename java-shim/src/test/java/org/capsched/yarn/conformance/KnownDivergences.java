@@ -38,6 +38,15 @@ final class KnownDivergences {
     // file said where ours have not.
     CHECKS.put("half-applied-refusal", (apache, ours) -> "refused".equals(apache.get("refresh"))
         && "refused".equals(ours.get("refresh")) && statesDiffer(apache, ours));
+    // Apache's leaf lists an application that max-parallel-apps still holds among its
+    // pending ones (more active and pending than runnable); ours does not.
+    CHECKS.put("unrunnable-made-pending", (apache, ours) -> !leavesListOnlyRunnable(apache)
+        && leavesListOnlyRunnable(ours));
+    // Apache's REST view shows a leaf's reservations where its queue metrics do not (a
+    // moved application's reservation left in its old leaf's books); ours shows them
+    // where its metrics do.
+    CHECKS.put("moved-reservation-left-behind", (apache, ours) -> !restReservedMatchesMetrics(apache)
+        && restReservedMatchesMetrics(ours));
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
         .anyMatch(q -> !java.util.Objects.equals(apache.get(q), ours.get(q))) && staleQueues(ours).isEmpty());
   }
@@ -118,7 +127,8 @@ final class KnownDivergences {
   private static boolean miscountedUser(Map<String, String> apache, Map<String, String> ours) {
     boolean negative = apache.entrySet().stream()
         .anyMatch(f -> f.getKey().startsWith("queue-user ") && f.getValue().contains("pending=-"));
-    return negative || forgottenActiveUser(apache, ours) || ours.entrySet().stream().anyMatch(f -> {
+    return negative || forgottenActiveUser(apache, ours) || droppedFromActiveSet(apache, ours)
+        || ours.entrySet().stream().anyMatch(f -> {
       String a = apache.get(f.getKey());
       return f.getKey().startsWith("queue-user ") && (a != null && a.contains("pending=-")
           || a != null && a.startsWith("used=0MB/0 ") && !f.getValue().startsWith("used=0MB/0 ")
@@ -149,6 +159,32 @@ final class KnownDivergences {
       return counts != null && ourCounts != null
           && withoutLimit(counts).equals(withoutLimit(ourCounts));
     });
+  }
+
+  /**
+   * A leaf where Apache's active-users set (the users its limit is shared among) lacks
+   * some of ours while its count of active users still includes them: Apache forgot a
+   * user while an application of its still counted it active (its count can then drift
+   * above ours as well).
+   */
+  private static boolean droppedFromActiveSet(Map<String, String> apache, Map<String, String> ours) {
+    return ours.entrySet().stream().anyMatch(f -> {
+      if (!f.getKey().startsWith("queue-active-users ")) {
+        return false;
+      }
+      String a = apache.get(f.getKey());
+      if (a == null || field(a, "count=") < field(f.getValue(), "count=")) {
+        return false;
+      }
+      java.util.List<String> theirs = usersOf(a);
+      java.util.List<String> mine = usersOf(f.getValue());
+      return theirs.size() < field(a, "count=") && mine.containsAll(theirs) && mine.size() > theirs.size();
+    });
+  }
+
+  private static java.util.List<String> usersOf(String activeUsers) {
+    String list = activeUsers.substring(activeUsers.indexOf("users=") + "users=".length());
+    return list.isEmpty() ? java.util.Collections.emptyList() : java.util.Arrays.asList(list.split(","));
   }
 
   /** A user's facts less its user limit. */
@@ -190,6 +226,36 @@ final class KnownDivergences {
     }
     return sums.entrySet().stream()
         .allMatch(e -> e.getValue() == Integer.parseInt(snapshot.get("queue-runnable " + e.getKey())));
+  }
+
+  /** Whether every queue's reserved memory in the REST view is what its metrics say. */
+  private static boolean restReservedMatchesMetrics(Map<String, String> snapshot) {
+    String prefix = "rest ";
+    String suffix = " | resources.resourceUsagesByPartition[].reserved.memory";
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      if (f.getKey().startsWith(prefix) && f.getKey().endsWith(suffix)) {
+        String queue = f.getKey().substring(prefix.length(), f.getKey().length() - suffix.length());
+        String metrics = snapshot.get("metrics " + queue + " | ReservedMB");
+        if (metrics != null && !metrics.equals(f.getValue())) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Whether no leaf has more active and pending applications than runnable ones. */
+  private static boolean leavesListOnlyRunnable(Map<String, String> snapshot) {
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      if (f.getKey().startsWith("queue-limits ")) {
+        String runnable = snapshot.get("queue-runnable " + f.getKey().substring("queue-limits ".length()));
+        if (runnable != null
+            && field(f.getValue(), "active=") + field(f.getValue(), "pending=") > Integer.parseInt(runnable)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** The number after {@code name} in a fact's value. */

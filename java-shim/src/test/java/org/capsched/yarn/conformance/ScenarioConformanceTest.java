@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -137,13 +138,21 @@ public class ScenarioConformanceTest {
   static List<String> outcomes(List<Map<String, String>> snapshots) {
     boolean marked = false;
     boolean killed = false;
+    Set<String> selectors = new TreeSet<>();
     for (Map<String, String> facts : snapshots) {
       for (Map.Entry<String, String> e : facts.entrySet()) {
         marked |= e.getKey().startsWith("app ") && e.getValue().contains("told-preempted=");
         killed |= e.getKey().startsWith("preempted ");
       }
+      String chose = facts.get("preemption-selectors");
+      if (chose != null) {
+        selectors.addAll(Arrays.asList(chose.split(",")));
+      }
     }
     List<String> out = new ArrayList<>();
+    for (String selector : selectors) {
+      out.add("preemption-chosen-by-" + selector);
+    }
     if (marked) {
       out.add("preemption-marked");
     }
@@ -185,6 +194,10 @@ public class ScenarioConformanceTest {
     TreeSet<String> keys = new TreeSet<>(apache.keySet());
     keys.addAll(ours.keySet());
     for (String k : keys) {
+      if (k.equals("preemption-selectors")) {
+        // Apache's policy only (which of its selectors chose): for the coverage report.
+        continue;
+      }
       if (k.startsWith("queue-runnable ")) {
         // Internal books (what max-parallel-apps counts per queue), not shown to anyone:
         // compared by their consequences, read by divergences.txt's checks.

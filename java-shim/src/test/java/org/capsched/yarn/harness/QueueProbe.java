@@ -4,6 +4,9 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
@@ -80,6 +83,11 @@ final class QueueProbe {
             resource(u.getResourcesUsed()), resource(u.getAMResourcesUsed()), weighted,
             u.getNumActiveApplications(), u.getNumPendingApplications(), u.getUserWeight()));
       }
+      Set<String> active = new TreeSet<>(activeUsersSet(leaf.getUsersManager()));
+      int count = leaf.getUsersManager().getNumActiveUsers();
+      if (count > 0 || !active.isEmpty()) {
+        facts.put("queue-active-users " + q.getQueuePath(), activeUsers(count, active));
+      }
     }
     List<CSQueue> children = q.getChildQueues();
     if (children != null) {
@@ -87,6 +95,25 @@ final class QueueProbe {
         apache(scheduler, child, facts);
       }
     }
+  }
+
+  /**
+   * The users Apache shares a leaf among (its active-users set, which its user limit and
+   * REST view read; its count of active users is kept apart and can disagree).
+   */
+  @SuppressWarnings("unchecked")
+  private static Set<String> activeUsersSet(UsersManager users) {
+    try {
+      java.lang.reflect.Field f = UsersManager.class.getDeclaredField("activeUsersSet");
+      f.setAccessible(true);
+      return (Set<String>) f.get(users);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read Apache's active users", e);
+    }
+  }
+
+  private static String activeUsers(int count, Set<String> users) {
+    return "count=" + count + " users=" + String.join(",", users);
   }
 
   /**
@@ -157,6 +184,15 @@ final class QueueProbe {
       facts.put("queue-user " + queues.get(users.queueIndex(u)).getPath() + " " + users.name(u),
           user(users.used(u), users.amUsed(u), users.limit(u), users.activeApplications(u),
               users.pendingApplications(u), users.weight(u)));
+    }
+    Map<String, Set<String>> active = new TreeMap<>();
+    for (int u = 0; u < users.size(); u++) {
+      if (users.isActive(u)) {
+        active.computeIfAbsent(queues.get(users.queueIndex(u)).getPath(), k -> new TreeSet<>()).add(users.name(u));
+      }
+    }
+    for (Map.Entry<String, Set<String>> e : active.entrySet()) {
+      facts.put("queue-active-users " + e.getKey(), activeUsers(e.getValue().size(), e.getValue()));
     }
   }
 

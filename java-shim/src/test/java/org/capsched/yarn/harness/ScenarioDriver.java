@@ -131,6 +131,11 @@ public final class ScenarioDriver implements AutoCloseable {
   /** The preemption policy the {@code preempt} step runs, made at its first round. */
   private SchedulingEditPolicy preemption;
   /**
+   * Apache's policy only: the selectors that chose containers in some round (simple class
+   * names), for the coverage report — which of its selectors a scenario reached.
+   */
+  private final Set<String> selectorsThatChose = new TreeSet<>();
+  /**
    * Per application, the containers its AM was told it will lose ({@code PreemptionMessage}),
    * by number, in the order told.
    */
@@ -641,8 +646,27 @@ public final class ScenarioDriver implements AutoCloseable {
       preemption.init(conf, rm.getRMContext(), scheduler);
     }
     preemption.editSchedule();
+    if (preemption instanceof ProportionalCapacityPreemptionPolicy) {
+      noteSelectorsThatChose((ProportionalCapacityPreemptionPolicy) preemption);
+    }
     rm.drainEvents();
     allocateAll();
+  }
+
+  /** Reads the round's candidates per selector, which Apache's policy keeps for its tests. */
+  private void noteSelectorsThatChose(ProportionalCapacityPreemptionPolicy policy) throws Exception {
+    java.lang.reflect.Method perSelector =
+        ProportionalCapacityPreemptionPolicy.class.getDeclaredMethod("getToPreemptCandidatesPerSelector");
+    perSelector.setAccessible(true);
+    Map<?, ?> chosen = (Map<?, ?>) perSelector.invoke(policy);
+    if (chosen == null) {
+      return;
+    }
+    for (Map.Entry<?, ?> e : chosen.entrySet()) {
+      if (!((Map<?, ?>) e.getValue()).isEmpty()) {
+        selectorsThatChose.add(e.getKey().getClass().getSimpleName());
+      }
+    }
   }
 
   /** {@code count=N}, {@code count=all} or a bare {@code all}; null for all. */
@@ -841,6 +865,9 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (expectation != null) {
       facts.put("expect", expectation);
+    }
+    if (!selectorsThatChose.isEmpty()) {
+      facts.put("preemption-selectors", String.join(",", selectorsThatChose));
     }
     if (withRestView) {
       Set<String> live = new TreeSet<>();
