@@ -28,12 +28,14 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, leaves: &[Que
         .collect();
     // A dry run over the reserved nodes, in the scheduler's map order, keeps those whose
     // reservation could be met; the cheapest go first (a stable sort).
-    let mut keys: Vec<NodeKey> = state.nodes.iter().filter(|(_, n)| n.reservation.is_some()).map(|(&k, _)| k).collect();
+    // (The order of every node in the scheduler's map, as it depends on the map's size.)
+    let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
     keys.sort_unstable();
     let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
     let mut costs: Vec<(f32, NodeKey)> = java_order::node_map_order(&ids)
         .into_iter()
         .map(|i| keys[i])
+        .filter(|node| state.nodes[node].reservation.is_some())
         .filter_map(|node| {
             let mut allowed = sel.allowed;
             on_node(state, calc, node, &mut quota, &mut allowed, sel, true).map(|(cost, _)| (cost, node))

@@ -162,29 +162,28 @@ final class KnownDivergences {
   }
 
   /**
-   * A leaf where Apache's active-users set (the users its limit is shared among) lacks
-   * some of ours while its count of active users still includes them: Apache forgot a
-   * user while an application of its still counted it active (its count can then drift
-   * above ours as well).
+   * A leaf whose active-users set (the users Apache shares its limit among) lacks users of
+   * ours that Apache's count of active users still includes: Apache forgot a user while an
+   * application of its still counted it active.
    */
   private static boolean droppedFromActiveSet(Map<String, String> apache, Map<String, String> ours) {
     return ours.entrySet().stream().anyMatch(f -> {
       if (!f.getKey().startsWith("queue-active-users ")) {
         return false;
       }
-      String a = apache.get(f.getKey());
-      if (a == null || field(a, "count=") < field(f.getValue(), "count=")) {
-        return false;
-      }
-      java.util.List<String> theirs = usersOf(a);
+      String leaf = f.getKey().substring("queue-active-users ".length());
+      java.util.List<String> theirs = usersOf(apache.get(f.getKey()));
       java.util.List<String> mine = usersOf(f.getValue());
-      return theirs.size() < field(a, "count=") && mine.containsAll(theirs) && mine.size() > theirs.size();
+      String count = apache.get("queue-active-count " + leaf);
+      int missing = (int) mine.stream().filter(u -> !theirs.contains(u)).count();
+      return missing > 0 && mine.containsAll(theirs) && count != null
+          && Integer.parseInt(count) - theirs.size() >= missing;
     });
   }
 
   private static java.util.List<String> usersOf(String activeUsers) {
-    String list = activeUsers.substring(activeUsers.indexOf("users=") + "users=".length());
-    return list.isEmpty() ? java.util.Collections.emptyList() : java.util.Arrays.asList(list.split(","));
+    return activeUsers == null || activeUsers.isEmpty() ? java.util.Collections.emptyList()
+        : java.util.Arrays.asList(activeUsers.split(","));
   }
 
   /** A user's facts less its user limit. */

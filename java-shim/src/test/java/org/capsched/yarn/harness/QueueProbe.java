@@ -84,9 +84,12 @@ final class QueueProbe {
             u.getNumActiveApplications(), u.getNumPendingApplications(), u.getUserWeight()));
       }
       Set<String> active = new TreeSet<>(activeUsersSet(leaf.getUsersManager()));
+      if (!active.isEmpty()) {
+        facts.put("queue-active-users " + q.getQueuePath(), String.join(",", active));
+      }
       int count = leaf.getUsersManager().getNumActiveUsers();
-      if (count > 0 || !active.isEmpty()) {
-        facts.put("queue-active-users " + q.getQueuePath(), activeUsers(count, active));
+      if (count > 0) {
+        facts.put("queue-active-count " + q.getQueuePath(), Integer.toString(count));
       }
     }
     List<CSQueue> children = q.getChildQueues();
@@ -99,7 +102,9 @@ final class QueueProbe {
 
   /**
    * The users Apache shares a leaf among (its active-users set, which its user limit and
-   * REST view read; its count of active users is kept apart and can disagree).
+   * REST view read). Its count of active users is kept apart and drifts from the set when
+   * it forgets a user still counted (divergences.txt: miscounted-user). Neither is
+   * compared; the check that recognises that divergence reads both.
    */
   @SuppressWarnings("unchecked")
   private static Set<String> activeUsersSet(UsersManager users) {
@@ -110,10 +115,6 @@ final class QueueProbe {
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot read Apache's active users", e);
     }
-  }
-
-  private static String activeUsers(int count, Set<String> users) {
-    return "count=" + count + " users=" + String.join(",", users);
   }
 
   /**
@@ -192,7 +193,7 @@ final class QueueProbe {
       }
     }
     for (Map.Entry<String, Set<String>> e : active.entrySet()) {
-      facts.put("queue-active-users " + e.getKey(), activeUsers(e.getValue().size(), e.getValue()));
+      facts.put("queue-active-users " + e.getKey(), String.join(",", e.getValue()));
     }
   }
 
