@@ -52,17 +52,8 @@ public class PreemptionIT {
   public void aBusyQueueGetsItsGuaranteeBackThroughPreemption() throws Exception {
     Path xml = Files.createTempFile("preemption-", ".xml");
     Files.write(xml, XML.getBytes(StandardCharsets.UTF_8));
-    Configuration site = new Configuration(false);
-    site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
-    // Rounds every half second, kills two seconds after the mark, and each round seeks
-    // all of the excess: a test-sized version of an operator's settings.
-    String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
-    site.set(policy + "monitoring_interval", "500");
-    site.set(policy + "max_wait_before_kill", "2000");
-    site.set(policy + "natural_termination_factor", "1.0");
-    site.set(policy + "total_preemption_per_round", "1.0");
-    site.set(YarnConfiguration.RM_APPLICATION_MASTER_SERVICE_PROCESSORS,
-        PreemptionMessages.class.getName());
+    // Each round seeks all of the excess.
+    Configuration site = site("natural_termination_factor", "1.0");
     try (MiniCluster cluster = MiniCluster.start("preemption", 2, xml, site);
         YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.config());
@@ -85,18 +76,7 @@ public class PreemptionIT {
       System.out.println("PreemptionIT: queue b waited " + waited + " ms for its guarantee");
 
       ApplicationReport wideApp = application(yarn, "a");
-      ApplicationAttemptId attempt = wideApp.getCurrentApplicationAttemptId();
-      Set<ContainerId> told = PreemptionMessages.TOLD.getOrDefault(attempt, Collections.emptySet());
-      assertTrue("a's AM was told of at least 8 containers, told " + told, told.size() >= 8);
-      // The AM hears of its ended containers at its next heartbeat.
-      Wait.until(30_000, () -> PreemptionMessages.PREEMPTED.getOrDefault(attempt,
-          Collections.emptySet()).size() >= 8, () -> "a's AM sees 8 containers end PREEMPTED: "
-          + PreemptionMessages.PREEMPTED.get(attempt));
-      Set<ContainerId> preempted = PreemptionMessages.PREEMPTED.get(attempt);
-      assertTrue("every container ended as preempted was announced first: told " + told
-          + ", preempted " + preempted, told.containsAll(preempted));
-      assertFalse("the AM container is spared", preempted.stream().anyMatch(
-          c -> c.getContainerId() == 1));
+      assertToldThenPreempted(wideApp.getCurrentApplicationAttemptId(), 8);
       assertTrue("queue a counts its preempted containers: " + a.getAggregatePreemptedContainers(),
           a.getAggregatePreemptedContainers() >= 8);
       assertEquals(512L * a.getAggregatePreemptedContainers(), a.getAggregateMemoryMBPreempted());
@@ -133,18 +113,10 @@ public class PreemptionIT {
         + prop("yarn.scheduler.capacity.root.b.capacity", "50")
         + prop("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5")
         + "</configuration>\n").getBytes(StandardCharsets.UTF_8));
-    Configuration site = new Configuration(false);
-    site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    Configuration site = site("intra-queue-preemption.enabled", "true",
+        "intra-queue-preemption.preemption-order-policy", "priority_first",
+        "intra-queue-preemption.max-allowable-limit", "0.5");
     site.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 10);
-    String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
-    site.set(policy + "monitoring_interval", "500");
-    site.set(policy + "max_wait_before_kill", "2000");
-    site.set(policy + "total_preemption_per_round", "1.0");
-    site.set(policy + "intra-queue-preemption.enabled", "true");
-    site.set(policy + "intra-queue-preemption.preemption-order-policy", "priority_first");
-    site.set(policy + "intra-queue-preemption.max-allowable-limit", "0.5");
-    site.set(YarnConfiguration.RM_APPLICATION_MASTER_SERVICE_PROCESSORS,
-        PreemptionMessages.class.getName());
     try (MiniCluster cluster = MiniCluster.start("intra-preemption", 2, xml, site);
         YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.config());
@@ -163,15 +135,7 @@ public class PreemptionIT {
       System.out.println("PreemptionIT: the high-priority application waited "
           + (System.currentTimeMillis() - start) + " ms for its containers");
 
-      ApplicationAttemptId attempt = application(yarn, "a", 1).getCurrentApplicationAttemptId();
-      Set<ContainerId> told = PreemptionMessages.TOLD.getOrDefault(attempt, Collections.emptySet());
-      assertTrue("the low-priority AM was told of at least 4 containers, told " + told, told.size() >= 4);
-      Wait.until(30_000, () -> PreemptionMessages.PREEMPTED.getOrDefault(attempt,
-          Collections.emptySet()).size() >= 4, () -> "the low-priority AM sees 4 containers end PREEMPTED: "
-          + PreemptionMessages.PREEMPTED.get(attempt));
-      Set<ContainerId> preempted = PreemptionMessages.PREEMPTED.get(attempt);
-      assertTrue("announced first: told " + told + ", preempted " + preempted, told.containsAll(preempted));
-      assertFalse("the AM container is spared", preempted.stream().anyMatch(c -> c.getContainerId() == 1));
+      assertToldThenPreempted(application(yarn, "a", 1).getCurrentApplicationAttemptId(), 4);
       assertTrue("queue a counts its preempted containers: " + a.getAggregatePreemptedContainers(),
           a.getAggregatePreemptedContainers() >= 4);
       ApplicationAttemptId highAttempt = application(yarn, "a", 5).getCurrentApplicationAttemptId();
@@ -184,6 +148,44 @@ public class PreemptionIT {
       low.join(60_000);
       high.join(60_000);
     }
+  }
+
+  /**
+   * The operator's yarn-site.xml keys, test-sized: the monitor on, rounds every half
+   * second, kills two seconds after the mark, each round free to take the whole cluster,
+   * and the AM service recording what AMs are told; then the policy keys given, in pairs
+   * (without their prefix).
+   */
+  private static Configuration site(String... policyKeys) {
+    Configuration site = new Configuration(false);
+    site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
+    String policy = "yarn.resourcemanager.monitor.capacity.preemption.";
+    site.set(policy + "monitoring_interval", "500");
+    site.set(policy + "max_wait_before_kill", "2000");
+    site.set(policy + "total_preemption_per_round", "1.0");
+    for (int i = 0; i < policyKeys.length; i += 2) {
+      site.set(policy + policyKeys[i], policyKeys[i + 1]);
+    }
+    site.set(YarnConfiguration.RM_APPLICATION_MASTER_SERVICE_PROCESSORS,
+        PreemptionMessages.class.getName());
+    return site;
+  }
+
+  /**
+   * The attempt's AM was told of at least {@code n} containers it would lose, then saw at
+   * least {@code n} end PREEMPTED (at its next heartbeats), each announced first, and never
+   * its own.
+   */
+  private static void assertToldThenPreempted(ApplicationAttemptId attempt, int n) throws Exception {
+    Set<ContainerId> told = PreemptionMessages.TOLD.getOrDefault(attempt, Collections.emptySet());
+    assertTrue(attempt + "'s AM was told of at least " + n + " containers, told " + told, told.size() >= n);
+    Wait.until(30_000, () -> PreemptionMessages.PREEMPTED.getOrDefault(attempt,
+        Collections.emptySet()).size() >= n, () -> attempt + "'s AM sees " + n + " containers end PREEMPTED: "
+        + PreemptionMessages.PREEMPTED.get(attempt));
+    Set<ContainerId> preempted = PreemptionMessages.PREEMPTED.get(attempt);
+    assertTrue("every container ended as preempted was announced first: told " + told
+        + ", preempted " + preempted, told.containsAll(preempted));
+    assertFalse("the AM container is spared", preempted.stream().anyMatch(c -> c.getContainerId() == 1));
   }
 
   /** A DistributedShell of {@code containers} long-running 512 MB containers in {@code queue}. */
