@@ -629,9 +629,7 @@ public final class SideBySideBenchmark {
     }
     if (parts.contains("f")) {
       report.section("(f) one capacity preemption round with the cluster full (" + largest
-          + "; half the leaves at twice their guarantee, the others asking"
-          + (Boolean.getBoolean("capsched.bench.intra-queue")
-              ? "; intra-queue and reserved-container selectors on" : "") + "), milliseconds",
+          + "; half the leaves at twice their guarantee, the others asking), milliseconds",
           "| | round (median of 5) | longest round | containers marked | longest heartbeat"
               + " during rounds | longest heartbeat otherwise |",
           "|---|---|---|---|---|---|");
@@ -655,15 +653,9 @@ public final class SideBySideBenchmark {
    */
   static double[] preemption(Class<? extends ResourceScheduler> type, Shape s, String calc,
       int rounds) throws Exception {
-    String policyKeys = "<property><name>yarn.resourcemanager.scheduler.monitor.enable</name>"
-        + "<value>true</value></property>";
-    if (Boolean.getBoolean("capsched.bench.intra-queue")) {
-      // Every selector that can run on this cluster: within queues, and for reservations.
-      String prefix = "yarn.resourcemanager.monitor.capacity.preemption.";
-      policyKeys += "<property><name>" + prefix + "intra-queue-preemption.enabled</name><value>true</value></property>"
-          + "<property><name>" + prefix + "select_based_on_reserved_containers</name><value>true</value></property>";
-    }
-    String xml = config(s, calc, 0, 0).replace("</configuration>", policyKeys + "</configuration>");
+    String xml = config(s, calc, 0, 0).replace("</configuration>",
+        "<property><name>yarn.resourcemanager.scheduler.monitor.enable</name>"
+            + "<value>true</value></property></configuration>");
     try (Cluster c = new Cluster(type, xml, s)) {
       int leaves = s.queues();
       int share = Math.max(1, s.slots() / s.apps);
