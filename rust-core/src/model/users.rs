@@ -75,30 +75,30 @@ impl PendingUsersCount {
     /// A user-limit lookup: counts the users again if the cache was invalidated since the
     /// last count.
     pub fn look_up<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
-        if self.counted_at != Some(self.version) {
-            self.count = only_pending(users);
-            self.counted_at = Some(self.version);
-        }
+        let at = self.counted_at;
+        self.counted_at = self.recount_if_stale(at, users);
     }
 
     /// A lookup of the limit counting all users (intra-queue preemption's): counts the
     /// users again if that limit was invalidated since it was last worked out.
     pub fn look_up_among_all<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
-        if self.counted_among_all_at != Some(self.version) {
-            self.count = only_pending(users);
-            self.counted_among_all_at = Some(self.version);
+        let at = self.counted_among_all_at;
+        self.counted_among_all_at = self.recount_if_stale(at, users);
+    }
+
+    /// Counts the users whose applications all wait for activation, unless the cached
+    /// limit worked out at version `at` is still current; returns the version now current.
+    fn recount_if_stale<'a>(&mut self, at: Option<u64>, users: impl Iterator<Item = &'a UserState>) -> Option<u64> {
+        if at != Some(self.version) {
+            self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
         }
+        Some(self.version)
     }
 
     /// The count as of the last lookup that took it.
     pub fn get(&self) -> usize {
         self.count
     }
-}
-
-/// Users whose applications all wait for activation.
-fn only_pending<'a>(users: impl Iterator<Item = &'a UserState>) -> usize {
-    users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count()
 }
 
 #[cfg(test)]

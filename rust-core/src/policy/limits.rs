@@ -138,25 +138,25 @@ pub struct QueueForUserLimit {
 /// - capped at `guarantee × user-limit-factor` (or the queue's maximum when the factor is
 ///   -1), rounded up to the minimum allocation.
 pub fn user_limit(calc: ResourceCalculator, q: &QueueForUserLimit) -> Resource {
-    limit_for_unit_weight(calc, q, q.active_users_used.plus(q.minimum_allocation), q.active_users_weight)
+    let capacities = capacities_for_user_limit(calc, q);
+    limit_for_unit_weight(calc, q, capacities, q.active_users_used.plus(q.minimum_allocation), q.active_users_weight)
 }
 
 /// The limit for one unit of user weight counting every user of the queue, active or not
 /// (Apache's `computeUserLimit` for all users, which intra-queue preemption reads): the
 /// queue's current capacity shared by all their weights, with the same floor and ceiling.
 pub fn user_limit_among_all(calc: ResourceCalculator, q: &QueueForUserLimit, all_users_weight: f64) -> Resource {
-    let (_, current_capacity) = capacities_for_user_limit(calc, q);
-    limit_for_unit_weight(calc, q, current_capacity, all_users_weight)
+    let capacities = capacities_for_user_limit(calc, q);
+    limit_for_unit_weight(calc, q, capacities, capacities.1, all_users_weight)
 }
 
-/// The limit for `user` in `queue` counting all its users (see [`user_limit_among_all`]),
-/// weight applied.
-pub fn limit_for_user_among_all(state: &State, queue: QueueIndex, user: &str) -> Resource {
+/// [`user_limit_among_all`] for `queue` as it stands, its users' weights summed in single
+/// precision as Apache sums them; [`weighted_limit`] gives each user's.
+pub fn unit_limit_among_all(state: &State, queue: QueueIndex) -> Resource {
     let q = state.queues.get(queue);
     let weights = &q.config.user_weights;
     let all_weight: f32 = q.users.keys().map(|name| weights.get(name).copied().unwrap_or(1.0) as f32).sum();
-    let unit = user_limit_among_all(state.calculator(), &user_limit_inputs(state, queue), f64::from(all_weight));
-    weighted_limit(state, queue, unit, user)
+    user_limit_among_all(state.calculator(), &user_limit_inputs(state, queue), f64::from(all_weight))
 }
 
 /// The queue's capacity for the formula (its guarantee, at least one minimum allocation)
@@ -178,10 +178,10 @@ fn capacities_for_user_limit(calc: ResourceCalculator, q: &QueueForUserLimit) ->
 fn limit_for_unit_weight(
     calc: ResourceCalculator,
     q: &QueueForUserLimit,
+    (queue_capacity, current_capacity): (Resource, Resource),
     resource_used: Resource,
     weight: f64,
 ) -> Resource {
-    let (queue_capacity, current_capacity) = capacities_for_user_limit(calc, q);
     let share = calc.divide_and_ceil(resource_used, weight);
     let floor = calc.divide_and_ceil(current_capacity.scaled(q.minimum_user_limit_percent), 100.0);
     let limit = calc.max(q.cluster, share, floor);

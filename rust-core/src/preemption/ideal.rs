@@ -11,7 +11,7 @@ use crate::ids::QueueIndex;
 use crate::model::State;
 use crate::policy::limits;
 use crate::resource::Resource;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Ordering;
 
 /// One queue as the round sees it (Apache's `TempQueuePerPartition`).
@@ -151,12 +151,12 @@ fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
 #[derive(Debug, Default)]
 pub(super) struct UnderServed {
     order: Vec<QueueIndex>,
-    seen: HashMap<QueueIndex, ()>,
+    seen: HashSet<QueueIndex>,
 }
 
 impl UnderServed {
     fn add(&mut self, q: QueueIndex) {
-        if self.seen.insert(q, ()).is_none() {
+        if self.seen.insert(q) {
             self.order.push(q);
         }
     }

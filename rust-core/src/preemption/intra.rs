@@ -165,11 +165,12 @@ fn leaf_demand(
     let size_based = q.config.fair_size_based_weight;
     let mut users: Vec<TempUser> = Vec::new();
     let mut user_index: HashMap<&str, usize> = HashMap::default();
+    let unit_limit = limits::unit_limit_among_all(state, tq.queue);
     let mut temp: Vec<TempApp> = Vec::with_capacity(apps.len());
     for &(key, a) in &apps {
         let user = *user_index.entry(a.user.as_str()).or_insert_with(|| {
             let am_used = am_by_user.get(a.user.as_str()).copied().unwrap_or(Resource::ZERO);
-            let limit = limits::limit_for_user_among_all(state, tq.queue, &a.user);
+            let limit = limits::weighted_limit(state, tq.queue, unit_limit, &a.user);
             users.push(TempUser {
                 name: a.user.clone(),
                 used: q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used),
@@ -366,21 +367,20 @@ pub(super) fn deduct_selected(state: &State, leaves: &mut [Leaf], calc: Calc, se
 }
 
 /// Containers toward each leaf's total, from its giving applications, the lowest priority
-/// first. `intra_disabled` tells the leaves whose applications may not be taken from for
-/// one another.
+/// first (none in leaves whose switch turns intra-queue preemption off).
 pub(super) fn select(
     state: &State,
     calc: Calc,
     settings: &Settings,
     under_served: &UnderServed,
     leaves: &[Leaf],
-    intra_disabled: impl Fn(QueueIndex) -> bool,
+    tqs: &[TempQueue],
     sel: &mut Selection,
 ) {
     let cluster = state.cluster;
     let user_limit_first = settings.intra_queue_order == IntraQueueOrder::UserLimitFirst;
     for &queue in under_served.queues() {
-        if intra_disabled(queue) {
+        if tqs[queue].intra_disabled {
             continue;
         }
         // A leaf left out of the demand owes nothing.

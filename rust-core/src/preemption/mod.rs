@@ -174,7 +174,7 @@ impl Preemption {
         if settings.intra_queue_enabled {
             let mut intra_leaves = intra::demand(state, &tqs, calc, settings, &under_served, &sel);
             intra::deduct_selected(state, &mut intra_leaves, calc, &sel);
-            intra::select(state, calc, settings, &under_served, &intra_leaves, |q| tqs[q].intra_disabled, &mut sel);
+            intra::select(state, calc, settings, &under_served, &intra_leaves, &tqs, &mut sel);
             looked_up_among_all.extend(intra::looked_up(&intra_leaves));
         }
         if log::log_enabled!(log::Level::Debug) {
