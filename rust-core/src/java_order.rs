@@ -61,6 +61,72 @@ pub fn hash_map_order(keys: &[&str], most_entries: usize) -> Vec<usize> {
     order
 }
 
+/// YARN's `ContainerId.hashCode` for container `number` (the whole `long` id, epoch bits
+/// included) of attempt `attempt` of application `app_id` (cluster timestamp, sequence).
+pub fn container_id_hash(app_id: (i64, i32), attempt: i32, number: i64) -> i32 {
+    let (timestamp, id) = app_id;
+    let application = 371_237i32
+        .wrapping_mul(371_237i32.wrapping_mul(6521).wrapping_add((timestamp ^ (timestamp >> 32)) as i32))
+        .wrapping_add(id);
+    let attempt_hash =
+        347_671i32.wrapping_mul(347_671i32.wrapping_mul(5501).wrapping_add(application)).wrapping_add(attempt);
+    let unsigned = number as u64;
+    ((unsigned ^ (unsigned >> 32)) as i32).wrapping_mul(31).wrapping_add(attempt_hash)
+}
+
+/// The order a default `HashMap` iterates keys with Java hashes `hashes` (given in
+/// insertion order), having held at most `most_entries` at once. Returns indices.
+pub fn hash_order(hashes: &[i32], most_entries: usize) -> Vec<usize> {
+    let capacity = table_size(most_entries.max(hashes.len()));
+    let mut order: Vec<usize> = (0..hashes.len()).collect();
+    order.sort_by_key(|&i| bucket_of(hashes[i], capacity));
+    order
+}
+
+/// Sorts `v` as `java.util.Collections.sort` (TimSort) does. For fewer than 32 elements
+/// that is a binary insertion sort after the leading run, step for step, so that a
+/// comparator that is not transitive (Apache's queue-priority preemption has one) leaves
+/// the same order as in Java; longer slices get Rust's stable sort, which agrees with
+/// TimSort for every consistent comparator.
+pub fn sort_like_java<T: Copy>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    use std::cmp::Ordering::Less;
+    let n = v.len();
+    if n < 2 {
+        return;
+    }
+    if n >= 32 {
+        v.sort_by(cmp);
+        return;
+    }
+    // countRunAndMakeAscending: the leading run, reversed if strictly descending.
+    let mut run = 2;
+    if cmp(&v[1], &v[0]) == Less {
+        while run < n && cmp(&v[run], &v[run - 1]) == Less {
+            run += 1;
+        }
+        v[..run].reverse();
+    } else {
+        while run < n && cmp(&v[run], &v[run - 1]) != Less {
+            run += 1;
+        }
+    }
+    // binarySort from the end of the run: each element goes after every equal one.
+    for start in run..n {
+        let pivot = v[start];
+        let (mut left, mut right) = (0, start);
+        while left < right {
+            let mid = (left + right) / 2;
+            if cmp(&pivot, &v[mid]) == Less {
+                right = mid;
+            } else {
+                left = mid + 1;
+            }
+        }
+        v.copy_within(left..start, left + 1);
+        v[left] = pivot;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +160,45 @@ mod tests {
         assert_eq!(table_size(12), 16);
         assert_eq!(table_size(13), 32);
         assert_eq!(table_size(25), 64);
+    }
+
+    #[test]
+    fn container_id_hash_matches_yarn() {
+        // ContainerId.newContainerId(ApplicationAttemptId.newInstance(
+        //     ApplicationId.newInstance(1_700_000_000_000L, 7), 2), 5).hashCode()
+        assert_eq!(container_id_hash((1_700_000_000_000, 7), 2, 5), -1_300_828_381);
+        // The same container number in epoch 3.
+        assert_eq!(container_id_hash((1_700_000_000_000, 7), 2, (3 << 40) | 5), -1_300_804_573);
+    }
+
+    #[test]
+    fn sorting_follows_javas_steps_for_a_comparator_that_is_not_transitive() {
+        // Rock, paper, scissors: every pair is ordered, yet there is a cycle. What
+        // java.util.Collections.sort leaves for each input (run on OpenJDK 17).
+        let beats = |a: &char, b: &char| matches!((a, b), ('R', 'S') | ('S', 'P') | ('P', 'R'));
+        let cmp = |a: &char, b: &char| {
+            if beats(a, b) {
+                std::cmp::Ordering::Less
+            } else if beats(b, a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        };
+        for (input, java) in [
+            ("RSP", "RSP"),
+            ("SRP", "PRS"),
+            ("PSR", "RSP"),
+            ("RPSR", "RSPR"),
+            ("SPRRPS", "SSPPRR"),
+            ("PPRSSR", "PPRRSS"),
+        ] {
+            let mut v: Vec<char> = input.chars().collect();
+            sort_like_java(&mut v, cmp);
+            assert_eq!(v.iter().collect::<String>(), java, "sorting {input}");
+        }
+        let mut stable = [(1, 'a'), (0, 'b'), (1, 'c'), (0, 'd')];
+        sort_like_java(&mut stable, |x, y| x.0.cmp(&y.0));
+        assert_eq!(stable, [(0, 'b'), (0, 'd'), (1, 'a'), (1, 'c')]);
     }
 }

@@ -55,6 +55,13 @@ pub struct PreemptionSettings {
     pub intra_queue_order: IntraQueueOrder,
     /// `intra-queue-preemption.conservative-drf`.
     pub intra_queue_conservative_drf: bool,
+    /// `yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled`:
+    /// first of all, a reservation of a queue below its guarantee takes the room it needs
+    /// on its node from queues of lower priority (under `priority-utilization` parents).
+    pub under_utilized_enabled: bool,
+    /// `…underutilized-preemption.reserved-container-delay-ms`: how long a reservation
+    /// waits before it may take room that way (wall-clock time, as Apache's).
+    pub under_utilized_delay_ms: i64,
 }
 
 /// Which imbalance inside a queue intra-queue preemption corrects first.
@@ -88,6 +95,8 @@ impl Default for PreemptionSettings {
             intra_queue_max_allowable_limit: 0.2,
             intra_queue_order: IntraQueueOrder::UserLimitFirst,
             intra_queue_conservative_drf: true,
+            under_utilized_enabled: false,
+            under_utilized_delay_ms: 60_000,
         }
     }
 }
@@ -97,10 +106,13 @@ impl Default for PreemptionSettings {
 const NOT_YET: &[(&str, &str)] = &[
     ("yarn.scheduler.capacity.lazy-preemption-enabled", "lazy preemption"),
     (
-        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled",
-        "preemption for under-utilized queues of higher priority",
+        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation",
+        "moving a reservation to a node where preemption could make room for it",
     ),
 ];
+
+/// The keys of preemption for under-utilized queues of higher priority start with this.
+const UNDER_UTILIZED: &str = "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.";
 
 impl PreemptionSettings {
     /// Reads the settings, warning about keys turned on that this scheduler does not act on.
@@ -167,6 +179,12 @@ impl PreemptionSettings {
                 None,
                 &key("intra-queue-preemption.conservative-drf"),
                 d.intra_queue_conservative_drf,
+            ),
+            under_utilized_enabled: r.boolean(None, &format!("{UNDER_UTILIZED}enabled"), d.under_utilized_enabled),
+            under_utilized_delay_ms: lenient_int(
+                r,
+                &format!("{UNDER_UTILIZED}reserved-container-delay-ms"),
+                d.under_utilized_delay_ms,
             ),
         }
     }
@@ -248,7 +266,10 @@ mod tests {
              <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.preemption-order-policy</name><value>Priority_First</value></property>
              <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.max-allowable-limit</name><value>0.3</value></property>
              <property><name>yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers</name><value>true</value></property>
-             <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>",
+             <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
+             <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled</name><value>true</value></property>
+             <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.reserved-container-delay-ms</name><value>500</value></property>
+             <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation</name><value>true</value></property>",
         );
         let p = &c.global.preemption;
         assert!(p.monitor_enabled);
@@ -266,5 +287,9 @@ mod tests {
         assert!(p.select_for_reservations);
         assert!(!warnings.iter().any(|w| w.contains("intra-queue") || w.contains("reserved")), "{warnings:?}");
         assert!(warnings.iter().any(|w| w.contains("lazy preemption is not done")), "{warnings:?}");
+        assert!(p.under_utilized_enabled);
+        assert_eq!(p.under_utilized_delay_ms, 500);
+        assert!(warnings.iter().any(|w| w.contains("moving a reservation") && w.contains("not done")), "{warnings:?}");
+        assert!(!warnings.iter().any(|w| w.contains("underutilized-preemption.enabled")), "{warnings:?}");
     }
 }

@@ -24,11 +24,13 @@ impl State {
         let n = self.nodes.get_mut(&node).expect("a container is booked on a live node");
         let new = a.containers.insert(id) & n.containers.insert((app, id));
         debug_assert!(new, "container {id} of application {app} booked twice");
+        n.most_containers = n.most_containers.max(n.containers.len() + n.leaving.len());
         a.used = a.used.plus(resource);
         n.allocated = n.allocated.plus(resource);
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, resource);
-        self.containers.insert((app, id), Container { node, resource, key });
+        let created_ms = super::wall_clock_ms();
+        self.containers.insert((app, id), Container { node, resource, key, created_ms });
     }
 
     /// The container ended (completed, released, expired, killed, or lost with its node):
@@ -80,7 +82,8 @@ impl State {
     /// Holds `r.node` for `r.app`. The reserved resources count as used by the queue and
     /// the user, as in Apache, so the guarantee accounting sees them; the request's
     /// re-reservation count starts over.
-    pub fn book_reservation(&mut self, r: Reservation) {
+    pub fn book_reservation(&mut self, mut r: Reservation) {
+        r.created_ms = super::wall_clock_ms();
         let a = self.apps.get_mut(&r.app).expect("a reservation is booked for a live application");
         a.reservations.insert(r.container, r);
         a.re_reservations.remove(&r.key);
@@ -116,6 +119,7 @@ impl State {
         let n = self.nodes.get_mut(&node)?;
         let r = n.reservation.take()?;
         let new = n.containers.insert((r.app, r.container));
+        n.most_containers = n.most_containers.max(n.containers.len() + n.leaving.len());
         n.allocated = n.allocated.plus(r.resource);
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
         a.reservations.remove(&r.container);
@@ -126,7 +130,9 @@ impl State {
         a.used = a.used.plus(r.resource);
         let queue = a.queue;
         self.queues.track_reserved(queue, r.resource, true);
-        self.containers.insert((r.app, r.container), Container { node, resource: r.resource, key: r.key });
+        // Apache makes a new RMContainer for the allocation, stamped now.
+        let created_ms = super::wall_clock_ms();
+        self.containers.insert((r.app, r.container), Container { node, resource: r.resource, key: r.key, created_ms });
         Some(r)
     }
 

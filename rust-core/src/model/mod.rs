@@ -19,3 +19,12 @@ pub use queue_states::RuntimeState;
 pub use reservation::Reservation;
 pub use state::{Container, State};
 pub use users::{PendingUsersCount, UserState};
+
+/// The wall clock, in milliseconds since the epoch: when a container or reservation is
+/// booked, as Apache stamps each `RMContainer`'s creation time with
+/// `System.currentTimeMillis()` (the preemption policy orders and delays by it).
+pub fn wall_clock_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

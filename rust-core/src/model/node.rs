@@ -25,6 +25,9 @@ pub struct Node {
     /// Containers their application has let go of that still run here until the
     /// NodeManager reports them gone; their share stays in `allocated`.
     pub leaving: HashMap<ContainerRef, Resource>,
+    /// The most containers it has held at once: the size of Apache's map of a node's
+    /// containers, whose iteration order ties in the preemption policy follow.
+    pub most_containers: usize,
 }
 
 impl Node {
@@ -39,6 +42,7 @@ impl Node {
             containers: HashSet::default(),
             reservation: None,
             leaving: HashMap::default(),
+            most_containers: 0,
         }
     }
 

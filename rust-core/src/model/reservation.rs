@@ -18,4 +18,7 @@ pub struct Reservation {
     pub key: SchedulerKey,
     /// The container's size.
     pub resource: Resource,
+    /// When the node was first reserved for it (wall clock, ms; set when it is booked and
+    /// kept while it is re-reserved): the reserved `RMContainer`'s creation time.
+    pub created_ms: i64,
 }

@@ -19,6 +19,8 @@ pub struct Container {
     pub resource: Resource,
     /// The request it satisfied.
     pub key: SchedulerKey,
+    /// When it was booked (wall clock, ms): Apache's `RMContainer` creation time.
+    pub created_ms: i64,
 }
 
 /// Everything the scheduler knows. Public so the pure decision functions can read it.

@@ -9,7 +9,9 @@
 //!    owes this round are worked out (guarantees, the dead zone, natural termination, the
 //!    per-round budget);
 //! 2. the selectors choose containers, in Apache's order, each skipping what an earlier
-//!    one chose: `reserved` (if `select_based_on_reserved_containers`) where taking a
+//!    one chose: `queue_priority` (if under-utilized queue-priority preemption is on)
+//!    where a reservation of an under-served leaf of higher priority needs room on its
+//!    node; `reserved` (if `select_based_on_reserved_containers`) where taking a
 //!    node's containers makes room for its reservation; `select` toward each leaf's debt,
 //!    youngest applications first, ApplicationMasters last (then, if enabled, again to
 //!    balance queues once all are satisfied); `intra` (if intra-queue preemption is on)
@@ -26,6 +28,7 @@
 mod arith;
 mod ideal;
 mod intra;
+mod queue_priority;
 mod reserved;
 mod select;
 
@@ -143,7 +146,13 @@ impl Preemption {
         let mut actions = Vec::new();
         let mut reordered = Vec::new();
         let mut under_served = UnderServed::default();
-        // First (if enabled) room for reservations, with its own ideal assignment.
+        // First (if enabled) room for the reservations of under-served leaves of higher
+        // priority, their age measured on the wall clock as Apache's selector does.
+        if settings.under_utilized_enabled {
+            let wall_now = crate::model::wall_clock_ms();
+            queue_priority::select(state, &tqs, calc, settings.under_utilized_delay_ms, wall_now, &mut sel);
+        }
+        // Then (if enabled) room for reservations, with its own ideal assignment.
         if settings.select_for_reservations {
             let mode = Mode { reserved: true, balance: false };
             ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode, &mut under_served);

@@ -235,7 +235,13 @@ fn a_user_under_its_limit_takes_from_a_user_over_it_at_the_same_priority() {
 /// 46 GB on the second; b's AM runs on the first, and b has reserved the first, with 2 GB
 /// free, for a 5 GB container (its queue has the room, spread over both nodes).
 fn b_reserved() -> (Scheduler, AppKey) {
-    let (mut s, n1) = cluster("");
+    let (s, a, _) = b_reserved_with("");
+    (s, a)
+}
+
+/// [`b_reserved`] with more configuration; also returns the first node.
+fn b_reserved_with(extra: &str) -> (Scheduler, AppKey, NodeKey) {
+    let (mut s, n1) = cluster(extra);
     s.remove_node(n1);
     let n1 = s.add_node("h1:1", "h1", "/r", Resource::new(50 * GB, 50));
     let n2 = s.add_node("h2:1", "h2", "/r", Resource::new(50 * GB, 50));
@@ -257,7 +263,7 @@ fn b_reserved() -> (Scheduler, AppKey) {
     beat(&mut s, n1, 1);
     beat(&mut s, n2, 1);
     assert_eq!(s.state().apps[&b].reserved().memory_mb, 5 * GB);
-    (s, a)
+    (s, a, n1)
 }
 
 #[test]
@@ -273,4 +279,57 @@ fn containers_are_chosen_to_make_room_for_a_reservation_when_asked_to() {
     assert_eq!(marked, (45..=47).map(|n| (a, n)).collect::<Vec<_>>());
     let (mut s, _) = b_reserved();
     assert!(s.preemption_round_with(&on(), 0).is_empty());
+}
+
+/// [`b_reserved`] under a priority-utilization root, a of priority 1 and b of
+/// `b_priority`, a's containers stamped oldest first by number and b's reservation
+/// `reserved_at` (wall clock, ms). The node lacks 3 GB for the reservation.
+fn b_reserved_under_priorities(b_priority: i64, reserved_at: i64) -> (Scheduler, AppKey) {
+    let (s, a, n1) = b_reserved_with(&format!(
+        "<property><name>yarn.scheduler.capacity.root.ordering-policy</name><value>priority-utilization</value></property>
+         <property><name>yarn.scheduler.capacity.root.a.priority</name><value>1</value></property>
+         <property><name>yarn.scheduler.capacity.root.b.priority</name><value>{b_priority}</value></property>
+         <property><name>yarn.scheduler.capacity.root.a.disable_preemption</name><value>true</value></property>"
+    ));
+    let mut state = s.state().clone();
+    for (&(app, id), c) in state.containers.iter_mut() {
+        if app == a {
+            c.created_ms = 1_000 + id.number as i64;
+        }
+    }
+    state.nodes.get_mut(&n1).unwrap().reservation.as_mut().unwrap().created_ms = reserved_at;
+    (Scheduler::from_state_for_tests(state), a)
+}
+
+#[test]
+fn a_reservation_of_a_higher_priority_queue_takes_the_oldest_room_on_its_node_from_lower_ones() {
+    // a's three oldest containers on the node that are not its AM, although a itself is
+    // not to be preempted (Apache's selector does not ask).
+    let settings = Settings { under_utilized_enabled: true, under_utilized_delay_ms: 0, ..on() };
+    let (mut s, a) = b_reserved_under_priorities(2, 0);
+    let marked = of_kind(&s.preemption_round_with(&settings, 0), ActionKind::Mark);
+    assert_eq!(marked, (2..=4).map(|n| (a, n)).collect::<Vec<_>>());
+    // The same priorities: no leaf may take from another.
+    let (mut s, _) = b_reserved_under_priorities(1, 0);
+    assert!(s.preemption_round_with(&settings, 0).is_empty());
+    // Switched off, nothing.
+    let (mut s, _) = b_reserved_under_priorities(2, 0);
+    assert!(s.preemption_round_with(&on(), 0).is_empty());
+    // A reservation younger than the delay (on the wall clock) waits.
+    let (mut s, _) = b_reserved_under_priorities(2, crate::model::wall_clock_ms());
+    let waiting = Settings { under_utilized_delay_ms: 60_000, ..settings };
+    assert!(s.preemption_round_with(&waiting, 0).is_empty());
+}
+
+#[test]
+fn a_reservation_takes_nothing_once_its_queue_holds_its_guarantee() {
+    // With its reservation counted out b holds 1 GB (its AM): below its 50 GB guarantee,
+    // but not below one of 1 GB.
+    let settings = Settings { under_utilized_enabled: true, under_utilized_delay_ms: 0, ..on() };
+    let (s, _) = b_reserved_under_priorities(2, 0);
+    let mut state = s.state().clone();
+    let b = state.queues.resolve("b").unwrap();
+    state.queues.queues[b].effective_min = Resource::new(GB, 1);
+    let mut s = Scheduler::from_state_for_tests(state);
+    assert!(s.preemption_round_with(&settings, 0).is_empty());
 }

@@ -149,7 +149,14 @@ impl Scheduler {
     fn reserve(&mut self, node: NodeKey, a: Assignment) -> Allocation {
         let app = self.state.apps.get_mut(&a.app).expect("reservation for a live application");
         let container = app.next_container_id();
-        self.state.book_reservation(Reservation { app: a.app, container, node, key: a.key, resource: a.resource });
+        self.state.book_reservation(Reservation {
+            app: a.app,
+            container,
+            node,
+            key: a.key,
+            resource: a.resource,
+            created_ms: 0,
+        });
         log::debug!("reserved node {node} for application {} ({})", a.app, a.resource);
         Allocation::decided(AllocationKind::Reserve, node, container, &a)
     }

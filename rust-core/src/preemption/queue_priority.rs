@@ -1,0 +1,213 @@
+//! Room for the reservations of under-served queues of higher priority (Apache's
+//! `QueuePriorityContainerCandidateSelector`, turned on by
+//! `…priority-utilization.underutilized-preemption.enabled`; docs/apache-preemption.md
+//! §4.1). Where a parent orders its children by `priority-utilization`, a leaf whose
+//! branch has the higher priority may take containers from leaves whose branch has a
+//! lower one: a reservation older than the delay, of a leaf still below its guarantee, gets
+//! the room it lacks on its node from those leaves' containers (oldest first, never an
+//! ApplicationMaster), within the round's budget. It runs before every other selector.
+
+use super::arith::{add, sub, Calc};
+use super::ideal::TempQueue;
+use super::select::Selection;
+use super::Candidate;
+use crate::ids::{ContainerRef, NodeKey, QueueIndex};
+use crate::java_order;
+use crate::model::{Reservation, State};
+use crate::resource::Resource;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cmp::Ordering;
+
+/// Which leaves may take from which: Apache's priority digraph, asked pair by pair. Leaf
+/// `a` may take from leaf `b` when, below their lowest common ancestor, `a`'s branch has
+/// the higher relative priority.
+struct Priorities<'a> {
+    tqs: &'a [TempQueue],
+    /// Each queue's ancestors from the root down, itself last.
+    paths: Vec<Vec<QueueIndex>>,
+}
+
+impl<'a> Priorities<'a> {
+    fn new(state: &State, tqs: &'a [TempQueue]) -> Self {
+        let tree = &state.queues;
+        let mut paths: Vec<Vec<QueueIndex>> = Vec::with_capacity(tree.queues.len());
+        for (i, q) in tree.queues.iter().enumerate() {
+            // Parents come before their children.
+            let mut path = q.config.parent.map_or_else(Vec::new, |p| paths[p].clone());
+            path.push(i);
+            paths.push(path);
+        }
+        Priorities { tqs, paths }
+    }
+
+    /// Whether any two siblings differ in relative priority: if none do, no leaf may take
+    /// from another (Apache's digraph is empty).
+    fn any_edge(&self) -> bool {
+        self.tqs.iter().filter(|t| !t.children.is_empty()).any(|p| {
+            let mut priorities = p.children.iter().map(|&c| self.tqs[c].relative_priority);
+            priorities.next().is_some_and(|first| priorities.any(|x| x != first))
+        })
+    }
+
+    /// The relative priorities of the branches `a` and `b` take below their lowest common
+    /// ancestor (None for the same queue).
+    fn branches(&self, a: QueueIndex, b: QueueIndex) -> Option<(i64, i64)> {
+        let (pa, pb) = (&self.paths[a], &self.paths[b]);
+        let split = pa.iter().zip(pb).position(|(x, y)| x != y)?;
+        Some((self.tqs[pa[split]].relative_priority, self.tqs[pb[split]].relative_priority))
+    }
+
+    /// Whether leaf `demanding` may take from leaf `other`.
+    fn may_take(&self, demanding: QueueIndex, other: QueueIndex) -> bool {
+        self.branches(demanding, other).is_some_and(|(d, o)| d > o)
+    }
+
+    /// Whether leaf `q` may take from some leaf: some queue on its path has a sibling of
+    /// lower relative priority.
+    fn may_take_from_any(&self, q: QueueIndex) -> bool {
+        self.paths[q].iter().skip(1).any(|&on_path| {
+            let parent = &self.paths[on_path][self.paths[on_path].len() - 2];
+            let mine = self.tqs[on_path].relative_priority;
+            self.tqs[*parent].children.iter().any(|&s| self.tqs[s].relative_priority < mine)
+        })
+    }
+
+    /// Apache's comparator of two containers by their leaves and creation times: one whose
+    /// leaf may take from the other's first, else the older first. Not transitive.
+    fn order(&self, a: (QueueIndex, i64), b: (QueueIndex, i64)) -> Ordering {
+        if self.may_take(a.0, b.0) {
+            Ordering::Less
+        } else if self.may_take(b.0, a.0) {
+            Ordering::Greater
+        } else {
+            a.1.cmp(&b.1)
+        }
+    }
+}
+
+/// Chooses containers for reservations of leaves of higher priority, into `sel`.
+/// `wall_now` is the wall clock (ms) the reservations' ages are measured against.
+pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64, wall_now: i64, sel: &mut Selection) {
+    let priorities = Priorities::new(state, tqs);
+    if !priorities.any_edge() {
+        return;
+    }
+    let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
+    // The reservations of leaves that may take from some leaf, in the scheduler's node
+    // map order, then sorted by the comparator (as Java's sort leaves them).
+    let mut reservations: Vec<(QueueIndex, Reservation)> = nodes_in_map_order(state)
+        .into_iter()
+        .filter_map(|node| state.nodes[&node].reservation)
+        .filter_map(|r| Some((queue_of(&r)?, r)))
+        .filter(|&(q, _)| priorities.may_take_from_any(q))
+        .collect();
+    java_order::sort_like_java(&mut reservations, |a, b| {
+        priorities.order((a.0, a.1.created_ms), (b.0, b.1.created_ms))
+    });
+    let mut taken_for: HashMap<QueueIndex, Resource> = HashMap::default();
+    let mut touched: HashSet<NodeKey> = HashSet::default();
+    for (queue, r) in reservations {
+        if wall_now - r.created_ms < delay_ms || !state.nodes.contains_key(&r.node) {
+            continue;
+        }
+        // A leaf holding its guarantee (counting what was taken for it already) takes
+        // nothing more.
+        let t = &tqs[queue];
+        let reserved = state.queues.get(queue).reserved;
+        let holds = add(sub(t.used, reserved), taken_for.get(&queue).copied().unwrap_or(Resource::ZERO));
+        if calc.cmp(state.cluster, holds, t.guaranteed).is_ge() || touched.contains(&r.node) {
+            continue;
+        }
+        let Some(chosen) = room_on_node(state, &priorities, calc, r, queue, sel) else { continue };
+        touched.insert(r.node);
+        let taken = taken_for.entry(queue).or_insert(Resource::ZERO);
+        *taken = add(*taken, r.resource);
+        for (container, size) in chosen {
+            sel.chosen_set.insert(container);
+            sel.chosen.push(Candidate { container, reserved_on: None, balance: false });
+            sel.allowed = sub(sel.allowed, size);
+        }
+    }
+}
+
+/// Every node, in the order the scheduler's `HashMap<NodeId, _>` iterates them.
+fn nodes_in_map_order(state: &State) -> Vec<NodeKey> {
+    let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
+    keys.sort_unstable();
+    let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
+    java_order::node_map_order(&ids).into_iter().map(|i| keys[i]).collect()
+}
+
+/// Whether taking containers of lower-priority leaves on reservation `r`'s node (with
+/// those chosen already) makes room for it; if so, the containers newly chosen, each
+/// within what is left of the round's budget.
+fn room_on_node(
+    state: &State,
+    priorities: &Priorities<'_>,
+    calc: Calc,
+    r: Reservation,
+    demanding: QueueIndex,
+    sel: &Selection,
+) -> Option<Vec<(ContainerRef, Resource)>> {
+    let node = &state.nodes[&r.node];
+    let mut lacking = sub(r.resource, sub(node.total, node.allocated));
+    let running = running_in_order(state, priorities, r.node);
+    for &(c, _, size) in &running {
+        if sel.chosen_set.contains(&c) {
+            lacking = sub(lacking, size);
+        }
+    }
+    if calc.fits_in(lacking, Resource::ZERO) {
+        return Some(Vec::new());
+    }
+    let mut allowed = sel.allowed;
+    let mut chosen = Vec::new();
+    for (c, queue, size) in running {
+        let is_am = state.apps.get(&c.0).is_some_and(|a| a.am_container == Some(c.1));
+        if sel.chosen_set.contains(&c) || !priorities.may_take(demanding, queue) || is_am {
+            continue;
+        }
+        if calc.cmp(state.cluster, allowed, size).is_ge() {
+            allowed = sub(allowed, size);
+            lacking = sub(lacking, size);
+            chosen.push((c, size));
+        }
+        if calc.fits_in(lacking, Resource::ZERO) {
+            return Some(chosen);
+        }
+    }
+    None
+}
+
+/// A node's running containers with their leaves and sizes, as Apache's selector visits
+/// them: the node's container map order, sorted by the comparator.
+fn running_in_order(
+    state: &State,
+    priorities: &Priorities<'_>,
+    node: NodeKey,
+) -> Vec<(ContainerRef, QueueIndex, Resource)> {
+    let n = &state.nodes[&node];
+    // Insertion order within a bucket: by creation, then number.
+    let mut held: Vec<(ContainerRef, QueueIndex, Resource, i64, i32)> = n
+        .containers
+        .iter()
+        .filter_map(|&c| {
+            let app = state.apps.get(&c.0)?;
+            let container = state.containers.get(&c)?;
+            let hash = java_order::container_id_hash(app.app_id, c.1.attempt, c.1.number as i64);
+            Some((c, app.queue, container.resource, container.created_ms, hash))
+        })
+        .collect();
+    held.sort_by_key(|&(c, _, _, created, _)| (created, c.1.attempt, c.1.number));
+    let hashes: Vec<i32> = held.iter().map(|h| h.4).collect();
+    let mut running: Vec<(ContainerRef, QueueIndex, Resource, i64)> =
+        java_order::hash_order(&hashes, n.most_containers)
+            .into_iter()
+            .map(|i| {
+                let (c, q, size, created, _) = held[i];
+                (c, q, size, created)
+            })
+            .collect();
+    java_order::sort_like_java(&mut running, |a, b| priorities.order((a.1, a.3), (b.1, b.3)));
+    running.into_iter().map(|(c, q, size, _)| (c, q, size)).collect()
+}
