@@ -82,6 +82,11 @@ final class RandomScenario {
     private final Random intra;
     /** The draw of the reserved-container selector, for a quarter of the preemption seeds. */
     private final Random forReservations;
+    /**
+     * The draws of queue priorities under priority-utilization parents, with preemption for
+     * under-served queues of higher priority, for a third of the preemption seeds.
+     */
+    private final Random queuePriority;
     private boolean preempting;
     private boolean intraPreempting;
     /** The leaf the first pressure application fills the cluster from. */
@@ -112,6 +117,7 @@ final class RandomScenario {
       preemption = new Random(seed * 0x165667B19E3779F9L + 3);
       intra = new Random(seed * 0x27D4EB2F165667C5L + 4);
       forReservations = new Random(seed * 0x85EBCA77C2B2AE63L + 5);
+      queuePriority = new Random(seed * 0x9E3779B97F4A7C15L + 6);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -220,6 +226,39 @@ final class RandomScenario {
       if (forReservations.nextInt(4) == 0) {
         fullKeys.put(policy + "select_based_on_reserved_containers", "true");
         features.add("preemption:for-reservations");
+      }
+      if (queuePriority.nextInt(3) == 0) {
+        chooseQueuePriorities();
+      }
+    }
+
+    /**
+     * Parents that order their children by priority, then utilization (the root always),
+     * children of different priorities, and preemption for the reservations of under-served
+     * leaves of higher priority, without its delay (Apache measures it on the wall clock).
+     */
+    private void chooseQueuePriorities() {
+      String keys = "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.";
+      fullKeys.put(keys + "enabled", "true");
+      fullKeys.put(keys + "reserved-container-delay-ms", "0");
+      fullKeys.put("yarn.scheduler.capacity.root.ordering-policy", "priority-utilization");
+      features.add("preemption:queue-priority");
+      features.add("ordering:priority-utilization");
+      List<Queue> all = new ArrayList<>();
+      collectQueues(root, all);
+      for (Queue q : all) {
+        if (q.isLeaf()) {
+          continue;
+        }
+        if (q != root) {
+          if (queuePriority.nextBoolean()) {
+            continue;
+          }
+          q.settings.put("ordering-policy", "priority-utilization");
+        }
+        for (Queue child : q.children) {
+          child.settings.put("priority", Integer.toString(queuePriority.nextInt(4)));
+        }
       }
     }
 

@@ -268,9 +268,17 @@ public final class CapschedSchedulerInfos {
   }
 
   private static String parentOrderingPolicy(CapacitySchedulerConfiguration conf, String path) {
-    return conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
-        + CapacitySchedulerConfiguration.ORDERING_POLICY,
-        CapacitySchedulerConfiguration.DEFAULT_QUEUE_ORDERING_POLICY).trim();
+    // A parent without a policy of its own has its parent's, as Apache resolves it
+    // (getQueueOrderingPolicy with the parent's name as the default); the root's is
+    // utilization.
+    String own = conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
+        + CapacitySchedulerConfiguration.ORDERING_POLICY);
+    if (own != null) {
+      return own.trim();
+    }
+    int dot = path.lastIndexOf('.');
+    return dot < 0 ? CapacitySchedulerConfiguration.DEFAULT_QUEUE_ORDERING_POLICY
+        : parentOrderingPolicy(conf, path.substring(0, dot));
   }
 
   /** Apache's mode names: how the queue's capacity is configured. */
