@@ -89,6 +89,9 @@ final class RandomScenario {
     private final Random queuePriority;
     private boolean preempting;
     private boolean intraPreempting;
+    private boolean queuePriorities;
+    /** Whether the first pressure application was submitted. */
+    private boolean pressured;
     /** The leaf the first pressure application fills the cluster from. */
     private Queue greedyLeaf;
     /** Keys outside {@code yarn.scheduler.capacity.}, by full name. */
@@ -168,6 +171,9 @@ final class RandomScenario {
         if (preempting && (i == steps / 4 || i == steps / 2)) {
           pressure(i == steps / 4 ? "pressure1" : "pressure2");
         }
+        if (queuePriorities && pressured && i == 3 * steps / 8) {
+          pressureForPriority();
+        }
         if (intraPreempting && i == 3 * steps / 4) {
           pressureInside();
         }
@@ -238,6 +244,7 @@ final class RandomScenario {
      * leaves of higher priority, without its delay (Apache measures it on the wall clock).
      */
     private void chooseQueuePriorities() {
+      queuePriorities = true;
       String keys = "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.";
       fullKeys.put(keys + "enabled", "true");
       fullKeys.put(keys + "reserved-container-delay-ms", "0");
@@ -334,6 +341,27 @@ final class RandomScenario {
       s.append(String.format("ask %s memory=%dG count=%d%n", app, 1 + preemption.nextInt(2), clusterMemoryGb));
       s.append("heartbeat all rounds=2\n");
       features.add("preemption:pressure");
+      pressured |= app.equals("pressure1");
+    }
+
+    /**
+     * The first pressure application gives a few containers back, scattered over the
+     * nodes, and an application in another leaf asks for a container bigger than any one
+     * node now has free: its reservation is what preemption for under-served queues of
+     * higher priority makes room for.
+     */
+    private void pressureForPriority() {
+      List<Queue> running = leaves();
+      running.removeIf(l -> l.stopped || l == greedyLeaf);
+      if (running.isEmpty()) {
+        return;
+      }
+      Queue leaf = running.get(queuePriority.nextInt(running.size()));
+      s.append(String.format("finish pressure1 count=%d%n", 3 + queuePriority.nextInt(4)));
+      s.append(String.format("app pressure4 queue=%s user=u6 am=1G%n", leaf.name));
+      s.append(String.format("ask pressure4 memory=%dG count=1%n", 2 + queuePriority.nextInt(3)));
+      s.append("heartbeat all rounds=2\n");
+      features.add("preemption:pressure-fragmented");
     }
 
     /**
