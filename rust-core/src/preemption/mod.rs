@@ -233,6 +233,15 @@ impl Preemption {
     }
 }
 
+/// Every node, in the order the scheduler's `HashMap<NodeId, _>` iterates them (which
+/// depends on the map's size, so every node is placed, reserved or not).
+fn nodes_in_map_order(state: &State) -> Vec<NodeKey> {
+    let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
+    keys.sort_unstable();
+    let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
+    java_order::node_map_order(&ids).into_iter().map(|i| keys[i]).collect()
+}
+
 /// The leaves under `q` in the order Apache's policy visits them: each parent gathers its
 /// children's leaf paths into a fresh `HashSet`, so the order is that set's.
 fn leaf_order(state: &State, q: QueueIndex) -> Vec<QueueIndex> {

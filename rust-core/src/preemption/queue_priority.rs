@@ -95,7 +95,7 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
     let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
     // The reservations of leaves that may take from some leaf, in the scheduler's node
     // map order, then sorted by the comparator (as Java's sort leaves them).
-    let mut reservations: Vec<(QueueIndex, Reservation)> = nodes_in_map_order(state)
+    let mut reservations: Vec<(QueueIndex, Reservation)> = super::nodes_in_map_order(state)
         .into_iter()
         .filter_map(|node| state.nodes[&node].reservation)
         .filter_map(|r| Some((queue_of(&r)?, r)))
@@ -128,14 +128,6 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
             sel.allowed = sub(sel.allowed, size);
         }
     }
-}
-
-/// Every node, in the order the scheduler's `HashMap<NodeId, _>` iterates them.
-fn nodes_in_map_order(state: &State) -> Vec<NodeKey> {
-    let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
-    keys.sort_unstable();
-    let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
-    java_order::node_map_order(&ids).into_iter().map(|i| keys[i]).collect()
 }
 
 /// Whether taking containers of lower-priority leaves on reservation `r`'s node (with

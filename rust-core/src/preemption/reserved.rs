@@ -10,7 +10,6 @@ use super::ideal::TempQueue;
 use super::select::Selection;
 use super::Candidate;
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
-use crate::java_order;
 use crate::model::State;
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
@@ -28,13 +27,8 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, leaves: &[Que
         .collect();
     // A dry run over the reserved nodes, in the scheduler's map order, keeps those whose
     // reservation could be met; the cheapest go first (a stable sort).
-    // (The order of every node in the scheduler's map, as it depends on the map's size.)
-    let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
-    keys.sort_unstable();
-    let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
-    let mut costs: Vec<(f32, NodeKey)> = java_order::node_map_order(&ids)
+    let mut costs: Vec<(f32, NodeKey)> = super::nodes_in_map_order(state)
         .into_iter()
-        .map(|i| keys[i])
         .filter(|node| state.nodes[node].reservation.is_some())
         .filter_map(|node| {
             let mut allowed = sel.allowed;
