@@ -6,7 +6,9 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Paths;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -100,8 +102,24 @@ public class SchedulerWebIT {
 
       // JMX: the leaf's record has Apache's capacity-queue gauges, published from the
       // core as the record is read, and they agree with the REST view of the same moment.
-      JsonNode jmx = jmxBean(base,
-          "Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=engineering,q2=development");
+      // Hadoop's JMX adapter answers from a cache it takes afresh at most every
+      // jmx_cache_ttl (10 s), and may first have taken it before the application ran: wait
+      // for a fresh one.
+      String leafBean = "Hadoop:service=ResourceManager,name=QueueMetrics,q0=root,q1=engineering,q2=development";
+      AtomicReference<JsonNode> seen = new AtomicReference<>(jmxBean(base, leafBean));
+      try {
+        GenericTestUtils.waitFor(() -> {
+          try {
+            seen.set(jmxBean(base, leafBean));
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+          return seen.get().path("AppsRunning").asInt() == 1;
+        }, 500, 60_000);
+      } catch (java.util.concurrent.TimeoutException e) {
+        // Reported by the assertions below, with the record.
+      }
+      JsonNode jmx = seen.get();
       JsonNode now = child(child(new ObjectMapper().readTree(get(base + "/ws/v1/cluster/scheduler",
           "application/json").body).path("scheduler").path("schedulerInfo"), "engineering"),
           "development");
