@@ -32,10 +32,10 @@ fn bucket(key: &str, capacity: usize) -> usize {
     bucket_of(string_hash(key), capacity)
 }
 
-/// The order a default `HashMap<NodeId, _>` iterates the node ids in `ids` (given in
-/// insertion order). Returns indices into `ids`.
-pub fn node_map_order(ids: &[&str]) -> Vec<usize> {
-    let capacity = table_size(ids.len());
+/// The order a default `HashMap<NodeId, _>` that has held at most `most_entries` at once
+/// iterates the node ids in `ids` (given in insertion order). Returns indices into `ids`.
+pub fn node_map_order(ids: &[&str], most_entries: usize) -> Vec<usize> {
+    let capacity = table_size(most_entries.max(ids.len()));
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by_key(|&i| bucket_of(node_id_hash(ids[i]), capacity));
     order
@@ -84,18 +84,16 @@ pub fn hash_order(hashes: &[i32], most_entries: usize) -> Vec<usize> {
 }
 
 /// Sorts `v` as `java.util.Collections.sort` (TimSort) does. For fewer than 32 elements
-/// that is a binary insertion sort after the leading run, step for step, so that a
-/// comparator that is not transitive (Apache's queue-priority preemption has one) leaves
-/// the same order as in Java; longer slices get Rust's stable sort, which agrees with
-/// TimSort for every consistent comparator.
+/// TimSort is a binary insertion sort after the leading run, and this is that, step for
+/// step, so that a comparator that is not transitive (Apache's queue-priority preemption
+/// has one) leaves the same order as in Java. Longer slices get the same insertion sort:
+/// stable, so it agrees with TimSort for every consistent comparator, and, unlike Rust's
+/// own sorts, it never panics on one that is not (Java's merges may then order such a
+/// slice otherwise, or throw).
 pub fn sort_like_java<T: Copy>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
     use std::cmp::Ordering::Less;
     let n = v.len();
     if n < 2 {
-        return;
-    }
-    if n >= 32 {
-        v.sort_by(cmp);
         return;
     }
     // countRunAndMakeAscending: the leading run, reversed if strictly descending.
@@ -197,6 +195,10 @@ mod tests {
             sort_like_java(&mut v, cmp);
             assert_eq!(v.iter().collect::<String>(), java, "sorting {input}");
         }
+        // Longer slices are sorted by insertion too: with a cycle Rust's own sorts may panic.
+        let mut long: Vec<char> = "RSP".chars().cycle().take(40).collect();
+        sort_like_java(&mut long, cmp);
+        assert_eq!(long.len(), 40);
         let mut stable = [(1, 'a'), (0, 'b'), (1, 'c'), (0, 'd')];
         sort_like_java(&mut stable, |x, y| x.0.cmp(&y.0));
         assert_eq!(stable, [(0, 'b'), (0, 'd'), (1, 'a'), (1, 'c')]);

@@ -46,10 +46,9 @@ pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let live = st.containers.iter().map(|(&(app, id), c)| record(app, id, c.node, c.resource, 0));
     let reserved =
         st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.container, r.node, r.resource, 1));
-    let leaving = st
-        .nodes
-        .iter()
-        .flat_map(|(&node, n)| n.leaving.iter().map(move |(&(app, id), &size)| record(app, id, node, size, 2)));
+    let leaving = st.nodes.iter().flat_map(|(&node, n)| {
+        n.leaving.iter().map(move |(&(app, id), l)| record(app, id, node, l.container.resource, 2))
+    });
     let mut rows: Vec<_> = live.chain(reserved).chain(leaving).collect();
     rows.sort_unstable();
     rows

@@ -5,7 +5,7 @@
 //! checks the books as a whole.
 
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey};
-use crate::model::{Container, Reservation, State};
+use crate::model::{Container, Leaving, Reservation, State};
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -30,7 +30,9 @@ impl State {
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, resource);
         let created_ms = super::wall_clock_ms();
-        self.containers.insert((app, id), Container { node, resource, key, created_ms });
+        self.bookings += 1;
+        let booked = self.bookings;
+        self.containers.insert((app, id), Container { node, resource, key, created_ms, booked });
     }
 
     /// The container ended (completed, released, expired, killed, or lost with its node):
@@ -56,10 +58,15 @@ impl State {
     /// the node keeps the container's share until its NodeManager reports it gone
     /// ([`State::free_on_node`]).
     pub fn unbook_container_node_holds(&mut self, c: ContainerRef) -> Option<Container> {
+        let (app_id, queue, am) = self
+            .apps
+            .get(&c.0)
+            .map(|a| (a.app_id, self.queues.get(a.queue).path().to_string(), a.am_container == Some(c.1)))
+            .unwrap_or_default();
         let container = self.unbook_container(c)?;
         if let Some(n) = self.nodes.get_mut(&container.node) {
             n.allocated = n.allocated.plus(container.resource);
-            n.leaving.insert(c, container.resource);
+            n.leaving.insert(c, Leaving { container: container.clone(), app_id, queue, am });
             self.leaving.insert(c, container.node);
         }
         Some(container)
@@ -71,8 +78,8 @@ impl State {
         let Some(node) = self.leaving.remove(&c) else { return false };
         let Some(n) = self.nodes.get_mut(&node) else { return false };
         match n.leaving.remove(&c) {
-            Some(resource) => {
-                n.allocated = n.allocated.minus(resource);
+            Some(gone) => {
+                n.allocated = n.allocated.minus(gone.container.resource);
                 true
             }
             None => false,
@@ -132,7 +139,10 @@ impl State {
         self.queues.track_reserved(queue, r.resource, true);
         // Apache makes a new RMContainer for the allocation, stamped now.
         let created_ms = super::wall_clock_ms();
-        self.containers.insert((r.app, r.container), Container { node, resource: r.resource, key: r.key, created_ms });
+        self.bookings += 1;
+        let booked = self.bookings;
+        self.containers
+            .insert((r.app, r.container), Container { node, resource: r.resource, key: r.key, created_ms, booked });
         Some(r)
     }
 
@@ -154,7 +164,7 @@ impl State {
             }
         }
         for (&key, n) in &self.nodes {
-            let leaving = n.leaving.values().fold(Resource::ZERO, |s, &r| s.plus(r));
+            let leaving = n.leaving.values().fold(Resource::ZERO, |s, l| s.plus(l.container.resource));
             let held = node_sum.get(&key).copied().unwrap_or_default().plus(leaving);
             if n.allocated != held || n.containers.len() != self.containers.values().filter(|c| c.node == key).count() {
                 out.push(format!(

@@ -17,7 +17,7 @@ pub use node::Node;
 pub use queue::{Queue, QueueTree, ResolveError};
 pub use queue_states::RuntimeState;
 pub use reservation::Reservation;
-pub use state::{Container, State};
+pub use state::{Container, Leaving, State};
 pub use users::{PendingUsersCount, UserState};
 
 /// The wall clock, in milliseconds since the epoch: when a container or reservation is

@@ -1,7 +1,7 @@
 //! NodeManagers as the scheduler sees them: where they are, how big, how full.
 
 use crate::ids::ContainerRef;
-use crate::model::Reservation;
+use crate::model::{Leaving, Reservation};
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -24,7 +24,7 @@ pub struct Node {
     pub reservation: Option<Reservation>,
     /// Containers their application has let go of that still run here until the
     /// NodeManager reports them gone; their share stays in `allocated`.
-    pub leaving: HashMap<ContainerRef, Resource>,
+    pub leaving: HashMap<ContainerRef, Leaving>,
     /// The most containers it has held at once: the size of Apache's map of a node's
     /// containers, whose iteration order ties in the preemption policy follow.
     pub most_containers: usize,

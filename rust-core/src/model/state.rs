@@ -21,6 +21,23 @@ pub struct Container {
     pub key: SchedulerKey,
     /// When it was booked (wall clock, ms): Apache's `RMContainer` creation time.
     pub created_ms: i64,
+    /// Its place in the order containers were booked on nodes.
+    pub booked: u64,
+}
+
+/// A container its application let go of that still runs on its node until the
+/// NodeManager reports it gone. Apache's scheduler node keeps it among its containers, so
+/// the preemption policy's node walks still see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaving {
+    /// The container as it was booked.
+    pub container: Container,
+    /// Its application's id, `(cluster timestamp, sequence number)`.
+    pub app_id: (i64, i32),
+    /// The leaf it was charged to (its `RMContainer`'s queue name).
+    pub queue: String,
+    /// It was its attempt's ApplicationMaster.
+    pub am: bool,
 }
 
 /// Everything the scheduler knows. Public so the pure decision functions can read it.
@@ -52,6 +69,12 @@ pub struct State {
     /// The start order the next attempt gets (Apache orders applications waiting on
     /// `max-parallel-apps` by their attempt's start time).
     pub(crate) next_attempt_seq: u64,
+    /// The most nodes held at once: the size of Apache's map of nodes, whose iteration
+    /// order the preemption policy follows.
+    pub most_nodes: usize,
+    /// How many containers have been booked on nodes: each takes the next number, the
+    /// order Apache's node map of containers keeps within a bucket.
+    pub(crate) bookings: u64,
 }
 
 impl State {
@@ -71,6 +94,8 @@ impl State {
             next_app: 0,
             user_runnable: HashMap::default(),
             next_attempt_seq: 0,
+            most_nodes: 0,
+            bookings: 0,
         }
     }
 

@@ -334,7 +334,7 @@ pub fn reservations_in_map_order<'a>(state: &State, app: &'a App, key: Scheduler
         .collect();
     held.sort_unstable_by_key(|(r, _)| r.container);
     let ids: Vec<&str> = held.iter().map(|(_, id)| *id).collect();
-    java_order::node_map_order(&ids).into_iter().map(|i| held[i].0).collect()
+    java_order::node_map_order(&ids, ids.len()).into_iter().map(|i| held[i].0).collect()
 }
 
 #[cfg(test)]

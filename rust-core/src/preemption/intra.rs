@@ -355,8 +355,8 @@ pub(super) fn deduct_selected(state: &State, leaves: &mut [Leaf], calc: Calc, se
         by_queue.insert(l.queue, i);
     }
     for c in &sel.chosen {
-        let Some(app) = state.apps.get(&c.container.0) else { continue };
-        let Some(&i) = by_queue.get(&app.queue) else { continue };
+        let Some(queue) = super::candidate_queue(state, c) else { continue };
+        let Some(&i) = by_queue.get(&queue) else { continue };
         let Some(size) = candidate_size(state, c) else { continue };
         for a in &mut leaves[i].apps {
             if calc.gt(state.cluster, a.actually_to_be_preempted, size) {

@@ -35,6 +35,7 @@ mod select;
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
 use crate::model::State;
+use crate::resource::Resource;
 use arith::{mul, Calc};
 use ideal::{Mode, UnderServed};
 use rustc_hash::FxHashMap as HashMap;
@@ -233,13 +234,74 @@ impl Preemption {
     }
 }
 
+/// A container on a node as Apache's scheduler node lists it: live, or let go of by its
+/// application but still running until its NodeManager reports it gone (the node walks of
+/// the reserved-container and queue-priority selectors see both).
+#[derive(Debug, Clone, Copy)]
+struct OnNode {
+    container: ContainerRef,
+    app_id: (i64, i32),
+    /// Its leaf: its application's, or for one let go of the one it was charged to (None
+    /// if that queue has left the tree).
+    queue: Option<QueueIndex>,
+    size: Resource,
+    created_ms: i64,
+    /// Its place in the order containers were booked on nodes.
+    booked: u64,
+    am: bool,
+}
+
+/// Every container on `node`, live or leaving, in no particular order.
+fn containers_on_node(state: &State, node: NodeKey) -> Vec<OnNode> {
+    let Some(n) = state.nodes.get(&node) else { return Vec::new() };
+    let live = n.containers.iter().filter_map(|&c| {
+        let app = state.apps.get(&c.0)?;
+        let x = state.containers.get(&c)?;
+        Some(OnNode {
+            container: c,
+            app_id: app.app_id,
+            queue: Some(app.queue),
+            size: x.resource,
+            created_ms: x.created_ms,
+            booked: x.booked,
+            am: app.am_container == Some(c.1),
+        })
+    });
+    let leaving = n.leaving.iter().map(|(&c, l)| OnNode {
+        container: c,
+        app_id: l.app_id,
+        queue: state.queues.resolve(&l.queue).ok(),
+        size: l.container.resource,
+        created_ms: l.container.created_ms,
+        booked: l.container.booked,
+        am: l.am,
+    });
+    live.chain(leaving).collect()
+}
+
+/// A container its application let go of that its node still holds.
+fn leaving_of(state: &State, c: ContainerRef) -> Option<&crate::model::Leaving> {
+    state.nodes.get(state.leaving.get(&c)?)?.leaving.get(&c)
+}
+
+/// The leaf a chosen container is charged to: its application's, or for one its
+/// application let go of, the one it was charged to then (Apache's `RMContainer` queue name).
+fn candidate_queue(state: &State, c: &Candidate) -> Option<QueueIndex> {
+    if c.reserved_on.is_none() && !state.containers.contains_key(&c.container) {
+        if let Some(l) = leaving_of(state, c.container) {
+            return state.queues.resolve(&l.queue).ok();
+        }
+    }
+    state.apps.get(&c.container.0).map(|a| a.queue)
+}
+
 /// Every node, in the order the scheduler's `HashMap<NodeId, _>` iterates them (which
-/// depends on the map's size, so every node is placed, reserved or not).
+/// depends on the most nodes it has held, so every node is placed, reserved or not).
 fn nodes_in_map_order(state: &State) -> Vec<NodeKey> {
     let mut keys: Vec<NodeKey> = state.nodes.keys().copied().collect();
     keys.sort_unstable();
     let ids: Vec<&str> = keys.iter().map(|k| state.nodes[k].node_id.as_str()).collect();
-    java_order::node_map_order(&ids).into_iter().map(|i| keys[i]).collect()
+    java_order::node_map_order(&ids, state.most_nodes).into_iter().map(|i| keys[i]).collect()
 }
 
 /// The leaves under `q` in the order Apache's policy visits them: each parent gathers its

@@ -10,7 +10,7 @@
 use super::arith::{add, sub, Calc};
 use super::ideal::TempQueue;
 use super::select::Selection;
-use super::Candidate;
+use super::{Candidate, OnNode};
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
 use crate::model::{Reservation, State};
@@ -57,8 +57,10 @@ impl<'a> Priorities<'a> {
         Some((self.tqs[pa[split]].relative_priority, self.tqs[pb[split]].relative_priority))
     }
 
-    /// Whether leaf `demanding` may take from leaf `other`.
-    fn may_take(&self, demanding: QueueIndex, other: QueueIndex) -> bool {
+    /// Whether leaf `demanding` may take from leaf `other` (never from a queue that has
+    /// left the tree, which Apache's digraph does not hold).
+    fn may_take(&self, demanding: Option<QueueIndex>, other: Option<QueueIndex>) -> bool {
+        let (Some(demanding), Some(other)) = (demanding, other) else { return false };
         self.branches(demanding, other).is_some_and(|(d, o)| d > o)
     }
 
@@ -74,7 +76,7 @@ impl<'a> Priorities<'a> {
 
     /// Apache's comparator of two containers by their leaves and creation times: one whose
     /// leaf may take from the other's first, else the older first. Not transitive.
-    fn order(&self, a: (QueueIndex, i64), b: (QueueIndex, i64)) -> Ordering {
+    fn order(&self, a: (Option<QueueIndex>, i64), b: (Option<QueueIndex>, i64)) -> Ordering {
         if self.may_take(a.0, b.0) {
             Ordering::Less
         } else if self.may_take(b.0, a.0) {
@@ -102,7 +104,7 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
         .filter(|&(q, _)| priorities.may_take_from_any(q))
         .collect();
     java_order::sort_like_java(&mut reservations, |a, b| {
-        priorities.order((a.0, a.1.created_ms), (b.0, b.1.created_ms))
+        priorities.order((Some(a.0), a.1.created_ms), (Some(b.0), b.1.created_ms))
     });
     let mut taken_for: HashMap<QueueIndex, Resource> = HashMap::default();
     let mut touched: HashSet<NodeKey> = HashSet::default();
@@ -144,9 +146,9 @@ fn room_on_node(
     let node = &state.nodes[&r.node];
     let mut lacking = sub(r.resource, sub(node.total, node.allocated));
     let running = running_in_order(state, priorities, r.node);
-    for &(c, _, size) in &running {
-        if sel.chosen_set.contains(&c) {
-            lacking = sub(lacking, size);
+    for c in &running {
+        if sel.chosen_set.contains(&c.container) {
+            lacking = sub(lacking, c.size);
         }
     }
     if calc.fits_in(lacking, Resource::ZERO) {
@@ -154,9 +156,8 @@ fn room_on_node(
     }
     let mut allowed = sel.allowed;
     let mut chosen = Vec::new();
-    for (c, queue, size) in running {
-        let is_am = state.apps.get(&c.0).is_some_and(|a| a.am_container == Some(c.1));
-        if sel.chosen_set.contains(&c) || !priorities.may_take(demanding, queue) || is_am {
+    for OnNode { container: c, queue, size, am, .. } in running {
+        if sel.chosen_set.contains(&c) || !priorities.may_take(Some(demanding), queue) || am {
             continue;
         }
         if calc.cmp(state.cluster, allowed, size).is_ge() {
@@ -171,35 +172,18 @@ fn room_on_node(
     None
 }
 
-/// A node's running containers with their leaves and sizes, as Apache's selector visits
-/// them: the node's container map order, sorted by the comparator.
-fn running_in_order(
-    state: &State,
-    priorities: &Priorities<'_>,
-    node: NodeKey,
-) -> Vec<(ContainerRef, QueueIndex, Resource)> {
-    let n = &state.nodes[&node];
-    // Insertion order within a bucket: by creation, then number.
-    let mut held: Vec<(ContainerRef, QueueIndex, Resource, i64, i32)> = n
-        .containers
+/// A node's containers (those let go of but still running too), as Apache's selector
+/// visits them: the node's container map order (by hash, then booking), sorted by the
+/// comparator.
+fn running_in_order(state: &State, priorities: &Priorities<'_>, node: NodeKey) -> Vec<OnNode> {
+    let mut held = super::containers_on_node(state, node);
+    held.sort_by_key(|c| c.booked);
+    let hashes: Vec<i32> = held
         .iter()
-        .filter_map(|&c| {
-            let app = state.apps.get(&c.0)?;
-            let container = state.containers.get(&c)?;
-            let hash = java_order::container_id_hash(app.app_id, c.1.attempt, c.1.number as i64);
-            Some((c, app.queue, container.resource, container.created_ms, hash))
-        })
+        .map(|c| java_order::container_id_hash(c.app_id, c.container.1.attempt, c.container.1.number as i64))
         .collect();
-    held.sort_by_key(|&(c, _, _, created, _)| (created, c.1.attempt, c.1.number));
-    let hashes: Vec<i32> = held.iter().map(|h| h.4).collect();
-    let mut running: Vec<(ContainerRef, QueueIndex, Resource, i64)> =
-        java_order::hash_order(&hashes, n.most_containers)
-            .into_iter()
-            .map(|i| {
-                let (c, q, size, created, _) = held[i];
-                (c, q, size, created)
-            })
-            .collect();
-    java_order::sort_like_java(&mut running, |a, b| priorities.order((a.1, a.3), (b.1, b.3)));
-    running.into_iter().map(|(c, q, size, _)| (c, q, size)).collect()
+    let most = state.nodes.get(&node).map_or(0, |n| n.most_containers);
+    let mut running: Vec<OnNode> = java_order::hash_order(&hashes, most).into_iter().map(|i| held[i]).collect();
+    java_order::sort_like_java(&mut running, |a, b| priorities.order((a.queue, a.created_ms), (b.queue, b.created_ms)));
+    running
 }

@@ -8,7 +8,7 @@
 use super::arith::{add, sub, Calc};
 use super::ideal::TempQueue;
 use super::select::Selection;
-use super::Candidate;
+use super::{Candidate, OnNode};
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
 use crate::model::State;
 use crate::resource::Resource;
@@ -68,23 +68,15 @@ fn on_node(
     if calc.fits_in(reserved, room) {
         return None;
     }
-    // Newest first, by ContainerId: the application, then the attempt, then the number.
-    let mut running: Vec<(ContainerRef, (i64, i32), Resource, QueueIndex)> = n
-        .containers
-        .iter()
-        .filter_map(|&c| {
-            let app = state.apps.get(&c.0)?;
-            if app.am_container == Some(c.1) {
-                return None;
-            }
-            Some((c, app.app_id, state.containers.get(&c)?.resource, app.queue))
-        })
-        .collect();
-    running.sort_by_key(|&(c, app_id, _, _)| std::cmp::Reverse((app_id, c.1.attempt, c.1.number)));
+    // Every container the node lists (those let go of but still running too), newest
+    // first by ContainerId: the application, then the attempt, then the number.
+    let mut running: Vec<OnNode> = super::containers_on_node(state, node).into_iter().filter(|c| !c.am).collect();
+    running.sort_by_key(|c| std::cmp::Reverse((c.app_id, c.container.1.attempt, c.container.1.number)));
     let mut chosen: Vec<(ContainerRef, Resource, QueueIndex)> = Vec::new();
     let mut taken = Resource::ZERO;
     let mut met = false;
-    for (c, _, size, queue) in running {
+    for OnNode { container: c, size, queue, .. } in running {
+        let Some(queue) = queue else { continue };
         let Some(q) = quota.get_mut(&queue) else { continue };
         if !(calc.fits_in(size, *q) && calc.fits_in(size, *allowed)) {
             continue;

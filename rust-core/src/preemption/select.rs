@@ -181,9 +181,9 @@ pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(Contai
 /// before the next selector runs (Apache's `deductPreemptableResourcesBasedSelectedCandidates`).
 pub(super) fn deduct_selected(state: &State, tqs: &mut [TempQueue], calc: Calc, sel: &Selection) {
     for c in &sel.chosen {
-        let Some(app) = state.apps.get(&c.container.0) else { continue };
+        let Some(queue) = super::candidate_queue(state, c) else { continue };
         let Some(size) = candidate_size(state, c) else { continue };
-        let q = &mut tqs[app.queue];
+        let q = &mut tqs[queue];
         if calc.gt(state.cluster, q.actually_to_be_preempted, size) {
             q.actually_to_be_preempted = sub(q.actually_to_be_preempted, size);
         }
@@ -191,10 +191,15 @@ pub(super) fn deduct_selected(state: &State, tqs: &mut [TempQueue], calc: Calc, 
     }
 }
 
-/// What a chosen container holds: its reservation's size, or its own.
+/// What a chosen container holds: its reservation's size, or its own (live, or let go of
+/// by its application and still on its node).
 pub(super) fn candidate_size(state: &State, c: &Candidate) -> Option<Resource> {
     match c.reserved_on {
         Some(node) => state.nodes.get(&node).and_then(|n| n.reservation.as_ref()).map(|r| r.resource),
-        None => state.containers.get(&c.container).map(|x| x.resource),
+        None => state
+            .containers
+            .get(&c.container)
+            .map(|x| x.resource)
+            .or_else(|| super::leaving_of(state, c.container).map(|l| l.container.resource)),
     }
 }

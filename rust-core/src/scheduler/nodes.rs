@@ -13,6 +13,7 @@ impl Scheduler {
         let key = self.state.next_node;
         self.state.next_node += 1;
         self.state.nodes.insert(key, Node::new(node_id.into(), host.into(), rack.into(), total));
+        self.state.most_nodes = self.state.most_nodes.max(self.state.nodes.len());
         self.resize_cluster();
         log::info!("added node {node_id} ({rack}) with {total}; cluster is now {}", self.state.cluster);
         key
