@@ -77,6 +77,8 @@ pub struct QueueRow {
     pub lifetime: crate::config::queue::Lifetimes,
     /// Whether capacity preemption may take its containers (see [`crate::preemption::switches`]).
     pub preemption: crate::preemption::Switches,
+    /// How it orders its children (a parent's own `ordering-policy`, else its parent's).
+    pub queue_ordering: crate::config::QueueOrdering,
 }
 
 /// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
@@ -227,6 +229,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 runnable_applications: q.runnable_apps,
                 lifetime: q.config.lifetime,
                 preemption: switches[index],
+                queue_ordering: q.config.queue_ordering,
                 maximum_applications_per_user: if leaf {
                     admission::maximum_applications_per_user(state, index)
                 } else {

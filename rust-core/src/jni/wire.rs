@@ -208,8 +208,11 @@ wire_constants! {
         PREEMPTION_DISABLED = 27;
         /// 1 when it may not take them for another application of the queue.
         INTRA_QUEUE_PREEMPTION_DISABLED = 28;
+        /// 1 when it orders its children by priority, then utilization (its own or its
+        /// parent's `ordering-policy` is `priority-utilization`).
+        PRIORITY_UTILIZATION = 29;
         /// Longs per queue.
-        STRIDE = 29;
+        STRIDE = 30;
     }
 }
 
@@ -433,6 +436,8 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::DEFAULT_APPLICATION_LIFETIME] = q.lifetime.default;
         count[c::PREEMPTION_DISABLED] = i64::from(q.preemption.disabled);
         count[c::INTRA_QUEUE_PREEMPTION_DISABLED] = i64::from(q.preemption.intra_queue_disabled);
+        count[c::PRIORITY_UTILIZATION] =
+            i64::from(q.queue_ordering == crate::config::QueueOrdering::PriorityUtilization);
     }
     (figures, counts)
 }

@@ -24,15 +24,20 @@ impl State {
         let n = self.nodes.get_mut(&node).expect("a container is booked on a live node");
         let new = a.containers.insert(id) & n.containers.insert((app, id));
         debug_assert!(new, "container {id} of application {app} booked twice");
-        n.most_containers = n.most_containers.max(n.containers.len() + n.leaving.len());
+        n.note_held();
         a.used = a.used.plus(resource);
         n.allocated = n.allocated.plus(resource);
         let (queue, user) = (a.queue, a.user.clone());
         self.queues.charge_user(queue, &user, resource);
-        let created_ms = super::wall_clock_ms();
+        let container = self.stamped(node, resource, key);
+        self.containers.insert((app, id), container);
+    }
+
+    /// A container booked now: stamped with the wall clock, as Apache stamps a new
+    /// `RMContainer`, and with the next place in the booking order.
+    fn stamped(&mut self, node: NodeKey, resource: Resource, key: SchedulerKey) -> Container {
         self.bookings += 1;
-        let booked = self.bookings;
-        self.containers.insert((app, id), Container { node, resource, key, created_ms, booked });
+        Container { node, resource, key, created_ms: super::wall_clock_ms(), booked: self.bookings }
     }
 
     /// The container ended (completed, released, expired, killed, or lost with its node):
@@ -126,7 +131,7 @@ impl State {
         let n = self.nodes.get_mut(&node)?;
         let r = n.reservation.take()?;
         let new = n.containers.insert((r.app, r.container));
-        n.most_containers = n.most_containers.max(n.containers.len() + n.leaving.len());
+        n.note_held();
         n.allocated = n.allocated.plus(r.resource);
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
         a.reservations.remove(&r.container);
@@ -138,11 +143,8 @@ impl State {
         let queue = a.queue;
         self.queues.track_reserved(queue, r.resource, true);
         // Apache makes a new RMContainer for the allocation, stamped now.
-        let created_ms = super::wall_clock_ms();
-        self.bookings += 1;
-        let booked = self.bookings;
-        self.containers
-            .insert((r.app, r.container), Container { node, resource: r.resource, key: r.key, created_ms, booked });
+        let container = self.stamped(node, r.resource, r.key);
+        self.containers.insert((r.app, r.container), container);
         Some(r)
     }
 

@@ -50,6 +50,11 @@ impl Node {
     pub fn available(&self) -> Resource {
         self.total.minus(self.allocated)
     }
+
+    /// A container was booked here: the most it has held at once may have grown.
+    pub(crate) fn note_held(&mut self) {
+        self.most_containers = self.most_containers.max(self.containers.len() + self.leaving.len());
+    }
 }
 
 #[cfg(test)]

@@ -270,7 +270,7 @@ fn containers_on_node(state: &State, node: NodeKey) -> Vec<OnNode> {
     let leaving = n.leaving.iter().map(|(&c, l)| OnNode {
         container: c,
         app_id: l.app_id,
-        queue: state.queues.resolve(&l.queue).ok(),
+        queue: state.queues.index_of_path(&l.queue),
         size: l.container.resource,
         created_ms: l.container.created_ms,
         booked: l.container.booked,
@@ -289,7 +289,7 @@ fn leaving_of(state: &State, c: ContainerRef) -> Option<&crate::model::Leaving> 
 fn candidate_queue(state: &State, c: &Candidate) -> Option<QueueIndex> {
     if c.reserved_on.is_none() && !state.containers.contains_key(&c.container) {
         if let Some(l) = leaving_of(state, c.container) {
-            return state.queues.resolve(&l.queue).ok();
+            return state.queues.index_of_path(&l.queue);
         }
     }
     state.apps.get(&c.container.0).map(|a| a.queue)

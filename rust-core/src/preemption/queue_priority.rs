@@ -28,7 +28,16 @@ struct Priorities<'a> {
 }
 
 impl<'a> Priorities<'a> {
-    fn new(state: &State, tqs: &'a [TempQueue]) -> Self {
+    /// The relation over the tree, or None when no two siblings differ in relative
+    /// priority: then no leaf may take from another (Apache's digraph is empty).
+    fn new(state: &State, tqs: &'a [TempQueue]) -> Option<Self> {
+        let any_edge = tqs.iter().filter(|t| !t.children.is_empty()).any(|p| {
+            let mut priorities = p.children.iter().map(|&c| tqs[c].relative_priority);
+            priorities.next().is_some_and(|first| priorities.any(|x| x != first))
+        });
+        if !any_edge {
+            return None;
+        }
         let tree = &state.queues;
         let mut paths: Vec<Vec<QueueIndex>> = Vec::with_capacity(tree.queues.len());
         for (i, q) in tree.queues.iter().enumerate() {
@@ -37,16 +46,7 @@ impl<'a> Priorities<'a> {
             path.push(i);
             paths.push(path);
         }
-        Priorities { tqs, paths }
-    }
-
-    /// Whether any two siblings differ in relative priority: if none do, no leaf may take
-    /// from another (Apache's digraph is empty).
-    fn any_edge(&self) -> bool {
-        self.tqs.iter().filter(|t| !t.children.is_empty()).any(|p| {
-            let mut priorities = p.children.iter().map(|&c| self.tqs[c].relative_priority);
-            priorities.next().is_some_and(|first| priorities.any(|x| x != first))
-        })
+        Some(Priorities { tqs, paths })
     }
 
     /// The relative priorities of the branches `a` and `b` take below their lowest common
@@ -90,10 +90,7 @@ impl<'a> Priorities<'a> {
 /// Chooses containers for reservations of leaves of higher priority, into `sel`.
 /// `wall_now` is the wall clock (ms) the reservations' ages are measured against.
 pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64, wall_now: i64, sel: &mut Selection) {
-    let priorities = Priorities::new(state, tqs);
-    if !priorities.any_edge() {
-        return;
-    }
+    let Some(priorities) = Priorities::new(state, tqs) else { return };
     let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
     // The reservations of leaves that may take from some leaf, in the scheduler's node
     // map order, then sorted by the comparator (as Java's sort leaves them).

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 
 /**
  * One queue as the Rust core reports it at one moment: configured and effective capacities
@@ -230,6 +231,16 @@ public final class QueueSnapshot {
   /** Whether it may not take them for another application of the queue. */
   public boolean isIntraQueuePreemptionDisabled() {
     return counts[count + Wire.QueueCounts.INTRA_QUEUE_PREEMPTION_DISABLED] != 0;
+  }
+
+  /**
+   * How it orders its children, by Apache's policy name: {@code priority-utilization} or
+   * {@code utilization} (a parent's own {@code ordering-policy}, else its parent's).
+   */
+  public String getQueueOrderingPolicy() {
+    return counts[count + Wire.QueueCounts.PRIORITY_UTILIZATION] != 0
+        ? CapacitySchedulerConfiguration.QUEUE_PRIORITY_UTILIZATION_ORDERING_POLICY
+        : CapacitySchedulerConfiguration.QUEUE_UTILIZATION_ORDERING_POLICY;
   }
 
   /** The largest container its applications may ask for ({@code maximum-allocation-*}). */

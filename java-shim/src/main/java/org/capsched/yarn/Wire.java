@@ -136,7 +136,8 @@ final class Wire {
     static final int DEFAULT_APPLICATION_LIFETIME = 26;
     static final int PREEMPTION_DISABLED = 27;
     static final int INTRA_QUEUE_PREEMPTION_DISABLED = 28;
-    static final int STRIDE = 29;
+    static final int PRIORITY_UTILIZATION = 29;
+    static final int STRIDE = 30;
 
     private QueueCounts() {
     }

@@ -66,7 +66,7 @@ public final class CapschedSchedulerInfos {
     root.queueAcls = new QueueAclsInfo();
     root.queueAcls.addAll(acls(conf, q.getPath()));
     root.queuePriority = conf.getQueuePriority(q.getPath()).getPriority();
-    root.orderingPolicyInfo = parentOrderingPolicy(conf, q.getPath());
+    root.orderingPolicyInfo = q.getQueueOrderingPolicy();
     root.mode = mode(conf, q);
     root.queueType = "parent";
     root.creationMethod = "static";
@@ -101,8 +101,7 @@ public final class CapschedSchedulerInfos {
   private static CapacitySchedulerQueueInfo parent(SchedulerState state, int index) {
     CapacitySchedulerQueueInfo info = new CapacitySchedulerQueueInfo();
     fill(info, state, index, false);
-    info.orderingPolicyInfo = parentOrderingPolicy(state.configuration(),
-        state.queue(index).getPath());
+    info.orderingPolicyInfo = state.queue(index).getQueueOrderingPolicy();
     info.queues = children(state, index);
     return info;
   }
@@ -265,20 +264,6 @@ public final class CapschedSchedulerInfos {
     }
     return new QueueCapacityVectorInfo(new QueueCapacityConfigParser().parse(
         configured == null ? "0" : configured, path));
-  }
-
-  private static String parentOrderingPolicy(CapacitySchedulerConfiguration conf, String path) {
-    // A parent without a policy of its own has its parent's, as Apache resolves it
-    // (getQueueOrderingPolicy with the parent's name as the default); the root's is
-    // utilization.
-    String own = conf.get(CapacitySchedulerConfiguration.getQueuePrefix(path)
-        + CapacitySchedulerConfiguration.ORDERING_POLICY);
-    if (own != null) {
-      return own.trim();
-    }
-    int dot = path.lastIndexOf('.');
-    return dot < 0 ? CapacitySchedulerConfiguration.DEFAULT_QUEUE_ORDERING_POLICY
-        : parentOrderingPolicy(conf, path.substring(0, dot));
   }
 
   /** Apache's mode names: how the queue's capacity is configured. */
