@@ -1,7 +1,8 @@
 //! Property tests of the core's invariants over random event sequences: whatever the RM
 //! tells it, in whatever order — nodes joining, resized and lost, submissions, asks of
 //! every size, heartbeats that finish containers, releases, kills, attempts failing with
-//! and without keep-containers, moves, priority changes, refreshes and preemption rounds —
+//! and without keep-containers, moves, priority changes, refreshes and preemption rounds
+//! (killing at once, or lazily: marking killable for heartbeats to kill for room) —
 //! the books stay whole (every container and reservation held by its node, application,
 //! user and queues, usage the sum of containers), nothing is refunded below zero, a
 //! heartbeat never places a container on a node without room for it, and no queue grows
@@ -20,8 +21,8 @@ const GB: i64 = 1024;
 const LEAVES: [&str; 3] = ["a", "b1", "b2"];
 
 /// root.a (40%, at most 60%) and root.b (60%) with b1 and b2 (half each, b2 at most
-/// half), under either calculator, with preemption on.
-fn config(drf: bool, b2_max: u32) -> SchedulerConfig {
+/// half), under either calculator, with preemption on (lazy or not).
+fn config(drf: bool, lazy: bool, b2_max: u32) -> SchedulerConfig {
     let calculator = if drf {
         "<property><name>yarn.scheduler.capacity.resource-calculator</name>\
          <value>org.apache.hadoop.yarn.util.resource.DominantResourceCalculator</value></property>"
@@ -46,6 +47,7 @@ fn config(drf: bool, b2_max: u32) -> SchedulerConfig {
           <property><name>yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill</name><value>1000</value></property>
           <property><name>yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers</name><value>true</value></property>
           <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled</name><value>true</value></property>
+          <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>{lazy}</value></property>
           {calculator}
         </configuration>"
     );
@@ -126,10 +128,27 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Events on a crowded cluster of fixed nodes, where queues outgrow their guarantees and
+/// preemption has work: big asks, many heartbeats, frequent rounds.
+fn crowded_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => (0..LEAVES.len(), 0..3usize, 1..2i64).prop_map(|(leaf, user, am_gb)| Op::Submit { leaf, user, am_gb }),
+        3 => (any::<usize>(), 1..4i32, 1..3i64, 1..3i64, 4..30u32)
+            .prop_map(|(app, priority, memory_gb, vcores, count)| Op::Ask { app, priority, memory_gb, vcores, count }),
+        8 => (any::<usize>(), 0..2usize).prop_map(|(node, finish)| Op::Heartbeat { node, finish }),
+        1 => (any::<usize>(), 1..3usize).prop_map(|(app, count)| Op::Release { app, count }),
+        1 => any::<usize>().prop_map(Op::Kill),
+        1 => (any::<usize>(), 0..LEAVES.len()).prop_map(|(app, leaf)| Op::Move { app, leaf }),
+        1 => (any::<usize>(), 0..5i64).prop_map(|(app, priority)| Op::Priority { app, priority }),
+        4 => (0..1500i64).prop_map(|ms_later| Op::Preempt { ms_later }),
+    ]
+}
+
 /// The RM's side of the conversation: what exists, and the attempts it started.
 struct Driver {
     s: Scheduler,
     drf: bool,
+    lazy: bool,
     nodes: Vec<NodeKey>,
     apps: Vec<(AppKey, i32)>,
     next_node: u32,
@@ -138,10 +157,11 @@ struct Driver {
 }
 
 impl Driver {
-    fn new(drf: bool) -> Self {
+    fn new(drf: bool, lazy: bool) -> Self {
         Driver {
-            s: Scheduler::new(config(drf, 50), 0),
+            s: Scheduler::new(config(drf, lazy, 50), 0),
             drf,
+            lazy,
             nodes: Vec::new(),
             apps: Vec::new(),
             next_node: 1,
@@ -228,6 +248,13 @@ impl Driver {
                 on_node.truncate(finish);
                 let before = self.s.state().clone();
                 let placed = self.s.node_heartbeat(node, &on_node);
+                // The RM ends at once the killable containers killed to make room.
+                let killed: Vec<Release> = placed
+                    .iter()
+                    .filter(|a| a.kind == AllocationKind::Preempt)
+                    .map(|a| Release::Done((a.app, a.container)))
+                    .collect();
+                self.s.apply_releases(&killed);
                 self.check_heartbeat(&before, node, &placed)?;
             }
             Op::Release { app, count } => {
@@ -281,13 +308,18 @@ impl Driver {
                 }
             }
             Op::Refresh { b2_max } => {
-                let _ = self.s.refresh(config(self.drf, b2_max));
+                let _ = self.s.refresh(config(self.drf, self.lazy, b2_max));
             }
             Op::Preempt { ms_later } => {
                 self.now += ms_later;
                 for a in self.s.preemption_round(self.now) {
                     let live = self.s.state().containers.contains_key(&(a.app, a.container));
-                    if a.kind == ActionKind::KillReserved || (a.kind == ActionKind::Kill && live) {
+                    let kill = match a.kind {
+                        ActionKind::KillReserved => true,
+                        ActionKind::Kill => live && self.s.container_killable((a.app, a.container)),
+                        ActionKind::Mark => false,
+                    };
+                    if kill {
                         self.s.apply_releases(&[Release::Done((a.app, a.container))]);
                     }
                 }
@@ -350,8 +382,27 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn the_books_stay_whole_and_no_limit_is_passed(drf in any::<bool>(), ops in prop::collection::vec(op(), 1..300)) {
-        let mut d = Driver::new(drf);
+    fn the_books_stay_whole_and_no_limit_is_passed(
+        drf in any::<bool>(),
+        lazy in any::<bool>(),
+        ops in prop::collection::vec(op(), 1..300),
+    ) {
+        let mut d = Driver::new(drf, lazy);
+        for op in &ops {
+            d.apply(op)?;
+        }
+    }
+
+    #[test]
+    fn preemption_on_a_crowded_cluster_keeps_the_books_and_the_limits(
+        drf in any::<bool>(),
+        lazy in any::<bool>(),
+        ops in prop::collection::vec(crowded_op(), 1..300),
+    ) {
+        let mut d = Driver::new(drf, lazy);
+        for _ in 0..4 {
+            d.apply(&Op::AddNode { memory_gb: 8, vcores: 8 })?;
+        }
         for op in &ops {
             d.apply(op)?;
         }

@@ -29,7 +29,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerReport<'l
     .resolve::<ThrowJava>()
 }
 
-/// Every live container, reservation and container a node still holds, as report records.
+/// Every live container (killable or not), reservation and container a node still holds,
+/// as report records.
 pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let st = s.state();
     let record = |app: u32, id: ContainerId, node: u32, size: crate::resource::Resource, reserved: i64| {
@@ -43,7 +44,10 @@ pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
         r[f::RESERVED] = reserved;
         r
     };
-    let live = st.containers.iter().map(|(&(app, id), c)| record(app, id, c.node, c.resource, 0));
+    let live = st.containers.iter().map(|(&(app, id), c)| {
+        let state = if st.killable.contains(&(app, id)) { 3 } else { 0 };
+        record(app, id, c.node, c.resource, state)
+    });
     let reserved =
         st.nodes.values().filter_map(|n| n.reservation).map(|r| record(r.app, r.container, r.node, r.resource, 1));
     let leaving = st.nodes.iter().flat_map(|(&node, n)| {

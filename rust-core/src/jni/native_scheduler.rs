@@ -688,6 +688,26 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean containerKillable(long handle, int app, int attempt, long number)`
+///
+/// MARK_CONTAINER_FOR_KILLABLE for a container: true if the RM is to kill it now, false if
+/// lazy preemption only marked it killable ([`crate::scheduler::Scheduler::container_killable`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_containerKillable<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+    attempt: jint,
+    number: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> {
+        let id = ContainerId { attempt, number: number as u64 };
+        with_scheduler(handle, |s| s.container_killable((app as u32, id)))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native long[] preemptionRound(long handle, long now)`
 ///
 /// One round of the preemption policy at `now` (ms since the epoch, the policy's clock):

@@ -92,6 +92,8 @@ wire_constants! {
         UNRESERVE = 2;
         /// The reserved container becomes a real container, same number.
         ALLOCATE_RESERVED = 3;
+        /// End a running container lazy preemption marked killable, as PREEMPTED.
+        PREEMPT = 4;
     }
 }
 
@@ -282,7 +284,8 @@ wire_constants! {
         /// Virtual cores.
         VCORES = 5;
         /// 0 for a live container, 1 for a reservation, 2 for a container its application
-        /// let go of that still holds a share of its node.
+        /// let go of that still holds a share of its node, 3 for a live container lazy
+        /// preemption marked killable.
         RESERVED = 6;
         /// Longs per container.
         STRIDE = 7;
@@ -343,6 +346,7 @@ pub fn kind_code(kind: AllocationKind) -> i64 {
         AllocationKind::Reserve => kind::RESERVE,
         AllocationKind::Unreserve => kind::UNRESERVE,
         AllocationKind::AllocateReserved => kind::ALLOCATE_RESERVED,
+        AllocationKind::Preempt => kind::PREEMPT,
     }
 }
 

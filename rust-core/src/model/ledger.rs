@@ -45,6 +45,7 @@ impl State {
     /// it, or `None` for a container the books do not hold (the RM may report one twice).
     pub fn unbook_container(&mut self, c: ContainerRef) -> Option<Container> {
         let container = self.containers.remove(&c)?;
+        self.forget_killable(c, container.node);
         if let Some(n) = self.nodes.get_mut(&container.node) {
             n.allocated = n.allocated.minus(container.resource);
             n.containers.remove(&c);
@@ -180,6 +181,19 @@ impl State {
                     out.push(format!("node {key}'s reservation {r:?} is not its application's"));
                 }
             }
+        }
+        for c in &self.killable {
+            let on = self.containers.get(c).map(|x| x.node);
+            if !on.and_then(|n| self.nodes.get(&n)).is_some_and(|n| n.killable.contains(c)) {
+                out.push(format!(
+                    "killable container {} of application {} is not live on a node that lists it",
+                    c.1, c.0
+                ));
+            }
+        }
+        let listed: usize = self.nodes.values().map(|n| n.killable.len()).sum();
+        if listed != self.killable.len() {
+            out.push(format!("nodes list {listed} killable containers; the scheduler knows {}", self.killable.len()));
         }
         let mut leaf_held: HashMap<usize, Resource> = HashMap::default();
         let mut user_held: HashMap<(usize, &str), Resource> = HashMap::default();

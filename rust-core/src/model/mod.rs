@@ -4,6 +4,7 @@
 
 pub mod application;
 mod capacities;
+mod killable;
 mod ledger;
 pub mod node;
 pub mod queue;

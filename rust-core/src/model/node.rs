@@ -28,6 +28,13 @@ pub struct Node {
     /// The most containers it has held at once: the size of Apache's map of a node's
     /// containers, whose iteration order ties in the preemption policy follow.
     pub most_containers: usize,
+    /// Containers lazy preemption marked killable here, in the order they were marked: room
+    /// a queue below its guarantee may take by killing them (Apache's
+    /// `FiCaSchedulerNode.killableContainers`).
+    pub killable: Vec<ContainerRef>,
+    /// The most containers marked killable here at once (the size of Apache's map of them,
+    /// whose iteration order decides which are killed first).
+    pub most_killable: usize,
 }
 
 impl Node {
@@ -43,12 +50,21 @@ impl Node {
             reservation: None,
             leaving: HashMap::default(),
             most_containers: 0,
+            killable: Vec::new(),
+            most_killable: 0,
         }
     }
 
     /// Resources not held by any container.
     pub fn available(&self) -> Resource {
         self.total.minus(self.allocated)
+    }
+
+    /// Resources not held by any container, below zero where the node holds more than it
+    /// offers (a container killed to make room keeps its share until its NodeManager
+    /// reports it gone; Apache's `getUnallocatedResource`).
+    pub fn unallocated(&self) -> Resource {
+        self.total.difference(self.allocated)
     }
 
     /// A container was booked here: the most it has held at once may have grown.

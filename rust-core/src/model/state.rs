@@ -7,7 +7,7 @@ use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
 use crate::model::{App, Node, QueueTree};
 use crate::resource::{Resource, ResourceCalculator};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 /// A container as the scheduler tracks it.
@@ -75,6 +75,8 @@ pub struct State {
     /// How many containers have been booked on nodes: each takes the next number, the
     /// order Apache's node map of containers keeps within a bucket.
     pub(crate) bookings: u64,
+    /// Live containers marked killable by lazy preemption (see `Node::killable`).
+    pub killable: HashSet<ContainerRef>,
 }
 
 impl State {
@@ -96,6 +98,7 @@ impl State {
             next_attempt_seq: 0,
             most_nodes: 0,
             bookings: 0,
+            killable: HashSet::default(),
         }
     }
 

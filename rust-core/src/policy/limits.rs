@@ -21,9 +21,10 @@ pub fn child_limit(
 ) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    // The child's usage is added first: a parent may hold more than its limit (a refresh
-    // shrank it), where Apache's difference goes negative and `minus` would stop at zero.
-    let room = limit.plus(c.used).minus(blocked).minus(p.used);
+    // The child's usage (and what the parent's killable containers hold, room it may take
+    // back) is added first: a parent may hold more than its limit (a refresh shrank it),
+    // where Apache's difference goes negative and `minus` would stop at zero.
+    let room = limit.plus(c.used).plus(state.killable_under(parent)).minus(blocked).minus(p.used);
     state.calculator().round_down_to(room, state.minimum_allocation())
 }
 

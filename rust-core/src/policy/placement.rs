@@ -9,7 +9,7 @@
 //! rack-local, then off-switch, with delay scheduling by missed opportunities.
 
 use crate::config::OrderingPolicy;
-use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
+use crate::ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
 use crate::model::{App, Node, RequestGroup, Reservation, State};
 use crate::policy::limits::{
@@ -34,6 +34,9 @@ pub struct Assignment {
     /// with `reservations-continue-look-all-nodes`, an application at its queue or user
     /// limit because of reservations may take a node that fits by giving one up.
     pub unreserve: Option<(NodeKey, ContainerId)>,
+    /// Containers lazy preemption marked killable on the node, to kill first to make room
+    /// (see [`killable_to_make_room`]).
+    pub kill: Vec<ContainerRef>,
 }
 
 /// What one pass over the tree decided for a node: its outcome, and its effects on the
@@ -85,8 +88,9 @@ pub struct PassEffects {
 pub fn next_assignment(state: &State, node: &Node) -> Decision {
     let mut effects = PassEffects::default();
     // Apache's computeAvailableContainers: room for one minimum allocation, in the
-    // resources the calculator schedules.
-    let outcome = if state.calculator().fits(state.minimum_allocation(), node.available()) {
+    // resources the calculator schedules, counting what killable containers hold.
+    let room = node.unallocated().plus(state.killable_on(node));
+    let outcome = if state.calculator().fits(state.minimum_allocation(), room) {
         visit_queue(state, 0, node, state.cluster, &mut effects)
     } else {
         Outcome::Nothing
@@ -121,8 +125,10 @@ fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, 
     }
     let limit = effective_limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
-    // unless giving up its reservations would bring it under (continue-looking).
-    if !within_limit(state, q.used, limit, q.reserved) {
+    // unless giving up its reservations would bring it under (continue-looking). A parent
+    // does not count what its killable containers hold: that room may be taken back.
+    let used = q.used.minus(state.killable_under(queue));
+    if !within_limit(state, used, limit, q.reserved) {
         return Outcome::Nothing;
     }
     let calc = state.calculator();
@@ -152,6 +158,7 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
     let limit = effective_limit(state, queue, passed);
     // The unweighted limit is the same for every user of the leaf during this pass.
     let mut base_limit: Option<Resource> = None;
+    let mut may_kill: Option<bool> = None;
     let fair_order;
     let apps: &mut dyn Iterator<Item = (AppKey, &App)> = if q.config.ordering_policy == OrderingPolicy::Fifo {
         // The leaf keeps its applications in FIFO order already.
@@ -195,7 +202,13 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
             }
             user_must_unreserve = user_used.difference(ul);
         }
-        let room = Room { headroom: limit.difference(q.used), app_reserved, user_must_unreserve, continue_looking };
+        let room = Room {
+            headroom: limit.difference(q.used),
+            app_reserved,
+            user_must_unreserve,
+            continue_looking,
+            may_kill: *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
+        };
         match try_app(state, key, app, node, &room, &mut effects.missed) {
             Outcome::Nothing => continue,
             decided => return decided,
@@ -214,6 +227,35 @@ struct Room {
     user_must_unreserve: Resource,
     /// `reservations-continue-look-all-nodes`.
     continue_looking: bool,
+    /// Whether the leaf may take room killable containers hold (see
+    /// [`may_take_killable_room`]).
+    may_kill: bool,
+}
+
+/// Apache's `setPreemptionAllowed`: a leaf below its guarantee may take the room that
+/// containers lazy preemption marked killable hold.
+pub fn may_take_killable_room(state: &State, leaf: QueueIndex) -> bool {
+    let q = state.queues.get(leaf);
+    !state.killable.is_empty()
+        && !q.guaranteed().is_none()
+        && state.calculator().compare(state.cluster, q.used, q.guaranteed()).is_lt()
+}
+
+/// Apache's allocator with lazy preemption: when `size` does not fit what `node` has free,
+/// the killable containers there, in the order the node's map of them iterates, until it
+/// does. None if even all of them are not enough.
+pub fn killable_to_make_room(state: &State, node: &Node, size: Resource) -> Option<Vec<ContainerRef>> {
+    let calc = state.calculator();
+    let mut room = node.unallocated();
+    let mut kill = Vec::new();
+    for c in state.killable_in_map_order(node) {
+        room = room.plus(state.containers[&c].resource);
+        kill.push(c);
+        if calc.fits(size, room) {
+            return Some(kill);
+        }
+    }
+    None
 }
 
 fn try_app(
@@ -253,9 +295,15 @@ fn try_app(
         // with the opportunity counted.
         let mut after = None;
         let skipped = loop {
-            let (locality, size, fits) = match try_group(state, app, sk, group, node, after) {
-                GroupResult::Placed(locality, size) => (locality, size, true),
-                GroupResult::NoRoom(locality, size) => (locality, size, false),
+            let (locality, size, fits, kill) = match try_group(state, app, sk, group, node, after) {
+                GroupResult::Placed(locality, size) => (locality, size, true, Vec::new()),
+                GroupResult::NoRoom(locality, size) => match room.may_kill {
+                    true => match killable_to_make_room(state, node, size) {
+                        Some(kill) => (locality, size, true, kill),
+                        None => (locality, size, false, Vec::new()),
+                    },
+                    false => (locality, size, false, Vec::new()),
+                },
                 GroupResult::Skipped => break None,
                 GroupResult::Delayed => break Some(Outcome::Nothing),
             };
@@ -276,7 +324,7 @@ fn try_app(
                         continue;
                     }
                 }
-                return Outcome::Allocate(Assignment { app: key, key: sk, resource: size, locality, unreserve });
+                return Outcome::Allocate(Assignment { app: key, key: sk, resource: size, locality, unreserve, kill });
             }
             // The node cannot hold the request now: reserve the node for it (Apache's
             // reservations), so smaller containers do not starve it.
@@ -286,7 +334,14 @@ fn try_app(
                     break Some(Outcome::Nothing);
                 }
                 missed.push((key, sk));
-                return Outcome::Reserve(Assignment { app: key, key: sk, resource: size, locality, unreserve: None });
+                return Outcome::Reserve(Assignment {
+                    app: key,
+                    key: sk,
+                    resource: size,
+                    locality,
+                    unreserve: None,
+                    kill: Vec::new(),
+                });
             }
             if locality == Locality::OffSwitch {
                 break Some(Outcome::Nothing);

@@ -36,6 +36,9 @@ pub(super) struct TempQueue {
     pub looked_up: bool,
     /// Its `priority` among its siblings, when its parent orders by priority-utilization.
     pub relative_priority: i64,
+    /// What its killable containers hold (lazy preemption): room the scheduler may take
+    /// already, so not asked of it again.
+    pub killable: Resource,
     pub ideal: Resource,
     pub to_be_preempted: Resource,
     /// What the leaf is asked to give back this round.
@@ -86,6 +89,7 @@ pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
             intra_disabled: switches[i].intra_queue_disabled,
             looked_up,
             relative_priority,
+            killable: if settings.lazy { state.killable_under(i) } else { Resource::ZERO },
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,
             actually_to_be_preempted: Resource::ZERO,
@@ -292,8 +296,9 @@ impl Pass<'_> {
         for &q in queues {
             let q = &mut self.tqs[q];
             let keep = calc.max(t, calc.min(t, add(q.used, q.pending), q.guaranteed), q.ideal);
+            let used = sub(q.used, q.killable);
             q.to_be_preempted =
-                if calc.gt(t, q.used, keep) { mul(sub(q.used, keep), f64::from(scaling)) } else { Resource::ZERO };
+                if calc.gt(t, used, keep) { mul(sub(used, keep), f64::from(scaling)) } else { Resource::ZERO };
         }
     }
 

@@ -398,7 +398,10 @@ pub(super) fn select(
                     break;
                 }
                 let c = Candidate { container: (a.key, id), reserved_on: None, balance: false };
-                if sel.chosen_set.contains(&c.container) || app.am_container == Some(id) {
+                if sel.chosen_set.contains(&c.container)
+                    || sel.passes_over_killable(state, &c.container)
+                    || app.am_container == Some(id)
+                {
                     continue;
                 }
                 let used = rolling.get(user.name.as_str()).copied().unwrap_or(Resource::ZERO);

@@ -143,6 +143,7 @@ impl Preemption {
             chosen: Vec::new(),
             chosen_set: Default::default(),
             allowed: mul(cluster, f64::from(settings.total_preemption_per_round)),
+            skip_killable: settings.lazy,
         };
         let mut actions = Vec::new();
         let mut reordered = Vec::new();

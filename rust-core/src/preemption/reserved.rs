@@ -64,8 +64,9 @@ fn on_node(
 ) -> Option<(f32, Vec<ContainerRef>)> {
     let n = state.nodes.get(&node)?;
     let reserved = n.reservation.as_ref()?.resource;
+    // What is free there, and what killable containers hold, may be enough already.
     let mut room = n.available();
-    if calc.fits_in(reserved, room) {
+    if calc.fits_in(reserved, n.unallocated().plus(state.killable_on(n))) {
         return None;
     }
     // Every container the node lists (those let go of but still running too), newest
@@ -76,6 +77,9 @@ fn on_node(
     let mut taken = Resource::ZERO;
     let mut met = false;
     for OnNode { container: c, size, queue, .. } in running {
+        if state.killable.contains(&c) {
+            continue;
+        }
         let Some(queue) = queue else { continue };
         let Some(q) = quota.get_mut(&queue) else { continue };
         if !(calc.fits_in(size, *q) && calc.fits_in(size, *allowed)) {

@@ -21,6 +21,16 @@ pub(super) struct Selection {
     pub chosen: Vec<Candidate>,
     pub chosen_set: HashSet<ContainerRef>,
     pub allowed: Resource,
+    /// Lazy preemption is on: the FIFO and intra-queue selectors pass over containers
+    /// marked killable (their room is the scheduler's to take already).
+    pub skip_killable: bool,
+}
+
+impl Selection {
+    /// Whether a selector that passes over killable containers passes over `c`.
+    pub fn passes_over_killable(&self, state: &State, c: &ContainerRef) -> bool {
+        self.skip_killable && state.killable.contains(c)
+    }
 }
 
 /// One leaf's debt, as the shared test (`tryPreemptContainerAndDeductResToObtain`) works
@@ -139,7 +149,7 @@ pub(super) fn fifo(
                     break;
                 }
                 let c = Candidate { container: (key, id), reserved_on: None, balance };
-                if sel.chosen_set.contains(&c.container) {
+                if sel.chosen_set.contains(&c.container) || sel.passes_over_killable(state, &c.container) {
                     continue;
                 }
                 if app.am_container == Some(id) {

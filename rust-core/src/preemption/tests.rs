@@ -333,3 +333,136 @@ fn a_reservation_takes_nothing_once_its_queue_holds_its_guarantee() {
     let mut s = Scheduler::from_state_for_tests(state);
     assert!(s.preemption_round_with(&settings, 0).is_empty());
 }
+
+const LAZY: &str =
+    "<property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>";
+
+fn killed_for_room(out: &[crate::scheduler::Allocation]) -> Vec<(AppKey, u64)> {
+    out.iter()
+        .filter(|x| x.kind == crate::scheduler::AllocationKind::Preempt)
+        .map(|x| (x.app, x.container.number))
+        .collect()
+}
+
+#[test]
+fn without_lazy_preemption_a_container_whose_wait_is_over_is_killed_at_once() {
+    let (mut s, a, _) = a_over_b_starved("");
+    let c = (a, crate::ids::ContainerId { attempt: 1, number: 90 });
+    assert!(s.container_killable(c));
+    assert!(s.state().killable.is_empty());
+}
+
+#[test]
+fn lazily_a_container_whose_wait_is_over_runs_on_until_a_starved_queue_kills_it_for_room() {
+    let (mut s, a, b) = a_over_b_starved(LAZY);
+    let node = *s.state().nodes.keys().next().unwrap();
+    let settings = Settings { lazy: true, ..on() };
+    s.preemption_round_with(&settings, 0);
+    let kills = s.preemption_round_with(&settings, 15_000);
+    assert_eq!(of_kind(&kills, ActionKind::Kill), [(a, 90), (a, 89)]);
+    for k in &kills {
+        assert!(!s.container_killable((k.app, k.container)), "only marked");
+        assert!(!s.container_killable((k.app, k.container)), "marking again changes nothing");
+    }
+    // Both still run: a keeps its 90 GB, and the node lists them as killable.
+    assert_eq!(used(&s, "a").memory_mb, 90 * GB);
+    assert_eq!(s.state().nodes[&node].killable.len(), 2);
+    // b, below its guarantee, finds the node full: it kills one killable container (the
+    // first in the node's map order) to place one of its own. The node keeps the killed
+    // container's share until the RM reports it gone, so there is no room for more.
+    let out = s.node_heartbeat(node, &[]);
+    let first = killed_for_room(&out);
+    assert_eq!(first.len(), 1);
+    assert_eq!(out.iter().filter(|x| x.app == b && x.kind == crate::scheduler::AllocationKind::Allocate).count(), 1);
+    assert_eq!(used(&s, "a").memory_mb, 89 * GB);
+    assert_eq!(used(&s, "b").memory_mb, 11 * GB);
+    assert_eq!(s.state().nodes[&node].allocated.memory_mb, 101 * GB);
+    assert!(killed_for_room(&s.node_heartbeat(node, &[])).is_empty());
+    let gone =
+        |(app, number): (AppKey, u64)| crate::ids::Release::Done((app, crate::ids::ContainerId { attempt: 1, number }));
+    s.apply_releases(&[gone(first[0])]);
+    assert_eq!(s.state().nodes[&node].allocated.memory_mb, 100 * GB);
+    // Then the other.
+    let second = killed_for_room(&s.node_heartbeat(node, &[]));
+    let mut both = [first[0], second[0]];
+    both.sort_unstable();
+    assert_eq!(both, [(a, 89), (a, 90)]);
+    s.apply_releases(&[gone(second[0])]);
+    assert_eq!(used(&s, "a").memory_mb, 88 * GB);
+    assert_eq!(used(&s, "b").memory_mb, 12 * GB);
+    assert!(s.state().killable.is_empty());
+    s.state().debug_assert_consistent();
+}
+
+#[test]
+fn a_killable_container_that_ends_on_its_own_is_forgotten() {
+    let (mut s, a, _) = a_over_b_starved(LAZY);
+    let c = (a, crate::ids::ContainerId { attempt: 1, number: 90 });
+    assert!(!s.container_killable(c));
+    assert_eq!(s.state().killable.len(), 1);
+    s.release(&[c]);
+    assert!(s.state().killable.is_empty());
+    assert!(s.state().nodes.values().all(|n| n.killable.is_empty()));
+}
+
+#[test]
+fn a_queue_at_its_guarantee_does_not_take_killable_room() {
+    // b asks for nothing more than it holds once at 50 GB: a's killable containers stay.
+    let (mut s, n) = cluster(LAZY);
+    let a = running_app(&mut s, n, 1, "a", 49);
+    beat(&mut s, n, 49);
+    let b = running_app(&mut s, n, 2, "b", 60);
+    beat(&mut s, n, 60);
+    assert_eq!(used(&s, "b").memory_mb, 50 * GB);
+    assert!(!s.container_killable((a, crate::ids::ContainerId { attempt: 1, number: 50 })));
+    let out = s.node_heartbeat(n, &[]);
+    assert!(killed_for_room(&out).is_empty());
+    assert_eq!(used(&s, "b").memory_mb, 50 * GB);
+    assert!(s.state().apps[&b].is_asking());
+}
+
+#[test]
+fn a_parent_pushed_over_its_maximum_kills_its_own_killable_containers_oldest_first() {
+    // p (50%, at most 50%) has p1 and p2; q has the other half. p1 fills p; q fills the
+    // rest; one container of each is marked killable. p2 (below its guarantee) kills
+    // killable containers on the full node for room; whichever it kills, p must come back
+    // within its maximum, by killing p1's oldest killable container if need be.
+    let xml = "<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>p,q</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.maximum-capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.queues</name><value>p1,p2</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.p1.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.p1.user-limit-factor</name><value>10</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.p2.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.q.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name><value>0.5</value></property>
+      <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>true</value></property>
+    </configuration>";
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(20 * GB, 20));
+    let p1 = running_app(&mut s, n, 1, "p1", 9);
+    beat(&mut s, n, 9);
+    let q = running_app(&mut s, n, 2, "q", 9);
+    beat(&mut s, n, 9);
+    assert_eq!((used(&s, "p").memory_mb, used(&s, "q").memory_mb), (10 * GB, 10 * GB));
+    for c in [(p1, 5), (p1, 3), (q, 4)] {
+        assert!(!s.container_killable((c.0, crate::ids::ContainerId { attempt: 1, number: c.1 })));
+    }
+    let p2 = running_app(&mut s, n, 3, "p2", 3);
+    let mut killed = Vec::new();
+    for _ in 0..4 {
+        let out = s.node_heartbeat(n, &[]);
+        killed.extend(killed_for_room(&out));
+        assert!(used(&s, "p").memory_mb <= 10 * GB, "p within its maximum: {}", used(&s, "p"));
+    }
+    // p2's AM got its room; every container killed was killable, p1's oldest before its
+    // newer one where p itself had to give back.
+    assert!(used(&s, "p2").memory_mb >= GB, "{killed:?}");
+    assert!(!killed.is_empty());
+    let p1_killed: Vec<u64> = killed.iter().filter(|k| k.0 == p1).map(|k| k.1).collect();
+    assert!(p1_killed.windows(2).all(|w| w[0] < w[1]) || p1_killed.len() < 2, "{p1_killed:?}");
+    let _ = p2;
+    s.state().debug_assert_consistent();
+}

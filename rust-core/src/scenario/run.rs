@@ -285,10 +285,11 @@ impl Runner {
     }
 
     /// One preemption round, its decisions applied as the RM applies the policy's events:
-    /// a mark only tells the AM; a kill ends the container; a reservation killed is dropped.
+    /// a mark only tells the AM; a kill ends the container (with lazy preemption, marks it
+    /// killable); a reservation killed is dropped.
     fn preempt(&mut self) -> String {
         use crate::preemption::ActionKind;
-        let (mut marked, mut killed, mut unreserved) = (0, 0, 0);
+        let (mut marked, mut killed, mut killable, mut unreserved) = (0, 0, 0, 0);
         for a in self.scheduler.preemption_round(self.clock_ms) {
             match a.kind {
                 ActionKind::Mark => marked += 1,
@@ -298,21 +299,31 @@ impl Runner {
                         continue;
                     }
                     if a.kind == ActionKind::Kill {
+                        if !self.scheduler.container_killable((a.app, a.container)) {
+                            killable += 1;
+                            continue;
+                        }
                         killed += 1;
                     } else {
                         unreserved += 1;
                     }
                     self.scheduler.apply_releases(&[Release::Done((a.app, a.container))]);
-                    if let Some(name) = self.apps.iter().find(|(_, k)| **k == a.app).map(|(n, _)| n.clone()) {
-                        self.containers.entry(name.clone()).or_default().retain(|c| *c != a.container);
-                        if self.am_containers.get(&name) == Some(&a.container) {
-                            self.am_containers.remove(&name);
-                        }
-                    }
+                    self.forget_container(a.app, a.container);
                 }
             }
         }
-        format!("preemption: {marked} marked, {killed} killed, {unreserved} reservations dropped")
+        let killable = if killable > 0 { format!(", {killable} marked killable") } else { String::new() };
+        format!("preemption: {marked} marked, {killed} killed{killable}, {unreserved} reservations dropped")
+    }
+
+    /// The runner's lists no longer hold a container the RM ended.
+    fn forget_container(&mut self, app: u32, container: ContainerId) {
+        if let Some(name) = self.apps.iter().find(|(_, k)| **k == app).map(|(n, _)| n.clone()) {
+            self.containers.entry(name.clone()).or_default().retain(|c| *c != container);
+            if self.am_containers.get(&name) == Some(&container) {
+                self.am_containers.remove(&name);
+            }
+        }
     }
 
     /// Starts `spec.current`, the application's next attempt, with the RM's ask for its AM
@@ -348,6 +359,12 @@ impl Runner {
         let names: HashMap<u32, String> = self.apps.iter().map(|(n, k)| (*k, n.clone())).collect();
         let mut count = 0;
         for a in self.scheduler.node_heartbeat(key, &[]) {
+            if a.kind == AllocationKind::Preempt {
+                // A killable container killed to make room: the RM ends it at once.
+                self.scheduler.apply_releases(&[Release::Done((a.app, a.container))]);
+                self.forget_container(a.app, a.container);
+                continue;
+            }
             if !matches!(a.kind, AllocationKind::Allocate | AllocationKind::AllocateReserved) {
                 continue;
             }

@@ -6,7 +6,9 @@ use super::{Allocation, AllocationKind, Scheduler};
 use crate::ids::{AppKey, ContainerRef, Locality, NodeKey, Release};
 use crate::model::Reservation;
 use crate::policy::locality::reserved_node_level;
-use crate::policy::placement::{next_assignment, Assignment, Decision, Outcome, PassEffects};
+use crate::policy::placement::{
+    killable_to_make_room, may_take_killable_room, next_assignment, Assignment, Decision, Outcome, PassEffects,
+};
 use crate::resource::Resource;
 
 impl Scheduler {
@@ -53,8 +55,10 @@ impl Scheduler {
                     if let Some(a) = self.state.apps.get_mut(&r.app) {
                         a.restart_locality_wait(r.key, r.locality, full_reset);
                     }
-                    if self.queues_accept(r.app, r.resource, Resource::ZERO) {
+                    if self.queues_accept(r.app, r.resource, Resource::ZERO, &[]) {
+                        let app = r.app;
                         out.push(self.reserve(node, r));
+                        self.enforce_parent_maximums(app, &mut out);
                     }
                     break;
                 }
@@ -75,15 +79,56 @@ impl Scheduler {
             }
             let released =
                 a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
-            if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO)) {
+            if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO), &a.kill) {
                 continue;
             }
             if let Some(r) = a.unreserve.and_then(|(other, _)| self.state.unbook_reservation(other)) {
                 out.push(Allocation::unreserved(&r));
             }
+            for &c in &a.kill {
+                out.extend(self.kill_killable(c));
+            }
+            let app = a.app;
             out.push(self.apply(node, a));
+            self.enforce_parent_maximums(app, &mut out);
         }
         out
+    }
+
+    /// Ends the killable container `c` as preempted: it leaves the books at once, but for
+    /// its node's share, which the RM hands back when the container is gone (as Apache's
+    /// node keeps a launched container's share until its NodeManager reports it).
+    fn kill_killable(&mut self, c: ContainerRef) -> Option<Allocation> {
+        let x = self.state.unbook_container_node_holds(c)?;
+        log::debug!("killed container {} of application {} on node {} to make room", c.1, c.0, x.node);
+        Some(Allocation::preempted(c, x.node, x.resource, x.key))
+    }
+
+    /// Apache's parent `allocateResource`: once a container or reservation is booked, each
+    /// ancestor of the application's leaf (nearest first) that now uses more than its
+    /// maximum kills killable containers under it, in `ContainerId` order, until it does not.
+    fn enforce_parent_maximums(&mut self, app: AppKey, out: &mut Vec<Allocation>) {
+        if self.state.killable.is_empty() {
+            return;
+        }
+        let Some(leaf) = self.state.apps.get(&app).map(|a| a.queue) else { return };
+        let parents: Vec<_> = self.state.queues.ancestors_inclusive(leaf).skip(1).collect();
+        let calc = self.state.calculator();
+        for parent in parents {
+            let over = |s: &crate::model::State| {
+                let q = s.queues.get(parent);
+                calc.greater_than(s.cluster, q.used, q.maximum())
+            };
+            if !over(&self.state) {
+                continue;
+            }
+            for (c, _) in self.state.killable_containers_under(parent) {
+                out.extend(self.kill_killable(c));
+                if !over(&self.state) {
+                    break;
+                }
+            }
+        }
     }
 
     /// Replays what a pass did to Apache's caches: the limits leaves published (each a
@@ -111,17 +156,41 @@ impl Scheduler {
     }
 
     /// Apache's commit-time check (`AbstractCSQueue.accept`): a new container or
-    /// reservation of `resource` (giving up `released`) must leave the application's leaf
-    /// and every ancestor within its maximum, in every resource the calculator schedules.
-    /// A decision that fails it is dropped.
-    fn queues_accept(&self, app: AppKey, resource: Resource, released: Resource) -> bool {
+    /// reservation of `resource` (giving up the reservation `unreserved` and killing the
+    /// killable containers `kill`) must leave the application's leaf and every ancestor
+    /// within its maximum, in every resource the calculator schedules. A decision that
+    /// fails it is dropped.
+    ///
+    /// Apache takes everything given up off every queue's usage, wherever in the tree the
+    /// killed containers are; a parent that ends up over its maximum then kills its own
+    /// killable containers (see `enforce_parent_maximums`). Where even that could not bring
+    /// a queue back within its maximum (the killed containers were another subtree's, and
+    /// the queue has too few killable ones of its own), Apache's queue would stay over its
+    /// hard cap; here the decision is dropped instead.
+    fn queues_accept(&self, app: AppKey, resource: Resource, unreserved: Resource, kill: &[ContainerRef]) -> bool {
         let s = &self.state;
         let Some(a) = s.apps.get(&app) else { return false };
         let calc = s.calculator();
+        let killed: Vec<(crate::ids::QueueIndex, Resource)> =
+            kill.iter().filter_map(|c| Some((s.apps.get(&c.0)?.queue, s.containers.get(c)?.resource))).collect();
+        let released = killed.iter().fold(unreserved, |sum, &(_, r)| sum.plus(r));
         let net = resource.minus(released);
         s.queues.ancestors_inclusive(a.queue).all(|i| {
             let q = s.queues.get(i);
-            calc.fits(q.used.plus(net), q.maximum())
+            if !calc.fits(q.used.plus(net), q.maximum()) {
+                return false;
+            }
+            if killed.is_empty() {
+                return true;
+            }
+            // What leaves this queue for certain: the reservation, the killed containers
+            // charged to it, and (a parent) every killable container under it.
+            let freed = if q.is_leaf() {
+                killed.iter().filter(|&&(leaf, _)| leaf == i).fold(unreserved, |sum, &(_, r)| sum.plus(r))
+            } else {
+                unreserved.plus(s.killable_under(i))
+            };
+            calc.fits(q.used.plus(resource).minus(freed), q.maximum())
         })
     }
 
@@ -183,14 +252,25 @@ impl Scheduler {
         let calc = self.state.calculator();
         let (locality, asked) =
             reserved_node_level(&self.state, &self.state.apps[&r.app], r.key, n).expect("a wanted request");
-        if !calc.fits(asked, n.available()) {
+        // A leaf below its guarantee may kill containers lazy preemption marked killable
+        // here to make room.
+        let mut room = n.unallocated();
+        let mut kill = Vec::new();
+        let leaf = self.state.apps[&r.app].queue;
+        if !calc.fits(asked, room) && may_take_killable_room(&self.state, leaf) {
+            if let Some(k) = killable_to_make_room(&self.state, n, asked) {
+                room = k.iter().fold(room, |s, c| s.plus(self.state.containers[c].resource));
+                kill = k;
+            }
+        }
+        if !calc.fits(asked, room) {
             // What the application asks for now does not fit yet: keep holding the node.
             if let Some(app) = self.state.apps.get_mut(&r.app) {
                 *app.re_reservations.entry(r.key).or_insert(0) += 1;
             }
             return Vec::new();
         }
-        if !calc.fits(r.resource, n.available()) {
+        if !calc.fits(r.resource, room) {
             // The application shrank its ask since the node was reserved: the new size
             // fits, the reserved one does not. Apache places the reserved size anyway and
             // over-commits the node; we give the reservation up, so the smaller ask is
@@ -199,6 +279,7 @@ impl Scheduler {
             return vec![Allocation::unreserved(&r)];
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
+        let mut out: Vec<Allocation> = kill.into_iter().filter_map(|c| self.kill_killable(c)).collect();
         self.state.fulfil_reservation(node);
         let app = self.state.apps.get_mut(&r.app).expect("checked above");
         app.note_if_am_container(r.container, r.key);
@@ -206,7 +287,8 @@ impl Scheduler {
         if !app.is_asking() {
             self.count_user_active(r.app, false);
         }
-        vec![Allocation { kind: AllocationKind::AllocateReserved, locality, ..Allocation::unreserved(&r) }]
+        out.push(Allocation { kind: AllocationKind::AllocateReserved, locality, ..Allocation::unreserved(&r) });
+        out
     }
 
     /// Containers that completed, were released, expired or were killed: their resources
@@ -238,8 +320,10 @@ impl Scheduler {
             self.state.unbook_reservation(node);
         } else if node_holds {
             self.state.unbook_container_node_holds((app, id));
-        } else {
-            self.state.unbook_container((app, id));
+        } else if self.state.unbook_container((app, id)).is_none() {
+            // One the core ended itself (a killable container killed for room), whose
+            // node, the RM now says, is done with it too.
+            self.state.free_on_node((app, id));
         }
     }
 }

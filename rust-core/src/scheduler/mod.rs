@@ -35,6 +35,11 @@ pub enum AllocationKind {
     Unreserve,
     /// The reserved container now fits: it becomes a real container, same number.
     AllocateReserved,
+    /// End a container lazy preemption marked killable, as PREEMPTED, to make room for
+    /// a queue below its guarantee or to bring an ancestor of its queue back within its
+    /// maximum (the core has taken it off the books already, but for its node's share,
+    /// which goes when the RM reports the container gone).
+    Preempt,
 }
 
 /// A container the scheduler decided to allocate, for the RM to materialise.
@@ -71,6 +76,21 @@ impl Allocation {
             node: r.node,
             resource: r.resource,
             key: r.key,
+            locality: Locality::OffSwitch,
+        }
+    }
+}
+
+impl Allocation {
+    /// The RM ends container `c` (of `size`, for request `key`, on `node`) as preempted.
+    fn preempted(c: crate::ids::ContainerRef, node: NodeKey, size: Resource, key: SchedulerKey) -> Allocation {
+        Allocation {
+            kind: AllocationKind::Preempt,
+            app: c.0,
+            container: c.1,
+            node,
+            resource: size,
+            key,
             locality: Locality::OffSwitch,
         }
     }
@@ -129,6 +149,20 @@ impl Scheduler {
             self.state.queues.queues[leaf].user_limit_among_all_looked_up();
         }
         round.actions
+    }
+
+    /// MARK_CONTAINER_FOR_KILLABLE: the container's kill wait is over. True if the RM is to
+    /// kill it now; with lazy preemption (`yarn.scheduler.capacity.lazy-preemption-enabled`)
+    /// it is only marked killable instead, and runs on until its room is needed (see
+    /// [`crate::model::State::mark_killable`]), so false.
+    pub fn container_killable(&mut self, c: crate::ids::ContainerRef) -> bool {
+        if !self.state.config.global.preemption.lazy {
+            return true;
+        }
+        if self.state.mark_killable(c) {
+            log::debug!("container {} of application {} marked killable", c.1, c.0);
+        }
+        false
     }
 
     /// A preemption round under `settings` rather than the configuration's (unit tests).

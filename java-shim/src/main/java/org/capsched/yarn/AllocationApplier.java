@@ -1,9 +1,11 @@
 package org.capsched.yarn;
 
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.util.Time;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerExitStatus;
 import org.apache.hadoop.yarn.api.records.ContainerId;
@@ -25,7 +27,8 @@ import org.apache.hadoop.yarn.util.resource.Resources;
 /**
  * Makes the RM's objects (RMContainers, attempts, nodes, and through them the queue
  * metrics) say what the core decided: a container allocated, a node reserved, a reservation
- * given up or turned into a container; and takes a finished container off them. A decision
+ * given up or turned into a container, a killable container killed to make room; and takes
+ * a finished container off them. A decision
  * that can no longer be applied, because its attempt ended or its ask was withdrawn since
  * the core made it, goes back to the core through the release batch.
  *
@@ -39,26 +42,31 @@ final class AllocationApplier {
   private final SchedulerHealth health;
   /** When the last heartbeat came (a release is recorded at that time, as Apache does). */
   private final LongSupplier lastNodeUpdateTime;
+  /** Ends a container as preempted, as the scheduler's {@code killContainer} does. */
+  private final Consumer<ContainerId> preempt;
 
   /**
    * An applier that finds applications and nodes by the core's keys in the two maps (the
-   * scheduler's own, kept current by it), gives stale decisions to {@code releases} and
-   * keeps the RM's scheduler-health record {@code health}.
+   * scheduler's own, kept current by it), gives stale decisions to {@code releases},
+   * keeps the RM's scheduler-health record {@code health} and ends containers the core
+   * kills through {@code preempt}.
    */
   AllocationApplier(Map<Integer, RustApplication> appsByKey,
       Map<Integer, RustSchedulerNode> nodesByKey, ReleaseBatch releases,
-      SchedulerHealth health, LongSupplier lastNodeUpdateTime) {
+      SchedulerHealth health, LongSupplier lastNodeUpdateTime, Consumer<ContainerId> preempt) {
     this.appsByKey = appsByKey;
     this.nodesByKey = nodesByKey;
     this.releases = releases;
     this.health = health;
     this.lastNodeUpdateTime = lastNodeUpdateTime;
+    this.preempt = preempt;
   }
 
   /**
    * Applies what the core decided on one heartbeat at {@code now}, one
    * {@link Wire.Allocation} record per decision: new containers, reservations made, given
-   * up, or turned into containers; and records the run in the scheduler-health record.
+   * up, or turned into containers, killable containers killed; and records the run in the
+   * scheduler-health record.
    */
   void apply(RustSchedulerNode heartbeatNode, long[] allocations, long now) {
     HeartbeatRun run = new HeartbeatRun();
@@ -71,6 +79,15 @@ final class AllocationApplier {
       long number = allocations[i + Wire.Allocation.NUMBER];
       int kind = (int) allocations[i + Wire.Allocation.KIND];
       RustApplication app = appsByKey.get(appKey);
+      if (kind == Wire.Kind.PREEMPT) {
+        // Lazy preemption: a killable container (of any attempt) makes room; the core has
+        // taken it off its books but for its node's share, which the release settles.
+        if (app != null) {
+          preempt.accept(ContainerId.newContainerId(
+              ApplicationAttemptId.newInstance(app.getApplicationId(), attemptId), number));
+        }
+        continue;
+      }
       RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
       if (attempt == null || attempt.getApplicationAttemptId().getAttemptId() != attemptId) {
         // The attempt went away since the core decided: give back what it was given.

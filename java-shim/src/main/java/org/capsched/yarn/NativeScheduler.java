@@ -217,6 +217,15 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(h -> preemptionRound(h, now));
   }
 
+  /**
+   * The preemption policy's kill wait for a container is over (MARK_CONTAINER_FOR_KILLABLE):
+   * true if the RM is to kill it now; false if lazy preemption only marked it killable, to
+   * be killed when its room is needed.
+   */
+  boolean containerKillable(int app, int attempt, long number) {
+    return whileOpen(h -> containerKillable(h, app, attempt, number));
+  }
+
   /** The next container number of the application's current attempt; -1 if it has none. */
   long takeContainerNumber(int app) {
     return whileOpen(h -> takeContainerNumber(h, app));
@@ -410,6 +419,9 @@ final class NativeScheduler implements AutoCloseable {
   private static native long[] removeApp(long handle, int app);
 
   private static native long[] preemptionRound(long handle, long now);
+
+  private static native boolean containerKillable(long handle, int app, int attempt,
+      long number);
 
   private static native long takeContainerNumber(long handle, int app);
 

@@ -157,7 +157,7 @@ public class RustCapacityScheduler
         in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties);
     releases = new ReleaseBatch(core);
     allocations = new AllocationApplier(appsByKey, nodesByKey, releases, schedulerHealth,
-        this::getLastNodeUpdateTime);
+        this::getLastNodeUpdateTime, this::killForRoom);
     apps = new ApplicationApplier(rmContext, core, applications, appsByKey);
     nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
@@ -377,7 +377,7 @@ public class RustCapacityScheduler
       markForPreemption(((ContainerPreemptEvent) event).getContainer());
       break;
     case MARK_CONTAINER_FOR_KILLABLE:
-      killContainer(((ContainerPreemptEvent) event).getContainer());
+      killable(((ContainerPreemptEvent) event).getContainer());
       break;
     case KILL_RESERVED_CONTAINER:
       end(((ContainerPreemptEvent) event).getContainer(), SchedulerUtils.UNRESERVED_CONTAINER,
@@ -387,9 +387,9 @@ public class RustCapacityScheduler
       nodesRelabelled((NodeLabelsUpdateSchedulerEvent) event);
       break;
     default:
-      // MARK_CONTAINER_FOR_NONKILLABLE concerns preemption, which this scheduler does not
-      // do yet; queue-management events concern auto-created queues, which it does not
-      // support.
+      // MARK_CONTAINER_FOR_NONKILLABLE: no RM code sends it (Apache's policy never takes
+      // a killable mark back); queue-management events concern auto-created queues, which
+      // this scheduler does not support.
       LOG.warn("Ignoring scheduler event {}", event.getType());
     }
   }
@@ -588,6 +588,28 @@ public class RustCapacityScheduler
       LOG.debug("Preemption: {} {}", type, id);
       rmContext.getDispatcher().getEventHandler().handle(
           new ContainerPreemptEvent(container.getApplicationAttemptId(), container, type));
+    }
+  }
+
+  /**
+   * The preemption policy's kill wait for {@code container} is over: the core kills it now,
+   * or, with lazy preemption, marks it killable, to be killed when its room is needed.
+   */
+  private void killable(RMContainer container) {
+    ContainerId id = container.getContainerId();
+    RustApplication app = (RustApplication) applications.get(
+        id.getApplicationAttemptId().getApplicationId());
+    if (app == null || core.containerKillable(app.key(),
+        id.getApplicationAttemptId().getAttemptId(), id.getContainerId())) {
+      killContainer(container);
+    }
+  }
+
+  /** A killable container the core killed to make room on its node (lazy preemption). */
+  private void killForRoom(ContainerId id) {
+    RMContainer container = getRMContainer(id);
+    if (container != null) {
+      killContainer(container);
     }
   }
 

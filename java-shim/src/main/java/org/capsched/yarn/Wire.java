@@ -62,6 +62,8 @@ final class Wire {
     static final int RESERVE = 1;
     static final int UNRESERVE = 2;
     static final int ALLOCATE_RESERVED = 3;
+    /** End a running container lazy preemption marked killable, as PREEMPTED. */
+    static final int PREEMPT = 4;
 
     private Kind() {
     }

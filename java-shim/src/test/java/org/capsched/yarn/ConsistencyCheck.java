@@ -8,7 +8,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -33,6 +35,42 @@ public final class ConsistencyCheck {
     return scheduler.inspect(core -> compare(scheduler, core));
   }
 
+  /**
+   * The containers the core has marked killable (lazy preemption), by node: for the
+   * side-by-side snapshot, next to Apache's nodes' killable containers.
+   */
+  public static Map<NodeId, Set<ContainerId>> killable(RustCapacityScheduler scheduler) {
+    return scheduler.inspect(core -> {
+      Map<NodeId, Set<ContainerId>> out = new HashMap<>();
+      long[] r = core.containerReport();
+      for (int i = 0; i < r.length; i += Wire.ContainerReport.STRIDE) {
+        if (r[i + Wire.ContainerReport.RESERVED] != 3) {
+          continue;
+        }
+        RustApplication app = null;
+        for (SchedulerApplication<RustAppAttempt> a
+            : scheduler.getSchedulerApplications().values()) {
+          if (((RustApplication) a).key() == (int) r[i + Wire.ContainerReport.APP]) {
+            app = (RustApplication) a;
+          }
+        }
+        RustSchedulerNode node = null;
+        for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
+          if (((RustSchedulerNode) n).key() == (int) r[i + Wire.ContainerReport.NODE]) {
+            node = (RustSchedulerNode) n;
+          }
+        }
+        if (app == null || node == null) {
+          continue;
+        }
+        out.computeIfAbsent(node.getNodeID(), k -> new TreeSet<>()).add(
+            ContainerId.newContainerId(ApplicationAttemptId.newInstance(app.getApplicationId(),
+                (int) r[i + Wire.ContainerReport.ATTEMPT]), r[i + Wire.ContainerReport.NUMBER]));
+      }
+      return out;
+    });
+  }
+
   private static List<String> compare(RustCapacityScheduler scheduler, NativeScheduler core) {
     Map<Integer, RustApplication> appsByKey = new HashMap<>();
     for (SchedulerApplication<RustAppAttempt> app : scheduler.getSchedulerApplications().values()) {
@@ -50,6 +88,7 @@ public final class ConsistencyCheck {
       int nodeKey = (int) r[i + Wire.ContainerReport.NODE];
       long memory = r[i + Wire.ContainerReport.MEMORY];
       long vcores = r[i + Wire.ContainerReport.VCORES];
+      // (3: a live container marked killable.)
       boolean reserved = r[i + Wire.ContainerReport.RESERVED] == 1;
       // A container its application let go of that the node still holds counts for the
       // node only (the RM's node keeps it too, its attempt does not).

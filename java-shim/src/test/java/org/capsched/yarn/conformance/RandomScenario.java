@@ -87,6 +87,8 @@ final class RandomScenario {
      * under-served queues of higher priority, for a third of the preemption seeds.
      */
     private final Random queuePriority;
+    /** The draw of lazy preemption, for a third of the preemption seeds. */
+    private final Random lazy;
     private boolean preempting;
     private boolean intraPreempting;
     private boolean queuePriorities;
@@ -121,6 +123,7 @@ final class RandomScenario {
       intra = new Random(seed * 0x27D4EB2F165667C5L + 4);
       forReservations = new Random(seed * 0x85EBCA77C2B2AE63L + 5);
       queuePriority = new Random(seed * 0x9E3779B97F4A7C15L + 6);
+      lazy = new Random(seed * 0xD6E8FEB86659FD93L + 7);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -235,6 +238,10 @@ final class RandomScenario {
       }
       if (queuePriority.nextInt(3) == 0) {
         chooseQueuePriorities();
+      }
+      if (lazy.nextInt(3) == 0) {
+        fullKeys.put("yarn.scheduler.capacity.lazy-preemption-enabled", "true");
+        features.add("preemption:lazy");
       }
     }
 

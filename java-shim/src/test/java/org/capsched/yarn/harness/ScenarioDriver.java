@@ -59,6 +59,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Abstract
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.capsched.yarn.ConsistencyCheck;
 import org.capsched.yarn.RustCapacityScheduler;
@@ -936,17 +937,42 @@ public final class ScenarioDriver implements AutoCloseable {
     for (Map.Entry<String, String> e : refusedSubmissions.entrySet()) {
       facts.put("app " + e.getKey(), "submission-refused=" + e.getValue());
     }
+    Map<NodeId, Set<ContainerId>> oursKillable = scheduler instanceof RustCapacityScheduler
+        ? ConsistencyCheck.killable((RustCapacityScheduler) scheduler)
+        : Collections.<NodeId, Set<ContainerId>>emptyMap();
     for (Map.Entry<String, MockNM> e : nodes.entrySet()) {
       SchedulerNode node = scheduler.getSchedulerNode(e.getValue().getNodeId());
       if (node == null) {
         continue;
       }
       RMContainer reserved = node.getReservedContainer();
-      facts.put("node " + e.getKey(), "allocated=" + node.getAllocatedResource().getMemorySize()
+      String fact = "allocated=" + node.getAllocatedResource().getMemorySize()
           + "MB free=" + node.getUnallocatedResource().getMemorySize()
-          + "MB reserved-for=" + (reserved == null ? "none" : appName(reserved)));
+          + "MB reserved-for=" + (reserved == null ? "none" : appName(reserved));
+      Set<ContainerId> killable = node instanceof FiCaSchedulerNode
+          && !(scheduler instanceof RustCapacityScheduler)
+          ? ((FiCaSchedulerNode) node).getKillableContainers().keySet()
+          : oursKillable.getOrDefault(node.getNodeID(), Collections.<ContainerId>emptySet());
+      if (!killable.isEmpty()) {
+        // Lazy preemption's killable containers, by application name and number.
+        TreeSet<String> names = new TreeSet<>();
+        for (ContainerId id : killable) {
+          names.add(appName(id) + "#" + id.getContainerId());
+        }
+        fact += " killable=" + names;
+      }
+      facts.put("node " + e.getKey(), fact);
     }
     return facts;
+  }
+
+  private String appName(ContainerId id) {
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      if (e.getValue().getApplicationId().equals(id.getApplicationAttemptId().getApplicationId())) {
+        return e.getKey();
+      }
+    }
+    return id.getApplicationAttemptId().toString();
   }
 
   private String appName(RMContainer c) {
