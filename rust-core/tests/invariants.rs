@@ -300,6 +300,9 @@ impl Driver {
             Op::Move { app, leaf } => {
                 if let Some((_, app)) = self.app(app) {
                     let _ = self.s.move_app(app, LEAVES[leaf]);
+                    // The RM ends at once the killable containers the move's parents killed.
+                    let killed: Vec<Release> = self.s.take_killed().into_iter().map(Release::Done).collect();
+                    self.s.apply_releases(&killed);
                 }
             }
             Op::Priority { app, priority } => {

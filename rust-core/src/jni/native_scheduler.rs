@@ -688,6 +688,23 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     .resolve::<ThrowJava>()
 }
 
+/// `static native long[] takeKilled(long handle)`
+///
+/// The killable containers the core killed outside a heartbeat since the last call, as
+/// container records ([`crate::scheduler::Scheduler::take_killed`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_takeKilled<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let killed = with_scheduler(handle, |s| s.take_killed())?;
+        new_longs(env, &ops::container_refs_to_longs(&killed))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native boolean containerKillable(long handle, int app, int attempt, long number)`
 ///
 /// MARK_CONTAINER_FOR_KILLABLE for a container: true if the RM is to kill it now, false if

@@ -64,9 +64,10 @@ fn on_node(
 ) -> Option<(f32, Vec<ContainerRef>)> {
     let n = state.nodes.get(&node)?;
     let reserved = n.reservation.as_ref()?.resource;
-    // What is free there, and what killable containers hold, may be enough already.
-    let mut room = n.available();
-    if calc.fits_in(reserved, n.unallocated().plus(state.killable_on(n))) {
+    // What is free there (below zero on a node holding more than it offers), and what
+    // killable containers hold, may be enough already; it counts toward the room either way.
+    let mut room = n.unallocated().plus(state.killable_on(n));
+    if calc.fits_in(reserved, room) {
         return None;
     }
     // Every container the node lists (those let go of but still running too), newest

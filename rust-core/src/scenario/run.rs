@@ -247,6 +247,10 @@ impl Runner {
                 let key = self.app_key(app, line)?;
                 match self.scheduler.move_app(key, queue) {
                     Ok(path) => {
+                        for (owner, c) in self.scheduler.take_killed() {
+                            self.scheduler.apply_releases(&[Release::Done((owner, c))]);
+                            self.forget_container(owner, c);
+                        }
                         self.refused_moves.remove(app);
                         Ok(format!("app {app} moved to {path}"))
                     }

@@ -221,7 +221,13 @@ impl Scheduler {
             a.queue = dest;
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.
             a.fair_stale = false;
-            if a.runnable {
+            let runnable = a.runnable;
+            // A parent its containers push over its maximum kills its own killable ones (as
+            // Apache's does when the containers are attached to it).
+            let mut killed = Vec::new();
+            self.enforce_parent_maximums(app, &mut killed);
+            self.killed.extend(killed.iter().map(|k| (k.app, k.container)));
+            if runnable {
                 // It counts against max-parallel-apps on its new path instead.
                 self.count_runnable(source, -1);
                 self.count_runnable(dest, 1);

@@ -107,7 +107,7 @@ impl Scheduler {
     /// Apache's parent `allocateResource`: once a container or reservation is booked, each
     /// ancestor of the application's leaf (nearest first) that now uses more than its
     /// maximum kills killable containers under it, in `ContainerId` order, until it does not.
-    fn enforce_parent_maximums(&mut self, app: AppKey, out: &mut Vec<Allocation>) {
+    pub(super) fn enforce_parent_maximums(&mut self, app: AppKey, out: &mut Vec<Allocation>) {
         if self.state.killable.is_empty() {
             return;
         }

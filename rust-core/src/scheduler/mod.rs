@@ -102,6 +102,9 @@ pub struct Scheduler {
     state: State,
     /// The preemption policy's memory across rounds (see [`Scheduler::preemption_round`]).
     preemption: Preemption,
+    /// Killable containers killed outside a heartbeat (a parent a move pushed over its
+    /// maximum), for the RM to end (see [`Scheduler::take_killed`]).
+    killed: Vec<crate::ids::ContainerRef>,
 }
 
 impl Scheduler {
@@ -110,7 +113,8 @@ impl Scheduler {
     /// just started (or restarted) admits applications before any NodeManager registers,
     /// within each queue's `maximum-applications`.
     pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
-        let mut scheduler = Scheduler { state: State::new(config, epoch), preemption: Preemption::default() };
+        let mut scheduler =
+            Scheduler { state: State::new(config, epoch), preemption: Preemption::default(), killed: Vec::new() };
         scheduler.resize_cluster();
         scheduler
     }
@@ -123,7 +127,7 @@ impl Scheduler {
     /// A scheduler over a hand-made state (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn from_state_for_tests(state: State) -> Self {
-        Scheduler { state, preemption: Preemption::default() }
+        Scheduler { state, preemption: Preemption::default(), killed: Vec::new() }
     }
 
     /// The state, to change by hand (unit tests of the decision functions).
@@ -163,6 +167,13 @@ impl Scheduler {
             log::debug!("container {} of application {} marked killable", c.1, c.0);
         }
         false
+    }
+
+    /// The killable containers killed since the last call outside a heartbeat (whose own
+    /// kills are in its result): the RM ends each as PREEMPTED. The core has taken them off
+    /// its books already, but for their nodes' shares, which go when the RM reports them.
+    pub fn take_killed(&mut self) -> Vec<crate::ids::ContainerRef> {
+        std::mem::take(&mut self.killed)
     }
 
     /// A preemption round under `settings` rather than the configuration's (unit tests).

@@ -226,6 +226,15 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(h -> containerKillable(h, app, attempt, number));
   }
 
+  /**
+   * The killable containers the core killed outside a heartbeat since the last call (a
+   * parent a move pushed over its maximum), as {@link Wire.ContainerRef} records: the RM
+   * ends each as PREEMPTED.
+   */
+  long[] takeKilled() {
+    return whileOpen(NativeScheduler::takeKilled);
+  }
+
   /** The next container number of the application's current attempt; -1 if it has none. */
   long takeContainerNumber(int app) {
     return whileOpen(h -> takeContainerNumber(h, app));
@@ -422,6 +431,8 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native boolean containerKillable(long handle, int app, int attempt,
       long number);
+
+  private static native long[] takeKilled(long handle);
 
   private static native long takeContainerNumber(long handle, int app);
 

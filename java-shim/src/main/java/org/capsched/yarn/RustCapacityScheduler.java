@@ -605,7 +605,10 @@ public class RustCapacityScheduler
     }
   }
 
-  /** A killable container the core killed to make room on its node (lazy preemption). */
+  /**
+   * A killable container the core killed (lazy preemption): to make room on its node, or to
+   * bring a parent back within its maximum.
+   */
   private void killForRoom(ContainerId id) {
     RMContainer container = getRMContainer(id);
     if (container != null) {
@@ -735,6 +738,17 @@ public class RustCapacityScheduler
       }
       String path = core.moveApplication(app.key(), target, commit);
       if (commit) {
+        // A parent the move pushed over its maximum killed killable containers under it
+        // (lazy preemption), as Apache's does while the containers move.
+        long[] killed = core.takeKilled();
+        for (int i = 0; i < killed.length; i += Wire.ContainerRef.STRIDE) {
+          RustApplication owner = appsByKey.get((int) killed[i + Wire.ContainerRef.APP]);
+          if (owner != null) {
+            killForRoom(ContainerId.newContainerId(ApplicationAttemptId.newInstance(
+                owner.getApplicationId(), (int) killed[i + Wire.ContainerRef.ATTEMPT]),
+                killed[i + Wire.ContainerRef.NUMBER]));
+          }
+        }
         apps.moved(app, queues.byPath(path));
       }
       return path;

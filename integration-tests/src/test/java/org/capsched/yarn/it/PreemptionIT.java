@@ -42,7 +42,7 @@ public class PreemptionIT {
       + prop("yarn.scheduler.capacity.root.a.user-limit-factor", "10")
       + prop("yarn.scheduler.capacity.root.b.capacity", "70")
       + prop("yarn.scheduler.capacity.maximum-am-resource-percent", "0.5")
-      + "</configuration>\n";
+      + "%s</configuration>\n";
 
   private static String prop(String name, String value) {
     return "  <property><name>" + name + "</name><value>" + value + "</value></property>\n";
@@ -50,11 +50,28 @@ public class PreemptionIT {
 
   @Test(timeout = 300_000)
   public void aBusyQueueGetsItsGuaranteeBackThroughPreemption() throws Exception {
-    Path xml = Files.createTempFile("preemption-", ".xml");
-    Files.write(xml, XML.getBytes(StandardCharsets.UTF_8));
+    busyQueueGetsItsGuaranteeBack("preemption", "");
+  }
+
+  /**
+   * The same with lazy preemption: once their wait is over a's containers are only marked
+   * killable, and b's allocations kill them on the nodes where b finds no room (the core
+   * ends them as PREEMPTED through the heartbeat's decisions; each node's share returns
+   * when its NodeManager reports the container gone).
+   */
+  @Test(timeout = 300_000)
+  public void lazilyABusyQueueGetsItsGuaranteeBackAsItsAllocationsKillKillableContainers()
+      throws Exception {
+    busyQueueGetsItsGuaranteeBack("lazy-preemption",
+        prop("yarn.scheduler.capacity.lazy-preemption-enabled", "true"));
+  }
+
+  private void busyQueueGetsItsGuaranteeBack(String name, String extraXml) throws Exception {
+    Path xml = Files.createTempFile(name + "-", ".xml");
+    Files.write(xml, String.format(XML, extraXml).getBytes(StandardCharsets.UTF_8));
     // Each round seeks all of the excess.
     Configuration site = site("natural_termination_factor", "1.0");
-    try (MiniCluster cluster = MiniCluster.start("preemption", 2, xml, site);
+    try (MiniCluster cluster = MiniCluster.start(name, 2, xml, site);
         YarnClient yarn = YarnClient.createYarnClient()) {
       yarn.init(cluster.config());
       yarn.start();
@@ -73,7 +90,8 @@ public class PreemptionIT {
           () -> "queue b gets what it asked for (holds " + b.getAllocatedMB() + " MB, a "
               + a.getAllocatedMB() + " MB)");
       long waited = System.currentTimeMillis() - start;
-      System.out.println("PreemptionIT: queue b waited " + waited + " ms for its guarantee");
+      System.out.println("PreemptionIT (" + name + "): queue b waited " + waited
+          + " ms for its guarantee");
 
       ApplicationReport wideApp = application(yarn, "a");
       assertToldThenPreempted(wideApp.getCurrentApplicationAttemptId(), 8);

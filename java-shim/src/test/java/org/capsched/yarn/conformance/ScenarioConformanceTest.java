@@ -133,16 +133,19 @@ public class ScenarioConformanceTest {
 
   /**
    * What happened with Apache's scheduler that a scenario's lines do not say by themselves
-   * (for the random seeds' coverage): containers marked for preemption, and preempted.
+   * (for the random seeds' coverage): containers marked for preemption, marked killable
+   * (lazy preemption), and preempted.
    */
   static List<String> outcomes(List<Map<String, String>> snapshots) {
     boolean marked = false;
+    boolean killable = false;
     boolean killed = false;
     Set<String> selectors = new TreeSet<>();
     for (Map<String, String> facts : snapshots) {
       for (Map.Entry<String, String> e : facts.entrySet()) {
         marked |= e.getKey().startsWith("app ") && e.getValue().contains("told-preempted=");
         killed |= e.getKey().startsWith("preempted ");
+        killable |= e.getKey().startsWith("node ") && e.getValue().contains(" killable=");
       }
       String chose = facts.get("preemption-selectors");
       if (chose != null) {
@@ -155,6 +158,9 @@ public class ScenarioConformanceTest {
     }
     if (marked) {
       out.add("preemption-marked");
+    }
+    if (killable) {
+      out.add("preemption-marked-killable");
     }
     if (killed) {
       out.add("preemption-killed");
