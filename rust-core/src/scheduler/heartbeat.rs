@@ -3,7 +3,7 @@
 //! passing Apache's commit-time check before it is booked.
 
 use super::{Allocation, AllocationKind, Scheduler};
-use crate::ids::{AppKey, ContainerRef, Locality, NodeKey, Release};
+use crate::ids::{application_name, AppKey, ContainerRef, Locality, NodeKey, Release};
 use crate::model::Reservation;
 use crate::policy::locality::reserved_node_level;
 use crate::policy::placement::{
@@ -86,7 +86,7 @@ impl Scheduler {
                 out.push(Allocation::unreserved(&r));
             }
             for &c in &a.kill {
-                out.extend(self.kill_killable(c));
+                out.extend(self.kill_killable(c, &format!("to make room for {}", self.app_name(a.app))));
             }
             let app = a.app;
             out.push(self.apply(node, a));
@@ -95,13 +95,26 @@ impl Scheduler {
         out
     }
 
-    /// Ends the killable container `c` as preempted: it leaves the books at once, but for
-    /// its node's share, which the RM hands back when the container is gone (as Apache's
-    /// node keeps a launched container's share until its NodeManager reports it).
-    fn kill_killable(&mut self, c: ContainerRef) -> Option<Allocation> {
+    /// Ends the killable container `c` as preempted (`why` says what for, in the log): it
+    /// leaves the books at once, but for its node's share, which the RM hands back when the
+    /// container is gone (as Apache's node keeps a launched container's share until its
+    /// NodeManager reports it).
+    fn kill_killable(&mut self, c: ContainerRef, why: &str) -> Option<Allocation> {
+        let owner = self.app_name(c.0);
+        let queue = self.state.apps.get(&c.0).map(|a| self.state.queues.get(a.queue).path().to_string());
         let x = self.state.unbook_container_node_holds(c)?;
-        log::debug!("killed container {} of application {} on node {} to make room", c.1, c.0, x.node);
+        log::info!(
+            "killed killable container {} of {owner} in {} on {} {why}",
+            c.1,
+            queue.as_deref().unwrap_or("?"),
+            self.state.nodes.get(&x.node).map_or("a removed node", |n| n.node_id.as_str()),
+        );
         Some(Allocation::preempted(c, x.node, x.resource, x.key))
+    }
+
+    /// An application as YARN names it, for the log.
+    fn app_name(&self, app: AppKey) -> String {
+        self.state.apps.get(&app).map_or_else(|| format!("application key {app}"), |a| application_name(a.app_id))
     }
 
     /// Apache's parent `allocateResource`: once a container or reservation is booked, each
@@ -122,8 +135,9 @@ impl Scheduler {
             if !over(&self.state) {
                 continue;
             }
+            let why = format!("to bring {} back within its maximum", self.state.queues.get(parent).path());
             for (c, _) in self.state.killable_containers_under(parent) {
-                out.extend(self.kill_killable(c));
+                out.extend(self.kill_killable(c, &why));
                 if !over(&self.state) {
                     break;
                 }
@@ -279,7 +293,8 @@ impl Scheduler {
             return vec![Allocation::unreserved(&r)];
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
-        let mut out: Vec<Allocation> = kill.into_iter().filter_map(|c| self.kill_killable(c)).collect();
+        let why = format!("to make room for the reservation of {}", self.app_name(r.app));
+        let mut out: Vec<Allocation> = kill.into_iter().filter_map(|c| self.kill_killable(c, &why)).collect();
         self.state.fulfil_reservation(node);
         let app = self.state.apps.get_mut(&r.app).expect("checked above");
         app.note_if_am_container(r.container, r.key);

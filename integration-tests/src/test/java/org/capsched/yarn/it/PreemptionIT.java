@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import org.apache.hadoop.conf.Configuration;
@@ -23,6 +25,9 @@ import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
+import org.apache.log4j.AppenderSkeleton;
+import org.apache.log4j.Logger;
+import org.apache.log4j.spi.LoggingEvent;
 import org.junit.Test;
 
 /**
@@ -62,8 +67,52 @@ public class PreemptionIT {
   @Test(timeout = 300_000)
   public void lazilyABusyQueueGetsItsGuaranteeBackAsItsAllocationsKillKillableContainers()
       throws Exception {
-    busyQueueGetsItsGuaranteeBack("lazy-preemption",
-        prop("yarn.scheduler.capacity.lazy-preemption-enabled", "true"));
+    Logger heartbeat = Logger.getLogger("org.capsched.core.scheduler.heartbeat");
+    Captured kills = new Captured("killed killable container ");
+    heartbeat.addAppender(kills);
+    try {
+      busyQueueGetsItsGuaranteeBack("lazy-preemption",
+          prop("yarn.scheduler.capacity.lazy-preemption-enabled", "true"));
+    } finally {
+      heartbeat.removeAppender(kills);
+    }
+    // Each of the 8 containers a gave back was killed by one of b's allocations (none by
+    // the policy at the end of its wait), on the node where b found no room.
+    List<String> lines = kills.lines();
+    assertTrue("b's allocations killed a's killable containers: " + lines, lines.size() >= 8);
+    assertTrue(lines.toString(), lines.stream().allMatch(l -> l.contains(" in root.a ")
+        && l.contains(" to make room for application_")));
+  }
+
+  /** The messages of a logger's records that contain {@code text}, while it is attached. */
+  private static final class Captured extends AppenderSkeleton {
+    private final String text;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+
+    Captured(String text) {
+      this.text = text;
+    }
+
+    @Override
+    protected void append(LoggingEvent event) {
+      String message = event.getRenderedMessage();
+      if (message != null && message.contains(text)) {
+        lines.add(message);
+      }
+    }
+
+    List<String> lines() {
+      return lines;
+    }
+
+    @Override
+    public void close() {
+    }
+
+    @Override
+    public boolean requiresLayout() {
+      return false;
+    }
   }
 
   private void busyQueueGetsItsGuaranteeBack(String name, String extraXml) throws Exception {
