@@ -25,7 +25,7 @@ impl State {
 
     /// The container `c` on `node` ended: a mark it had is forgotten.
     pub(super) fn forget_killable(&mut self, c: ContainerRef, node: NodeKey) {
-        if self.killable.remove(&c) {
+        if !self.killable.is_empty() && self.killable.remove(&c) {
             if let Some(n) = self.nodes.get_mut(&node) {
                 n.killable.retain(|&k| k != c);
             }
