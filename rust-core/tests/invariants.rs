@@ -21,7 +21,8 @@ const GB: i64 = 1024;
 const LEAVES: [&str; 3] = ["a", "b1", "b2"];
 
 /// root.a (40%, at most 60%) and root.b (60%) with b1 and b2 (half each, b2 at most
-/// half), under either calculator, with preemption on (lazy or not).
+/// half), under either calculator, with preemption on (lazy or not; a of higher priority
+/// than b, whose reservations may take room from b or move to where they could).
 fn config(drf: bool, lazy: bool, b2_max: u32) -> SchedulerConfig {
     let calculator = if drf {
         "<property><name>yarn.scheduler.capacity.resource-calculator</name>\
@@ -48,6 +49,11 @@ fn config(drf: bool, lazy: bool, b2_max: u32) -> SchedulerConfig {
           <property><name>yarn.resourcemanager.monitor.capacity.preemption.select_based_on_reserved_containers</name><value>true</value></property>
           <property><name>yarn.resourcemanager.monitor.capacity.preemption.intra-queue-preemption.enabled</name><value>true</value></property>
           <property><name>yarn.scheduler.capacity.lazy-preemption-enabled</name><value>{lazy}</value></property>
+          <property><name>yarn.scheduler.capacity.root.ordering-policy</name><value>priority-utilization</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.priority</name><value>1</value></property>
+          <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled</name><value>true</value></property>
+          <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.reserved-container-delay-ms</name><value>0</value></property>
+          <property><name>yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation</name><value>true</value></property>
           {calculator}
         </configuration>"
     );
@@ -321,6 +327,12 @@ impl Driver {
                         ActionKind::KillReserved => true,
                         ActionKind::Kill => live && self.s.container_killable((a.app, a.container)),
                         ActionKind::Mark => false,
+                        ActionKind::MoveReservation => {
+                            if let (Some(from), Some(to)) = (a.node, a.to) {
+                                self.s.move_reservation(a.app, a.container, from, to);
+                            }
+                            false
+                        }
                     };
                     if kill {
                         self.s.apply_releases(&[Release::Done((a.app, a.container))]);

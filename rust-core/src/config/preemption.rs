@@ -66,6 +66,9 @@ pub struct PreemptionSettings {
     /// `…underutilized-preemption.reserved-container-delay-ms`: how long a reservation
     /// waits before it may take room that way (wall-clock time, as Apache's).
     pub under_utilized_delay_ms: i64,
+    /// `…underutilized-preemption.allow-move-reservation`: a reservation that cannot get
+    /// room on its node that way moves to a node where it could.
+    pub under_utilized_move_reservation: bool,
 }
 
 /// Which imbalance inside a queue intra-queue preemption corrects first.
@@ -102,16 +105,10 @@ impl Default for PreemptionSettings {
             lazy: false,
             under_utilized_enabled: false,
             under_utilized_delay_ms: 60_000,
+            under_utilized_move_reservation: false,
         }
     }
 }
-
-/// Apache's selectors this scheduler does not run yet, by key: a warning names each one
-/// turned on.
-const NOT_YET: &[(&str, &str)] = &[(
-    "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.allow-move-reservation",
-    "moving a reservation to a node where preemption could make room for it",
-)];
 
 /// `yarn.scheduler.capacity.lazy-preemption-enabled`.
 pub const LAZY: &str = "yarn.scheduler.capacity.lazy-preemption-enabled";
@@ -120,18 +117,10 @@ pub const LAZY: &str = "yarn.scheduler.capacity.lazy-preemption-enabled";
 const UNDER_UTILIZED: &str = "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.";
 
 impl PreemptionSettings {
-    /// Reads the settings, warning about keys turned on that this scheduler does not act on.
+    /// Reads the settings.
     pub(super) fn read(r: &mut KeyReader<'_>) -> Self {
         let d = PreemptionSettings::default();
         let key = |suffix: &str| format!("{PREFIX}{suffix}");
-        for (k, what) in NOT_YET {
-            if r.string(k).is_some_and(|v| v.eq_ignore_ascii_case("true")) {
-                r.warnings.push(super::ConfigError::at_key(
-                    *k,
-                    format!("{what} is not done by this scheduler yet; preemption runs without it"),
-                ));
-            }
-        }
         PreemptionSettings {
             monitor_enabled: r.boolean(None, MONITOR_ENABLE, d.monitor_enabled),
             observe_only: r.boolean(None, &key("observe_only"), d.observe_only),
@@ -191,6 +180,11 @@ impl PreemptionSettings {
                 r,
                 &format!("{UNDER_UTILIZED}reserved-container-delay-ms"),
                 d.under_utilized_delay_ms,
+            ),
+            under_utilized_move_reservation: r.boolean(
+                None,
+                &format!("{UNDER_UTILIZED}allow-move-reservation"),
+                d.under_utilized_move_reservation,
             ),
         }
     }
@@ -296,7 +290,8 @@ mod tests {
         assert!(!warnings.iter().any(|w| w.contains("lazy")), "{warnings:?}");
         assert!(p.under_utilized_enabled);
         assert_eq!(p.under_utilized_delay_ms, 500);
-        assert!(warnings.iter().any(|w| w.contains("moving a reservation") && w.contains("not done")), "{warnings:?}");
+        assert!(p.under_utilized_move_reservation);
+        assert!(!warnings.iter().any(|w| w.contains("allow-move-reservation")), "{warnings:?}");
         assert!(!warnings.iter().any(|w| w.contains("underutilized-preemption.enabled")), "{warnings:?}");
     }
 }

@@ -688,6 +688,29 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean moveReservation(long handle, int app, int attempt, long number, int from, int to)`
+///
+/// Moves a reservation as a preemption round decided; false if it could not be
+/// ([`crate::scheduler::Scheduler::move_reservation`]).
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_moveReservation<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    app: jint,
+    attempt: jint,
+    number: jlong,
+    from: jint,
+    to: jint,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> {
+        let id = ContainerId { attempt, number: number as u64 };
+        with_scheduler(handle, |s| s.move_reservation(app as u32, id, from as u32, to as u32))
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native long[] takeKilled(long handle)`
 ///
 /// The killable containers the core killed outside a heartbeat since the last call, as

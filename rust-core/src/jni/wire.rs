@@ -305,8 +305,10 @@ wire_constants! {
         NUMBER = 3;
         /// The node a reserved container holds, or -1.
         NODE = 4;
+        /// The node a reservation moves to, or -1.
+        TARGET = 5;
         /// Longs per action.
-        STRIDE = 5;
+        STRIDE = 6;
     }
 }
 
@@ -319,6 +321,8 @@ wire_constants! {
         KILL = 1;
         /// KILL_RESERVED_CONTAINER: the reservation is dropped.
         KILL_RESERVED = 2;
+        /// The reservation moves to another node (the scheduler's `moveReservedContainer`).
+        MOVE_RESERVATION = 3;
     }
 }
 
@@ -480,11 +484,13 @@ pub fn encode_preemption_actions(actions: &[crate::preemption::Action]) -> Vec<i
             ActionKind::Mark => preemption_kind::MARK,
             ActionKind::Kill => preemption_kind::KILL,
             ActionKind::KillReserved => preemption_kind::KILL_RESERVED,
+            ActionKind::MoveReservation => preemption_kind::MOVE_RESERVATION,
         };
         r[f::APP] = i64::from(a.app);
         r[f::ATTEMPT] = i64::from(a.container.attempt);
         r[f::NUMBER] = a.container.number as i64;
         r[f::NODE] = a.node.map_or(-1, i64::from);
+        r[f::TARGET] = a.to.map_or(-1, i64::from);
     }
     out
 }

@@ -125,6 +125,22 @@ impl State {
         Some(r)
     }
 
+    /// `from`'s reservation moves to `to`, which holds none: the application, its user and
+    /// its queues hold it as before (Apache's `moveReservation`). False, changing nothing,
+    /// if `from` holds no reservation or `to` is gone or reserved.
+    pub fn move_reservation(&mut self, from: NodeKey, to: NodeKey) -> bool {
+        if from == to || self.nodes.get(&to).is_none_or(|n| n.reservation.is_some()) {
+            return false;
+        }
+        let Some(mut r) = self.nodes.get_mut(&from).and_then(|n| n.reservation.take()) else { return false };
+        r.node = to;
+        if let Some(a) = self.apps.get_mut(&r.app) {
+            a.reservations.insert(r.container, r);
+        }
+        self.nodes.get_mut(&to).expect("checked above").reservation = Some(r);
+        true
+    }
+
     /// `node`'s reservation becomes the container it was held for, with the same id.
     /// The user and the queues held its resources already, so (as in Apache) their usage
     /// does not change: it only stops counting as reserved. Returns the reservation.

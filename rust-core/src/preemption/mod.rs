@@ -84,6 +84,9 @@ pub enum ActionKind {
     Kill,
     /// Drop the reservation (KILL_RESERVED_CONTAINER).
     KillReserved,
+    /// Move the reservation from `node` to `to` (Apache's policy calls the scheduler's
+    /// `moveReservedContainer` itself, at once).
+    MoveReservation,
 }
 
 /// One decision of a round.
@@ -97,6 +100,8 @@ pub struct Action {
     pub container: ContainerId,
     /// The node, for a reserved container.
     pub node: Option<NodeKey>,
+    /// The node a reservation moves to.
+    pub to: Option<NodeKey>,
 }
 
 /// A container a selector chose this round.
@@ -149,11 +154,37 @@ impl Preemption {
         let mut reordered = Vec::new();
         let mut under_served = UnderServed::default();
         // First (if enabled) room for the reservations of under-served leaves of higher
-        // priority, their age measured on the wall clock as Apache's selector does.
-        if settings.under_utilized_enabled {
+        // priority, their age measured on the wall clock as Apache's selector does. A
+        // reservation it moves (`allow-move-reservation`) is moved at once, as Apache's
+        // selector has the scheduler do: the later selectors see it where it went.
+        let moved_state;
+        let state = if settings.under_utilized_enabled {
             let wall_now = crate::model::wall_clock_ms();
-            queue_priority::select(state, &tqs, calc, settings.under_utilized_delay_ms, wall_now, &mut sel);
-        }
+            let rules = queue_priority::Rules {
+                delay_ms: settings.under_utilized_delay_ms,
+                move_reservations: settings.under_utilized_move_reservation,
+            };
+            let moves = queue_priority::select(state, &tqs, calc, rules, wall_now, &mut sel);
+            if moves.is_empty() {
+                state
+            } else {
+                let mut moved = state.clone();
+                for &(r, to) in &moves {
+                    moved.move_reservation(r.node, to);
+                    actions.push(Action {
+                        kind: ActionKind::MoveReservation,
+                        app: r.app,
+                        container: r.container,
+                        node: Some(r.node),
+                        to: Some(to),
+                    });
+                }
+                moved_state = moved;
+                &moved_state
+            }
+        } else {
+            state
+        };
         // Then (if enabled) room for reservations, with its own ideal assignment.
         if settings.select_for_reservations {
             let mode = Mode { reserved: true, balance: false };
@@ -211,7 +242,8 @@ impl Preemption {
             } else {
                 settings.max_wait_before_kill_ms
             };
-            let action = |kind| Action { kind, app: c.container.0, container: c.container.1, node: c.reserved_on };
+            let action =
+                |kind| Action { kind, app: c.container.0, container: c.container.1, node: c.reserved_on, to: None };
             match self.marked.get(&c.container) {
                 Some(&first) if first + wait <= now => {
                     self.marked.remove(&c.container);

@@ -6,6 +6,9 @@
 //! lower one: a reservation older than the delay, of a leaf still below its guarantee, gets
 //! the room it lacks on its node from those leaves' containers (oldest first, never an
 //! ApplicationMaster), within the round's budget. It runs before every other selector.
+//! With `allow-move-reservation`, a reservation that cannot get that room on its node
+//! moves to a node where it could (the last such node in the scheduler's node order, as
+//! Apache's selector moves it from one to the next), and nothing is taken for it yet.
 
 use super::arith::{add, sub, Calc};
 use super::ideal::TempQueue;
@@ -87,10 +90,28 @@ impl<'a> Priorities<'a> {
     }
 }
 
-/// Chooses containers for reservations of leaves of higher priority, into `sel`.
-/// `wall_now` is the wall clock (ms) the reservations' ages are measured against.
-pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64, wall_now: i64, sel: &mut Selection) {
-    let Some(priorities) = Priorities::new(state, tqs) else { return };
+/// The selector's settings.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rules {
+    /// `reserved-container-delay-ms`: how old a reservation must be.
+    pub delay_ms: i64,
+    /// `allow-move-reservation`.
+    pub move_reservations: bool,
+}
+
+/// Chooses containers for reservations of leaves of higher priority, into `sel`, and
+/// returns the reservations it moves, each with the node it goes to. `wall_now` is the
+/// wall clock (ms) the reservations' ages are measured against.
+pub(super) fn select(
+    state: &State,
+    tqs: &[TempQueue],
+    calc: Calc,
+    rules: Rules,
+    wall_now: i64,
+    sel: &mut Selection,
+) -> Vec<(Reservation, NodeKey)> {
+    let mut moves = Vec::new();
+    let Some(priorities) = Priorities::new(state, tqs) else { return moves };
     let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
     // The reservations of leaves that may take from some leaf, in the scheduler's node
     // map order, then sorted by the comparator (as Java's sort leaves them).
@@ -105,8 +126,11 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
     });
     let mut taken_for: HashMap<QueueIndex, Resource> = HashMap::default();
     let mut touched: HashSet<NodeKey> = HashSet::default();
+    // Which nodes hold a reservation once this round's moves are made.
+    let mut reserved_now: HashMap<NodeKey, bool> = HashMap::default();
+    let all_nodes = if rules.move_reservations { super::nodes_in_map_order(state) } else { Vec::new() };
     for (queue, r) in reservations {
-        if wall_now - r.created_ms < delay_ms || !state.nodes.contains_key(&r.node) {
+        if wall_now - r.created_ms < rules.delay_ms || !state.nodes.contains_key(&r.node) {
             continue;
         }
         // A leaf holding its guarantee (counting what was taken for it already) takes
@@ -114,10 +138,39 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
         let t = &tqs[queue];
         let reserved = state.queues.get(queue).reserved;
         let holds = add(sub(t.used, reserved), taken_for.get(&queue).copied().unwrap_or(Resource::ZERO));
-        if calc.cmp(state.cluster, holds, t.guaranteed).is_ge() || touched.contains(&r.node) {
+        if calc.cmp(state.cluster, holds, t.guaranteed).is_ge() {
             continue;
         }
-        let Some(chosen) = room_on_node(state, &priorities, calc, r, queue, sel) else { continue };
+        let room = if touched.contains(&r.node) {
+            None
+        } else {
+            room_on_node(state, &priorities, calc, r.node, r.resource, queue, sel)
+        };
+        let Some(chosen) = room else {
+            if rules.move_reservations && may_move(state, &r) {
+                // Apache's tryToMakeBetterReservationPlacement: to each node in turn that
+                // holds no reservation and where preemption could make the room.
+                let mut at = r.node;
+                for &target in &all_nodes {
+                    let reserved_there =
+                        reserved_now.get(&target).copied().unwrap_or(state.nodes[&target].reservation.is_some());
+                    if touched.contains(&target)
+                        || reserved_there
+                        || room_on_node(state, &priorities, calc, target, r.resource, queue, sel).is_none()
+                    {
+                        continue;
+                    }
+                    reserved_now.insert(at, false);
+                    reserved_now.insert(target, true);
+                    touched.insert(target);
+                    at = target;
+                }
+                if at != r.node {
+                    moves.push((r, at));
+                }
+            }
+            continue;
+        };
         touched.insert(r.node);
         let taken = taken_for.entry(queue).or_insert(Resource::ZERO);
         *taken = add(*taken, r.resource);
@@ -127,22 +180,30 @@ pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, delay_ms: i64
             sel.allowed = sub(sel.allowed, size);
         }
     }
+    moves
 }
 
-/// Whether taking containers of lower-priority leaves on reservation `r`'s node (with
-/// those chosen already) makes room for it; if so, the containers newly chosen, each
-/// within what is left of the round's budget.
+/// Apache's checks before moving a reservation: its request may be placed anywhere (its
+/// `*` ask relaxes locality, or there is none).
+fn may_move(state: &State, r: &Reservation) -> bool {
+    state.apps.get(&r.app).is_some_and(|a| a.requests.get(&r.key).is_none_or(|g| g.relaxes(crate::ids::ANY)))
+}
+
+/// Whether taking containers of lower-priority leaves on `node` (with those chosen
+/// already) makes room for a reservation of `size` of leaf `demanding`; if so, the
+/// containers newly chosen, each within what is left of the round's budget.
 fn room_on_node(
     state: &State,
     priorities: &Priorities<'_>,
     calc: Calc,
-    r: Reservation,
+    node_key: NodeKey,
+    size: Resource,
     demanding: QueueIndex,
     sel: &Selection,
 ) -> Option<Vec<(ContainerRef, Resource)>> {
-    let node = &state.nodes[&r.node];
-    let mut lacking = sub(r.resource, sub(node.total, node.allocated));
-    let running = running_in_order(state, priorities, r.node);
+    let node = &state.nodes[&node_key];
+    let mut lacking = sub(size, sub(node.total, node.allocated));
+    let running = running_in_order(state, priorities, node_key);
     for c in &running {
         if sel.chosen_set.contains(&c.container) {
             lacking = sub(lacking, c.size);

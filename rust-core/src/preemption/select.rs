@@ -141,6 +141,7 @@ pub(super) fn fifo(
                         app: key,
                         container: r.container,
                         node: Some(r.node),
+                        to: None,
                     });
                 }
             }

@@ -293,10 +293,15 @@ impl Runner {
     /// killable); a reservation killed is dropped.
     fn preempt(&mut self) -> String {
         use crate::preemption::ActionKind;
-        let (mut marked, mut killed, mut killable, mut unreserved) = (0, 0, 0, 0);
+        let (mut marked, mut killed, mut killable, mut unreserved, mut moved) = (0, 0, 0, 0, 0);
         for a in self.scheduler.preemption_round(self.clock_ms) {
             match a.kind {
                 ActionKind::Mark => marked += 1,
+                ActionKind::MoveReservation => {
+                    if let (Some(from), Some(to)) = (a.node, a.to) {
+                        moved += usize::from(self.scheduler.move_reservation(a.app, a.container, from, to));
+                    }
+                }
                 ActionKind::Kill | ActionKind::KillReserved => {
                     let live = self.scheduler.state().containers.contains_key(&(a.app, a.container));
                     if a.kind == ActionKind::Kill && !live {
@@ -317,7 +322,8 @@ impl Runner {
             }
         }
         let killable = if killable > 0 { format!(", {killable} marked killable") } else { String::new() };
-        format!("preemption: {marked} marked, {killed} killed{killable}, {unreserved} reservations dropped")
+        let moved = if moved > 0 { format!(", {moved} reservations moved") } else { String::new() };
+        format!("preemption: {marked} marked, {killed} killed{killable}, {unreserved} reservations dropped{moved}")
     }
 
     /// The runner's lists no longer hold a container the RM ended.

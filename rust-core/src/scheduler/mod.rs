@@ -176,6 +176,19 @@ impl Scheduler {
         std::mem::take(&mut self.killed)
     }
 
+    /// Moves reservation `container` of `app` from node `from` to node `to`, as a
+    /// preemption round decided (`allow-move-reservation`). False, changing nothing, if
+    /// `from` no longer holds it or `to` is gone or reserved since.
+    pub fn move_reservation(&mut self, app: AppKey, container: ContainerId, from: NodeKey, to: NodeKey) -> bool {
+        let held = self
+            .state
+            .nodes
+            .get(&from)
+            .and_then(|n| n.reservation)
+            .is_some_and(|r| (r.app, r.container) == (app, container));
+        held && self.state.move_reservation(from, to)
+    }
+
     /// A preemption round under `settings` rather than the configuration's (unit tests).
     #[cfg(test)]
     pub(crate) fn preemption_round_with(

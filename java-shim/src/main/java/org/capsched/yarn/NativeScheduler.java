@@ -235,6 +235,15 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::takeKilled);
   }
 
+  /**
+   * Moves reservation {@code number} of attempt {@code attempt} of application {@code app}
+   * from node {@code from} to node {@code to}, as a preemption round decided; false if it
+   * could not be (the node no longer holds it, or the target is gone or reserved).
+   */
+  boolean moveReservation(int app, int attempt, long number, int from, int to) {
+    return whileOpen(h -> moveReservation(h, app, attempt, number, from, to));
+  }
+
   /** The next container number of the application's current attempt; -1 if it has none. */
   long takeContainerNumber(int app) {
     return whileOpen(h -> takeContainerNumber(h, app));
@@ -433,6 +442,9 @@ final class NativeScheduler implements AutoCloseable {
       long number);
 
   private static native long[] takeKilled(long handle);
+
+  private static native boolean moveReservation(long handle, int app, int attempt, long number,
+      int from, int to);
 
   private static native long takeContainerNumber(long handle, int app);
 

@@ -571,6 +571,11 @@ public class RustCapacityScheduler
           app.getApplicationId(), (int) actions[i + Wire.PreemptionAction.ATTEMPT]),
           actions[i + Wire.PreemptionAction.NUMBER]);
       int kind = (int) actions[i + Wire.PreemptionAction.KIND];
+      if (kind == Wire.PreemptionKind.MOVE_RESERVATION) {
+        moveReservation(app, id, (int) actions[i + Wire.PreemptionAction.NODE],
+            (int) actions[i + Wire.PreemptionAction.TARGET]);
+        continue;
+      }
       RMContainer container;
       SchedulerEventType type;
       if (kind == Wire.PreemptionKind.KILL_RESERVED) {
@@ -613,6 +618,37 @@ public class RustCapacityScheduler
     RMContainer container = getRMContainer(id);
     if (container != null) {
       killContainer(container);
+    }
+  }
+
+  /**
+   * A preemption round moves reservation {@code id} from one node to another
+   * ({@code allow-move-reservation}), at once, as Apache's policy has its scheduler do: the
+   * core and the RM's objects (the nodes, the attempt's reservations, the RMContainer).
+   */
+  private void moveReservation(RustApplication app, ContainerId id, int fromKey, int toKey) {
+    writeLock.lock();
+    try {
+      RustSchedulerNode from = nodesByKey.get(fromKey);
+      RustSchedulerNode to = nodesByKey.get(toKey);
+      RustAppAttempt attempt = app.getCurrentAppAttempt();
+      RMContainer reserved = from == null ? null : from.getReservedContainer();
+      if (to == null || attempt == null || reserved == null
+          || !reserved.getContainerId().equals(id) || to.getReservedContainer() != null) {
+        return;
+      }
+      if (core.moveReservation(app.key(), id.getApplicationAttemptId().getAttemptId(),
+          id.getContainerId(), fromKey, toKey)) {
+        if (attempt.moveReservation(reserved, from, to)) {
+          LOG.info("Moved reserved container {} from {} to {}", id, from.getNodeID(),
+              to.getNodeID());
+        } else {
+          LOG.error("The core moved reserved container {} to {} but the RM's objects refused;"
+              + " the two now disagree", id, to.getNodeID());
+        }
+      }
+    } finally {
+      writeLock.unlock();
     }
   }
 

@@ -199,7 +199,8 @@ final class Wire {
     static final int ATTEMPT = 2;
     static final int NUMBER = 3;
     static final int NODE = 4;
-    static final int STRIDE = 5;
+    static final int TARGET = 5;
+    static final int STRIDE = 6;
 
     private PreemptionAction() {
     }
@@ -210,6 +211,7 @@ final class Wire {
     static final int MARK = 0;
     static final int KILL = 1;
     static final int KILL_RESERVED = 2;
+    static final int MOVE_RESERVATION = 3;
 
     private PreemptionKind() {
     }

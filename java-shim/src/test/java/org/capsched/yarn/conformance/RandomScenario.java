@@ -89,6 +89,8 @@ final class RandomScenario {
     private final Random queuePriority;
     /** The draw of lazy preemption, for a third of the preemption seeds. */
     private final Random lazy;
+    /** The draw of moving reservations, for half the queue-priority seeds. */
+    private final Random moveReservation;
     private boolean preempting;
     private boolean intraPreempting;
     private boolean queuePriorities;
@@ -124,6 +126,7 @@ final class RandomScenario {
       forReservations = new Random(seed * 0x85EBCA77C2B2AE63L + 5);
       queuePriority = new Random(seed * 0x9E3779B97F4A7C15L + 6);
       lazy = new Random(seed * 0xD6E8FEB86659FD93L + 7);
+      moveReservation = new Random(seed * 0xA0761D6478BD642FL + 8);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -258,6 +261,10 @@ final class RandomScenario {
       fullKeys.put("yarn.scheduler.capacity.root.ordering-policy", "priority-utilization");
       features.add("preemption:queue-priority");
       features.add("ordering:priority-utilization");
+      if (moveReservation.nextBoolean()) {
+        fullKeys.put(keys + "allow-move-reservation", "true");
+        features.add("preemption:queue-priority-move-reservation");
+      }
       List<Queue> all = new ArrayList<>();
       collectQueues(root, all);
       for (Queue q : all) {
