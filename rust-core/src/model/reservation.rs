@@ -14,6 +14,9 @@ pub struct Reservation {
     pub container: ContainerId,
     /// The node held.
     pub node: NodeKey,
+    /// The node first held (where the reserved `RMContainer` was made, which keeps it as
+    /// its node id when the reservation moves): a reservation moves only from there.
+    pub origin: NodeKey,
     /// The request it is for.
     pub key: SchedulerKey,
     /// The container's size.

@@ -7,8 +7,10 @@
 //! the room it lacks on its node from those leaves' containers (oldest first, never an
 //! ApplicationMaster), within the round's budget. It runs before every other selector.
 //! With `allow-move-reservation`, a reservation that cannot get that room on its node
-//! moves to a node where it could (the last such node in the scheduler's node order, as
-//! Apache's selector moves it from one to the next), and nothing is taken for it yet.
+//! moves to the first node, in the scheduler's node order, where it could, and nothing is
+//! taken for it yet. It moves once: Apache's scheduler finds the reservation to move by the
+//! node its `RMContainer` was made on, which a move does not change, so a later attempt
+//! (in the same round or another) finds that node no longer holds it.
 
 use super::arith::{add, sub, Calc};
 use super::ideal::TempQueue;
@@ -147,26 +149,21 @@ pub(super) fn select(
             room_on_node(state, &priorities, calc, r.node, r.resource, queue, sel)
         };
         let Some(chosen) = room else {
-            if rules.move_reservations && may_move(state, &r) {
-                // Apache's tryToMakeBetterReservationPlacement: to each node in turn that
+            if rules.move_reservations && r.node == r.origin && may_move(state, &r) {
+                // Apache's tryToMakeBetterReservationPlacement: to the first node that
                 // holds no reservation and where preemption could make the room.
-                let mut at = r.node;
-                for &target in &all_nodes {
+                let target = all_nodes.iter().copied().find(|&target| {
                     let reserved_there =
                         reserved_now.get(&target).copied().unwrap_or(state.nodes[&target].reservation.is_some());
-                    if touched.contains(&target)
-                        || reserved_there
-                        || room_on_node(state, &priorities, calc, target, r.resource, queue, sel).is_none()
-                    {
-                        continue;
-                    }
-                    reserved_now.insert(at, false);
+                    !touched.contains(&target)
+                        && !reserved_there
+                        && room_on_node(state, &priorities, calc, target, r.resource, queue, sel).is_some()
+                });
+                if let Some(target) = target {
+                    reserved_now.insert(r.node, false);
                     reserved_now.insert(target, true);
                     touched.insert(target);
-                    at = target;
-                }
-                if at != r.node {
-                    moves.push((r, at));
+                    moves.push((r, target));
                 }
             }
             continue;

@@ -236,6 +236,7 @@ impl Scheduler {
             app: a.app,
             container,
             node,
+            origin: node,
             key: a.key,
             resource: a.resource,
             created_ms: 0,

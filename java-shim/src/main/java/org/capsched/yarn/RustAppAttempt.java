@@ -51,6 +51,8 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   private final LongSupplier containerNumbers;
   /** Where asks the RM gives back to the attempt go: the core, as if the AM asked again. */
   private final Consumer<List<ResourceRequest>> restoredAsks;
+  /** The headroom the core last worked out, as it said it (a resource may be below zero). */
+  private volatile Resource coreHeadroom = Resources.none();
 
   RustAppAttempt(ApplicationAttemptId attemptId, String user, RustQueue queue,
       RMContext rmContext, Priority priority, boolean recovering, LongSupplier containerNumbers,
@@ -59,6 +61,28 @@ final class RustAppAttempt extends FiCaSchedulerApp {
         recovering);
     this.containerNumbers = containerNumbers;
     this.restoredAsks = restoredAsks;
+  }
+
+  /**
+   * Records the headroom the core worked out. The base class's setter floors every
+   * resource at zero; Apache's attempt reports its headroom provider's figure instead, whose
+   * memory is floored and whose other resources are not (where the calculator ignores
+   * vcores the cluster's free vcores go below zero, and an AM is told so).
+   */
+  @Override
+  public void setHeadroom(Resource headroom) {
+    super.setHeadroom(headroom);
+    coreHeadroom = Resources.clone(headroom);
+  }
+
+  /** The headroom as Apache's attempt reports it: memory floored at zero, nothing else. */
+  @Override
+  public Resource getHeadroom() {
+    Resource headroom = Resources.clone(coreHeadroom);
+    if (headroom.getMemorySize() < 0) {
+      headroom.setMemorySize(0);
+    }
+    return headroom;
   }
 
   /**
