@@ -31,6 +31,9 @@ public class RmLoggingIT {
       Http.Response set = Http.get(cluster.webUrl() + "/logLevel?log=org.capsched.core&level=DEBUG",
           "text/html");
       assertEquals(set.body, 200, set.code);
+      // The core reads its loggers' levels again every second (NativeLog): an allocation
+      // made before the next read would still be logged at the old level. Wait out two.
+      Thread.sleep(2_000);
       yarn.init(new YarnConfiguration(cluster.clientConf));
       yarn.start();
       Sleeper.submit(yarn, "development", 0, 60);
