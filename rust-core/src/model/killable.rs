@@ -53,26 +53,25 @@ impl State {
 
     /// What the killable containers of the leaves under `queue` (itself included) hold.
     pub fn killable_under(&self, queue: QueueIndex) -> Resource {
-        if self.killable.is_empty() {
-            return Resource::ZERO;
-        }
-        self.killable_containers_under(queue).into_iter().fold(Resource::ZERO, |s, (_, r)| s.plus(r))
+        self.killable_of(queue).fold(Resource::ZERO, |s, (_, _, r)| s.plus(r))
     }
 
-    /// The killable containers of the leaves under `queue` with their sizes, in
-    /// `ContainerId` order (cluster timestamp, application, attempt, number): the order a
-    /// parent over its maximum kills them in.
-    pub fn killable_containers_under(&self, queue: QueueIndex) -> Vec<(ContainerRef, Resource)> {
-        let mut out: Vec<((i64, i32), ContainerRef, Resource)> = self
-            .killable
-            .iter()
-            .filter_map(|c| {
-                let a = self.apps.get(&c.0)?;
-                let x = self.containers.get(c)?;
-                self.queues.ancestors_inclusive(a.queue).any(|q| q == queue).then_some((a.app_id, *c, x.resource))
-            })
-            .collect();
-        out.sort_unstable_by_key(|&(app_id, (_, id), _)| (app_id, id.attempt, id.number));
-        out.into_iter().map(|(_, c, r)| (c, r)).collect()
+    /// The killable containers of the leaves under `queue`, in `ContainerId` order
+    /// (cluster timestamp, application, attempt, number): the order a parent over its
+    /// maximum kills them in.
+    pub fn killable_containers_under(&self, queue: QueueIndex) -> Vec<ContainerRef> {
+        let mut out: Vec<((i64, i32), ContainerRef)> = self.killable_of(queue).map(|(id, c, _)| (id, c)).collect();
+        out.sort_unstable_by_key(|&(app_id, (_, id))| (app_id, id.attempt, id.number));
+        out.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// The killable containers of the leaves under `queue`, with their application's id
+    /// and their size, in no particular order.
+    fn killable_of(&self, queue: QueueIndex) -> impl Iterator<Item = ((i64, i32), ContainerRef, Resource)> + '_ {
+        self.killable.iter().filter_map(move |c| {
+            let a = self.apps.get(&c.0)?;
+            let x = self.containers.get(c)?;
+            self.queues.ancestors_inclusive(a.queue).any(|q| q == queue).then_some((a.app_id, *c, x.resource))
+        })
     }
 }

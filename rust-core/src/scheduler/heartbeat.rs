@@ -136,7 +136,7 @@ impl Scheduler {
                 continue;
             }
             let why = format!("to bring {} back within its maximum", self.state.queues.get(parent).path());
-            for (c, _) in self.state.killable_containers_under(parent) {
+            for c in self.state.killable_containers_under(parent) {
                 out.extend(self.kill_killable(c, &why));
                 if !over(&self.state) {
                     break;

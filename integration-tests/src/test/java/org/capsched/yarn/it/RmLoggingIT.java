@@ -31,14 +31,26 @@ public class RmLoggingIT {
       Http.Response set = Http.get(cluster.webUrl() + "/logLevel?log=org.capsched.core&level=DEBUG",
           "text/html");
       assertEquals(set.body, 200, set.code);
-      // The core reads its loggers' levels again every second (NativeLog): an allocation
-      // made before the next read would still be logged at the old level. Wait out two.
-      Thread.sleep(2_000);
       yarn.init(new YarnConfiguration(cluster.clientConf));
       yarn.start();
-      Sleeper.submit(yarn, "development", 0, 60);
-      // The AM container's allocation, a DEBUG record of the heartbeat.
-      waitForLine(cluster.rmLog4jFile(), " DEBUG org.capsched.core.scheduler.heartbeat: allocated ");
+      // An AM container's allocation, a DEBUG record of the heartbeat. The core reads its
+      // loggers' levels again within a second (NativeLog), so an allocation made before that
+      // read is still logged at the old level: another sleeper is submitted every few
+      // seconds until one is logged.
+      String allocated = " DEBUG org.capsched.core.scheduler.heartbeat: allocated ";
+      Path rmLog = cluster.rmLog4jFile();
+      long[] lastSubmitted = {0};
+      Wait.until(60_000, () -> {
+        if (Files.exists(rmLog)
+            && new String(Files.readAllBytes(rmLog), StandardCharsets.UTF_8).contains(allocated)) {
+          return true;
+        }
+        if (System.currentTimeMillis() - lastSubmitted[0] > 5_000) {
+          Sleeper.submit(yarn, "development", 0, 60);
+          lastSubmitted[0] = System.currentTimeMillis();
+        }
+        return false;
+      }, () -> "a line with '" + allocated + "' is in " + rmLog);
 
       String console = new String(Files.readAllBytes(cluster.rmConsoleFile()), StandardCharsets.UTF_8);
       assertFalse(console, console.contains("capsched::"));
