@@ -8,7 +8,9 @@ ensure_prerequisites
 
 echo "== Rust formatting and lints (cargo fmt --check, cargo clippy)"
 cargo fmt --all --check
+cargo fmt --manifest-path rust-core/fuzz/Cargo.toml --check
 cargo clippy --workspace --locked --all-targets --all-features -- -D warnings
+cargo clippy --manifest-path rust-core/fuzz/Cargo.toml --locked --all-targets -- -D warnings
 
 echo "== Rust tests (cargo test, every feature on)"
 cargo test --workspace --locked --all-features 2>&1 | tee /tmp/capsched-cargo-test.log
@@ -17,6 +19,10 @@ echo "== Rust unit tests again in the release profile (the build the ResourceMan
 # without them shows up here, not in the run above.
 cargo test --workspace --locked --all-features --release --lib 2>&1 | tee /tmp/capsched-cargo-test-release.log
 grep -q 'test result: ok' /tmp/capsched-cargo-test-release.log
+echo "== Fuzzing targets over their seeds and every input that ever failed (rust-core/fuzz)"
+cargo test --manifest-path rust-core/fuzz/Cargo.toml --locked --release 2>&1 | tee -a /tmp/capsched-cargo-test.log
+echo "== Fuzzing, bounded: each target 60 s under AFL++ (the long run: integration-tests/bin/fuzz.sh 3600)"
+bash integration-tests/bin/fuzz.sh 60
 rust_passed=$(grep -Eo 'test result: ok\. [0-9]+ passed' /tmp/capsched-cargo-test.log | awk '{s+=$4} END {print s+0}')
 
 echo "== Java and integration tests (gradle test)"

@@ -19,4 +19,5 @@ pub mod native_scheduler;
 pub mod ops;
 pub mod wire;
 
+pub use convert::ConfigInputs;
 pub use error::{NativeError, NativeResult, ThrowJava};

@@ -204,7 +204,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
             read_string(env, &host, "host")?,
             read_string(env, &rack, "rack")?,
         );
-        with_scheduler(handle, |s| s.add_node(&node_id, &host, &rack, Resource::new(memory, vcores)) as jint)
+        Ok(ops::add_node(handle_ref(handle)?, &node_id, &host, &rack, memory, vcores)? as jint)
     })
     .resolve::<ThrowJava>()
 }
@@ -235,7 +235,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_updateNodeResource
     vcores: jlong,
 ) {
     env.with_env(|_env| -> NativeResult<()> {
-        with_scheduler(handle, |s| s.update_node_resource(node as u32, Resource::new(memory, vcores)))
+        ops::update_node_resource(handle_ref(handle)?, node as u32, memory, vcores)
     })
     .resolve::<ThrowJava>()
 }
@@ -429,16 +429,22 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
     waiting_for_am: jboolean,
 ) -> JLongArray<'l> {
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let h = handle_ref(handle)?;
         let names = read_strings(env, &ask_names, "resource name")?;
         let call = ops::AllocateCall {
             app: app as u32,
             released: read_longs(env, &released)?,
-            asks: ops::decode_asks(&read_ints(env, &ask_ints)?, &read_longs(env, &ask_longs)?, names)?,
+            asks: ops::decode_asks(
+                &read_ints(env, &ask_ints)?,
+                &read_longs(env, &ask_longs)?,
+                names,
+                h.maximum_allocation(),
+            )?,
             additions: read_strings(env, &blacklist_additions, "blacklist addition")?,
             removals: read_strings(env, &blacklist_removals, "blacklist removal")?,
             waiting_for_am,
         };
-        new_longs(env, &ops::allocate(handle_ref(handle)?, &call)?)
+        new_longs(env, &ops::allocate(h, &call)?)
     })
     .resolve::<ThrowJava>()
 }
@@ -681,9 +687,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_recoverContainer<'
     am: jboolean,
 ) -> jboolean {
     env.with_env(|_env| -> NativeResult<jboolean> {
-        let (key, size) = (SchedulerKey { priority, allocation_request_id }, Resource::new(memory, vcores));
+        let key = SchedulerKey { priority, allocation_request_id };
         let id = ContainerId { attempt, number: number as u64 };
-        with_scheduler(handle, |s| s.recover_container(app as u32, id, node as u32, size, key, am))
+        ops::recover_container(handle_ref(handle)?, (app as u32, id), node as u32, (memory, vcores), key, am)
     })
     .resolve::<ThrowJava>()
 }

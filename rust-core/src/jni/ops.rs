@@ -68,13 +68,19 @@ impl Handle {
         for w in &config.warnings {
             log::warn!("{w}");
         }
-        Ok(Handle {
+        Ok(Handle::new(config, epoch))
+    }
+
+    /// A scheduler for a configuration already read and validated, whose cluster settings
+    /// every later refresh is read with.
+    pub fn new(config: SchedulerConfig, epoch: i64) -> Handle {
+        Handle {
+            cluster: config.cluster,
             scheduler: Mutex::new(Scheduler::new(config, epoch as u64)),
-            cluster,
             changes: AtomicU64::new(0),
             poisoned: OnceLock::new(),
             fault: AtomicU8::new(0),
-        })
+        }
     }
 
     /// Runs `f` on the scheduler, under its lock, and counts the call as a change. If `f`
@@ -107,6 +113,11 @@ impl Handle {
         self.check_whole()?;
         self.take_fault(Fault::PanicWhileReading);
         Ok(f(&scheduler))
+    }
+
+    /// `yarn.scheduler.maximum-allocation-*`: no ask or ApplicationMaster is larger.
+    pub fn maximum_allocation(&self) -> Resource {
+        self.cluster.maximum_allocation
     }
 
     /// How many calls may have changed the scheduler so far. Equal counts at two moments
@@ -229,9 +240,31 @@ pub fn preemption_round(h: &Handle, now: i64) -> NativeResult<Vec<i64>> {
     h.with(|s| wire::encode_preemption_actions(&s.preemption_round(now)))
 }
 
+/// The largest memory (MiB) or vcore count the core takes for a node or a recovered
+/// container: 2^40, so that the sums over any cluster stay far from overflowing.
+pub const MAX_SIZE: i64 = 1 << 40;
+
+/// A size that crosses the boundary, checked: memory and vcores each between 0 and
+/// `limit`'s, or an error naming `what` and the size.
+pub fn size(memory: i64, vcores: i64, limit: Resource, what: &str) -> NativeResult<Resource> {
+    let r = Resource::new(memory, vcores);
+    if (0..=limit.memory_mb).contains(&memory) && (0..=limit.vcores).contains(&vcores) {
+        Ok(r)
+    } else {
+        Err(NativeError::InvalidArgument(format!(
+            "{what} of {r} is refused: memory and vcores must each be between 0 and {limit}"
+        )))
+    }
+}
+
+/// The largest size of a node or a recovered container ([`MAX_SIZE`] each way).
+const LARGEST: Resource = Resource::new(MAX_SIZE, MAX_SIZE);
+
 /// The asks of one `allocate()`: 3 ints (priority, count, relaxLocality 0/1) and 3 longs
-/// (allocation-request id, memory MiB, vcores) per resource name.
-pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeResult<Vec<Ask>> {
+/// (allocation-request id, memory MiB, vcores) per resource name. The RM refuses an ask
+/// of a negative size or over the maximum allocation before the scheduler sees it; one
+/// that gets here all the same is refused with the call.
+pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>, maximum: Resource) -> NativeResult<Vec<Ask>> {
     if ints.len() != names.len() * 3 || longs.len() != names.len() * 3 {
         return Err(NativeError::InvalidArgument(format!(
             "ask arrays disagree: {} names, {} ints, {} longs",
@@ -240,17 +273,46 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>) -> NativeRes
             longs.len()
         )));
     }
-    Ok(names
+    names
         .into_iter()
         .enumerate()
-        .map(|(i, resource_name)| Ask {
-            key: SchedulerKey { priority: ints[3 * i], allocation_request_id: longs[3 * i] },
-            resource_name,
-            capability: Resource::new(longs[3 * i + 1], longs[3 * i + 2]),
-            count: ints[3 * i + 1].max(0) as u32,
-            relax_locality: ints[3 * i + 2] != 0,
+        .map(|(i, resource_name)| {
+            let key = SchedulerKey { priority: ints[3 * i], allocation_request_id: longs[3 * i] };
+            let what = format!("the ask at priority {} for {resource_name}", key.priority);
+            Ok(Ask {
+                key,
+                capability: size(longs[3 * i + 1], longs[3 * i + 2], maximum, &what)?,
+                resource_name,
+                count: ints[3 * i + 1].max(0) as u32,
+                relax_locality: ints[3 * i + 2] != 0,
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// NODE_ADDED: the node's key.
+pub fn add_node(h: &Handle, node_id: &str, host: &str, rack: &str, memory: i64, vcores: i64) -> NativeResult<NodeKey> {
+    let total = size(memory, vcores, LARGEST, &format!("node {node_id}"))?;
+    h.with(|s| s.add_node(node_id, host, rack, total))
+}
+
+/// NODE_RESOURCE_UPDATE: the node's new total.
+pub fn update_node_resource(h: &Handle, node: NodeKey, memory: i64, vcores: i64) -> NativeResult<()> {
+    let total = size(memory, vcores, LARGEST, &format!("the new total of node {node}"))?;
+    h.with(|s| s.update_node_resource(node, total))
+}
+
+/// A container a NodeManager reported after an RM restart; false when it was not recorded.
+pub fn recover_container(
+    h: &Handle,
+    (app, id): ContainerRef,
+    node: NodeKey,
+    (memory, vcores): (i64, i64),
+    key: SchedulerKey,
+    am: bool,
+) -> NativeResult<bool> {
+    let resource = size(memory, vcores, LARGEST, &format!("recovered container {id} of application {app}"))?;
+    h.with(|s| s.recover_container(app, id, node, resource, key, am))
 }
 
 /// What one `allocate()` carries to the core: the containers the AM released (pairs), its
@@ -286,6 +348,11 @@ pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
 
 /// APP_ADDED: the application's key, or why it was rejected.
 pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
+    // The RM checked a new application's ApplicationMaster against the maximum allocation;
+    // one it recovers was checked against the maximum of its day, which may have been larger.
+    let (am, id) = (submission.am_resource, submission.app_id);
+    let limit = if submission.recovering { LARGEST } else { h.maximum_allocation() };
+    size(am.memory_mb, am.vcores, limit, &format!("the ApplicationMaster of application {}_{}", id.0, id.1))?;
     h.with(|s| s.submit(submission))?.map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
 }
 
@@ -404,12 +471,41 @@ mod tests {
         assert_eq!(container_refs_to_longs(&[c(4, 5, 6)]), [4, 5, 6, 0]);
     }
 
+    const MAX: Resource = Resource::new(8192, 4);
+
+    #[test]
+    fn sizes_of_any_sign_or_past_their_limit_are_refused_at_the_door_and_change_nothing() {
+        let h = handle(AB);
+        let err = add_node(&h, "n:1", "n", "/r", -1, 4).unwrap_err().to_string();
+        assert!(err.contains("node n:1 of <memory:-1, vCores:4> is refused"), "{err}");
+        assert!(add_node(&h, "n:1", "n", "/r", MAX_SIZE + 1, 4).is_err());
+        let node = add_node(&h, "n:1", "n", "/r", 8192, 4).unwrap();
+        let err = update_node_resource(&h, node, 8192, i64::MIN).unwrap_err().to_string();
+        assert!(err.contains(&format!("the new total of node {node}")), "{err}");
+        assert_eq!(h.read(|s| s.state().nodes[&node].total).unwrap(), Resource::new(8192, 4));
+        let err = decode_asks(&[1, 1, 1], &[0, 8193, 1], vec![ANY.into()], MAX).unwrap_err().to_string();
+        assert!(err.contains("the ask at priority 1 for * of <memory:8193, vCores:1> is refused"), "{err}");
+        assert!(decode_asks(&[1, 1, 1], &[0, 1024, -1], vec![ANY.into()], MAX).is_err());
+        let key = SchedulerKey { priority: 0, allocation_request_id: 0 };
+        let c = ContainerId { attempt: 1, number: 1 };
+        assert!(recover_container(&h, (0, c), node, (i64::MAX, 1), key, true).is_err());
+        let big_am = Submission::new(1, "a", "u", Resource::new(-5, 1));
+        assert!(submit(&h, &big_am).unwrap_err().to_string().contains("ApplicationMaster of application 1_1"));
+        let past_today = Submission {
+            recovering: true,
+            ..Submission::new(2, "a", "u", Resource::new(h.maximum_allocation().memory_mb * 2, 1))
+        };
+        assert!(submit(&h, &Submission { recovering: false, ..past_today.clone() }).is_err());
+        assert!(h.read(|s| s.state().apps.is_empty()).unwrap());
+        submit(&h, &past_today).expect("a recovered application is taken at the size it had");
+    }
+
     #[test]
     fn asks_decode_by_position_and_must_agree_in_length() {
-        let asks = decode_asks(&[2, 3, 0], &[7, 2048, 2], vec![ANY.into()]).unwrap();
+        let asks = decode_asks(&[2, 3, 0], &[7, 2048, 2], vec![ANY.into()], MAX).unwrap();
         assert_eq!(asks[0].key, SchedulerKey { priority: 2, allocation_request_id: 7 });
         assert_eq!((asks[0].count, asks[0].relax_locality, asks[0].capability), (3, false, Resource::new(2048, 2)));
-        let err = decode_asks(&[2, 3], &[7, 2048, 2], vec![ANY.into()]).unwrap_err().to_string();
+        let err = decode_asks(&[2, 3], &[7, 2048, 2], vec![ANY.into()], MAX).unwrap_err().to_string();
         assert!(err.contains("1 names, 2 ints, 3 longs"), "{err}");
     }
 
@@ -467,7 +563,7 @@ mod tests {
         let node = h.with(|s| s.add_node("h:1", "h", "/r", Resource::new(8192, 8))).unwrap();
         let app = submit(&h, &Submission::new(1, "a", "u", Resource::new(1024, 1))).unwrap();
         h.with(|s| s.add_attempt(app, 1, false)).unwrap();
-        let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()]).unwrap();
+        let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()], MAX).unwrap();
         let call = |released: Vec<i64>, asks: Vec<Ask>| AllocateCall {
             app,
             released,

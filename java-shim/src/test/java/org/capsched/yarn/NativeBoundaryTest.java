@@ -80,6 +80,36 @@ public class NativeBoundaryTest {
     }
   }
 
+  /**
+   * Sizes the RM never sends (negative, or past what any cluster holds; an ask past the
+   * maximum allocation) are refused at the door with what is wrong, and change nothing: the
+   * core goes on serving (found by fuzzing the seam, where they overflowed the books).
+   */
+  @Test
+  public void sizesOfAnySignOrPastTheirLimitAreRefusedAndChangeNothing() {
+    try (NativeScheduler core = create(XML)) {
+      try {
+        core.addNode("h1:1", "h1", "/r", -1024, 4);
+        fail("accepted a node of negative memory");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains(
+            "node h1:1 of <memory:-1024, vCores:4> is refused: memory and vcores must each be"
+            + " between 0 and"));
+      }
+      int node = core.addNode("h1:1", "h1", "/r", 8192, 4);
+      try {
+        core.allocate(0, new long[0], new int[] {1, 1, 1}, new long[] {0, 8193, 1},
+            new String[] {"*"}, new String[0], new String[0], false);
+        fail("accepted an ask past the maximum allocation");
+      } catch (IllegalArgumentException e) {
+        assertTrue(e.getMessage(), e.getMessage().contains(
+            "the ask at priority 1 for * of <memory:8193, vCores:1> is refused"));
+      }
+      assertEquals(0, core.nodeUpdate(node, new long[0]).length);
+      assertEquals(3, core.queueReport().size());
+    }
+  }
+
   @Test
   public void theHandleIsFreedExactlyOnceAndNotUsedAfterwards() {
     NativeScheduler core = create(XML);
