@@ -160,6 +160,7 @@ enum Call {
         app: Key,
         attempt: i32,
         transfer_state: bool,
+        epoch: u8,
     },
     RemoveAttempt {
         app: Key,
@@ -353,8 +354,11 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
         Call::ApplicationActive { app } => {
             let _ = ops::application_active(h, app.0 as u32);
         }
-        Call::AddAttempt { app, attempt, transfer_state } => {
-            let _ = h.with(|s| s.add_attempt(app.0 as u32, *attempt, *transfer_state));
+        Call::AddAttempt { app, attempt, transfer_state, epoch } => {
+            let _ = h.with(|s| {
+                s.set_epoch(u64::from(*epoch));
+                s.add_attempt(app.0 as u32, *attempt, *transfer_state)
+            });
         }
         Call::RemoveAttempt { app } => {
             let _ = h.with(|s| s.remove_attempt(app.0 as u32));

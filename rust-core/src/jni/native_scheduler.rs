@@ -349,9 +349,10 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_applicationActive<
         .resolve::<ThrowJava>()
 }
 
-/// `static native void addAttempt(long handle, int app, int attemptId, boolean transferState)`
+/// `static native void addAttempt(long handle, int app, int attemptId, boolean transferState, long epoch)`
 ///
-/// `transferState`: the attempt takes over its predecessor's (`keep-containers`).
+/// `transferState`: the attempt takes over its predecessor's (`keep-containers`). `epoch`:
+/// the RM's epoch now ([`Scheduler::set_epoch`]).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addAttempt<'l>(
     mut env: EnvUnowned<'l>,
@@ -360,9 +361,13 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addAttempt<'l>(
     app: jint,
     attempt_id: jint,
     transfer_state: jboolean,
+    epoch: jlong,
 ) {
     env.with_env(|_env| -> NativeResult<()> {
-        with_scheduler(handle, |s| s.add_attempt(app as u32, attempt_id, transfer_state))
+        with_scheduler(handle, |s| {
+            s.set_epoch(epoch as u64);
+            s.add_attempt(app as u32, attempt_id, transfer_state)
+        })
     })
     .resolve::<ThrowJava>()
 }

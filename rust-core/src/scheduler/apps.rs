@@ -105,6 +105,14 @@ impl Scheduler {
         self.activate_pending(queue);
     }
 
+    /// The RM's epoch from now on: it sets it when it becomes active and recovers, after the
+    /// scheduler was built. Attempts started later number their containers from
+    /// `epoch << 40`, above every number an RM of an earlier epoch gave out (Apache's attempt
+    /// reads the epoch when it is made).
+    pub fn set_epoch(&mut self, epoch: u64) {
+        self.state.epoch = epoch;
+    }
+
     /// Takes the next container number of `app`'s current attempt for a container the RM
     /// makes itself (the RM's `getNewContainerId`), so that no container the scheduler
     /// allocates later gets it. `None` for an unknown application or one without an attempt.

@@ -194,10 +194,11 @@ final class NativeScheduler implements AutoCloseable {
 
   /**
    * A new attempt; with {@code transferState} ({@code keep-containers}) it takes over its
-   * predecessor's containers and AM blacklist.
+   * predecessor's containers and AM blacklist. Its container numbers start above
+   * {@code epoch << 40} (the RM's epoch now).
    */
-  void addAttempt(int app, int attemptId, boolean transferState) {
-    runWhileOpen(h -> addAttempt(h, app, attemptId, transferState));
+  void addAttempt(int app, int attemptId, boolean transferState, long epoch) {
+    runWhileOpen(h -> addAttempt(h, app, attemptId, transferState, epoch));
   }
 
   void removeAttempt(int app) {
@@ -430,7 +431,7 @@ final class NativeScheduler implements AutoCloseable {
   private static native boolean applicationActive(long handle, int app);
 
   private static native void addAttempt(long handle, int app, int attemptId,
-      boolean transferState);
+      boolean transferState, long epoch);
 
   private static native void removeAttempt(long handle, int app);
 

@@ -508,7 +508,11 @@ public class RustCapacityScheduler
     }
     apps.newAttempt(app, attemptId, e.getTransferStateFromPreviousAttempt(),
         e.getIsAttemptRecovering());
-    core.addAttempt(app.key(), attemptId.getAttemptId(), e.getTransferStateFromPreviousAttempt());
+    // The epoch now, as Apache's attempt reads it when it is made: the RM sets it when it
+    // becomes active and recovers (after this scheduler was built), and the new attempt's
+    // container numbers start above every number an earlier RM gave out.
+    core.addAttempt(app.key(), attemptId.getAttemptId(), e.getTransferStateFromPreviousAttempt(),
+        rmContext == null ? 0 : rmContext.getEpoch());
     apps.attemptAdded(app, attemptId, e.getIsAttemptRecovering());
   }
 

@@ -624,6 +624,10 @@ public class RmContractTest {
       before.add(s.getContainerId());
     }
     assertFalse("a recovered container's id was reused", before.contains(after.get(0).getId()));
+    // Numbered in the restarted RM's epoch, as Apache's attempt numbers it (the epoch is set
+    // when the RM recovers, after the scheduler is built): container_e01_…_000001.
+    assertEquals(after.get(0).getId().toString(), (1L << 40) + 1,
+        after.get(0).getId().getContainerId());
     assertEquals(7 * GB, coreUsedMb(rm2, "root.a"));
     assertConsistent(rm2);
   }

@@ -39,6 +39,15 @@ final class MiniCluster implements AutoCloseable {
   /** The same, with {@code extra} yarn-site.xml settings on top. */
   static MiniCluster start(String name, int nodes, Path capacitySchedulerXml,
       Configuration extra) throws Exception {
+    return start(name, 1, nodes, capacitySchedulerXml, extra);
+  }
+
+  /**
+   * The same with {@code resourceManagers} RMs: more than one is an HA ensemble, the first
+   * made active at start ({@code extra} says how they elect and where they keep state).
+   */
+  static MiniCluster start(String name, int resourceManagers, int nodes,
+      Path capacitySchedulerXml, Configuration extra) throws Exception {
     Path store = Files.createTempDirectory("capsched-conf-");
     Files.copy(capacitySchedulerXml, store.resolve(RustCapacityScheduler.CONFIGURATION_FILE),
         StandardCopyOption.REPLACE_EXISTING);
@@ -64,7 +73,7 @@ final class MiniCluster implements AutoCloseable {
     for (java.util.Map.Entry<String, String> e : extra) {
       conf.set(e.getKey(), e.getValue());
     }
-    MiniYARNCluster yarn = new MiniYARNCluster(name, nodes, 1, 1);
+    MiniYARNCluster yarn = new MiniYARNCluster(name, resourceManagers, nodes, 1, 1);
     yarn.init(conf);
     yarn.start();
     writeAmConfiguration(yarn.getConfig());
