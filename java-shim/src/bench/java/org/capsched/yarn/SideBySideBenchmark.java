@@ -33,6 +33,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNodes;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
@@ -42,6 +44,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppRemovedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.apache.hadoop.yarn.server.utils.BuilderUtils;
@@ -189,7 +193,7 @@ public final class SideBySideBenchmark {
       rm.drainEvents();
     }
 
-    private ApplicationAttemptId addApp(int i, String queue, String user) {
+    ApplicationAttemptId addApp(int i, String queue, String user) {
       ApplicationId id = BuilderUtils.newApplicationId(100, i + 1);
       ApplicationAttemptId attemptId = BuilderUtils.newApplicationAttemptId(id, 1);
       RMAppAttempt attempt = standIn(RMAppAttempt.class, attemptStandIn(attemptId));
@@ -221,6 +225,16 @@ public final class SideBySideBenchmark {
       answers.put("getApplicationSubmissionContext",
           Records.newRecord(ApplicationSubmissionContext.class));
       return answers;
+    }
+
+    /**
+     * The application's attempt finishes and the application is removed, as the RM ends
+     * them: the scheduler returns whatever it still held.
+     */
+    void removeApp(ApplicationAttemptId a) {
+      scheduler.handle(new AppAttemptRemovedSchedulerEvent(a, RMAppAttemptState.FINISHED, false));
+      scheduler.handle(new AppRemovedSchedulerEvent(a.getApplicationId(), RMAppState.FINISHED));
+      rm.getRMContext().getRMApps().remove(a.getApplicationId());
     }
 
     /** Each application asks for {@code count} containers of 1 GB, 1 vcore. */
@@ -461,7 +475,7 @@ public final class SideBySideBenchmark {
   }
 
   /** Time the JVM's collectors have spent so far, in milliseconds. */
-  private static long gcMillis() {
+  static long gcMillis() {
     long total = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       total += Math.max(0, gc.getCollectionTime());
@@ -469,7 +483,7 @@ public final class SideBySideBenchmark {
     return total;
   }
 
-  private static long usedHeapAfterGc() throws InterruptedException {
+  static long usedHeapAfterGc() throws InterruptedException {
     for (int i = 0; i < 3; i++) {
       System.gc();
       Thread.sleep(100);
