@@ -38,6 +38,20 @@ final class RandomScenario {
     return new Generator(seed).run();
   }
 
+  /**
+   * A long workload for the soak ({@code FaultSoak}): the cluster and configuration of
+   * {@code seed}'s scenario, then {@code steps} steps, among them faults the comparison with
+   * Apache leaves out — AM liveness and container allocation expiries — with at most
+   * {@value Generator#SOAK_LIVE_APPS} applications alive (a submission past that ends one).
+   * Generating it draws differently from {@link #generate}: no seed's comparison changes.
+   */
+  static RandomScenario generateSoak(long seed, int steps) {
+    Generator g = new Generator(seed);
+    g.soakSteps = steps;
+    g.faults = new Random(seed * 0x94D049BB133111EBL + 9);
+    return g.run();
+  }
+
   /** Capacity modes a tree is written in. */
   private enum Mode { PERCENT, WEIGHT, ABSOLUTE }
 
@@ -91,6 +105,12 @@ final class RandomScenario {
     private final Random lazy;
     /** The draw of moving reservations, for half the queue-priority seeds. */
     private final Random moveReservation;
+    /** The soak's length in steps (0: a scenario of the comparison, 25 to 59 steps). */
+    private int soakSteps;
+    /** The soak's own draws of faults (null outside the soak). */
+    private Random faults;
+    /** Applications alive at once in the soak, at most. */
+    static final int SOAK_LIVE_APPS = 40;
     private boolean preempting;
     private boolean intraPreempting;
     private boolean queuePriorities;
@@ -172,7 +192,13 @@ final class RandomScenario {
         s.append(line);
       }
       int steps = 25 + r.nextInt(35);
+      if (soakSteps > 0) {
+        steps = soakSteps;
+      }
       for (int i = 0; i < steps; i++) {
+        if (faults != null && soakFault()) {
+          continue;
+        }
         step();
         if (preempting && (i == steps / 4 || i == steps / 2)) {
           pressure(i == steps / 4 ? "pressure1" : "pressure2");
@@ -716,6 +742,25 @@ final class RandomScenario {
       } else {
         refresh();
       }
+    }
+
+    /**
+     * The soak's extra steps: an expiry now and then, and an application ended when too many
+     * are alive. True if it wrote a step in place of a generated one.
+     */
+    private boolean soakFault() {
+      if (apps.size() > SOAK_LIVE_APPS) {
+        String app = apps.remove(faults.nextInt(apps.size()));
+        s.append(faults.nextBoolean() ? "remove " : "unregister ").append(app).append('\n');
+        return true;
+      }
+      int what = faults.nextInt(100);
+      if (apps.isEmpty() || what >= 4) {
+        return false;
+      }
+      s.append(what < 2 ? "expire-am " : "expire-container ").append(anyApp()).append('\n');
+      features.add(what < 2 ? "event:expire-am" : "event:expire-container");
+      return true;
     }
 
     private String anyApp() {

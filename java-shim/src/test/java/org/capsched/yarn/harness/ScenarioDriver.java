@@ -49,8 +49,11 @@ import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolic
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptMetrics;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -60,6 +63,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.ContainerExpiredSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateSchedulerEvent;
 import org.capsched.yarn.ConsistencyCheck;
 import org.capsched.yarn.RustCapacityScheduler;
@@ -102,7 +106,7 @@ public final class ScenarioDriver implements AutoCloseable {
   private final Map<String, Resource> headrooms = new HashMap<>();
 
   /** The scheduler under test, for debugging aids. */
-  ResourceScheduler rmScheduler() {
+  public ResourceScheduler rmScheduler() {
     return rm.getResourceScheduler();
   }
 
@@ -121,7 +125,7 @@ public final class ScenarioDriver implements AutoCloseable {
   /** The steps that name an application as their first word. */
   private static final java.util.Set<String> APPLICATION_STEPS = new java.util.HashSet<>(
       java.util.Arrays.asList("ask", "finish", "complete", "fail-am", "unregister", "blacklist",
-          "remove", "move", "priority"));
+          "remove", "move", "priority", "expire-am", "expire-container"));
   /** How the latest refresh ended: "accepted" or "refused". */
   private String lastRefresh;
   /**
@@ -230,6 +234,12 @@ public final class ScenarioDriver implements AutoCloseable {
       break;
     case "unregister":
       unregister(words.get(1));
+      break;
+    case "expire-am":
+      expireAm(words.get(1));
+      break;
+    case "expire-container":
+      expireContainer(words.get(1));
       break;
     case "node-resource":
       rm.getAdminService().updateNodeResource(UpdateNodeResourceRequest.newInstance(
@@ -760,6 +770,48 @@ public final class ScenarioDriver implements AutoCloseable {
     ams.remove(app);
     waitingAsks.remove(app);
     launchAllocatedAms();
+    allocateAll();
+  }
+
+  /**
+   * The RM stops hearing from the application's AM: its liveliness monitor expires the
+   * attempt (as {@code AMLivelinessMonitor} does), which fails, and the RM starts the next
+   * attempt if it has one left.
+   */
+  private void expireAm(String app) throws Exception {
+    RMAppAttempt attempt = apps.get(app).getCurrentAppAttempt();
+    if (attempt == null || (attempt.getAppAttemptState() != RMAppAttemptState.RUNNING
+        && attempt.getAppAttemptState() != RMAppAttemptState.LAUNCHED)) {
+      return;
+    }
+    rm.getRMContext().getDispatcher().getEventHandler().handle(
+        new RMAppAttemptEvent(attempt.getAppAttemptId(), RMAppAttemptEventType.EXPIRE));
+    rm.waitForState(attempt.getAppAttemptId(), RMAppAttemptState.FAILED);
+    rm.drainEvents();
+    ams.remove(app);
+    waitingAsks.remove(app);
+    launchAllocatedAms();
+    allocateAll();
+  }
+
+  /**
+   * The application's newest task container, handed to its AM but never launched, passes
+   * its allocation expiry: the RM's {@code ContainerAllocationExpirer} tells the scheduler,
+   * which takes it back.
+   */
+  private void expireContainer(String app) throws Exception {
+    List<Container> held = containers.get(app);
+    if (held == null || held.isEmpty()) {
+      return;
+    }
+    Container newest = held.remove(held.size() - 1);
+    RMContainer c = rm.getResourceScheduler().getRMContainer(newest.getId());
+    if (c == null || c.getState() != RMContainerState.ACQUIRED) {
+      return;
+    }
+    rm.getRMContext().getDispatcher().getEventHandler().handle(
+        new ContainerExpiredSchedulerEvent(newest.getId()));
+    rm.drainEvents();
     allocateAll();
   }
 
