@@ -60,6 +60,12 @@ pub enum Step {
     /// `unregister APP`: the AM unregisters and exits; the application finishes and its
     /// containers are released.
     Unregister { app: String },
+    /// `expire-am APP`: the RM's liveliness monitor expires the attempt; it fails as with
+    /// `fail-am`.
+    ExpireAm { app: String },
+    /// `expire-container APP`: the newest task container passes its allocation expiry and
+    /// the scheduler takes it back (nothing when the application has none).
+    ExpireContainer { app: String },
     /// `node-resource NODE memory=M vcores=V`: `yarn rmadmin -updateNodeResource`.
     NodeResource { name: String, total: Resource },
     /// `blacklist APP [add=NODE,...] [remove=NODE,...]`: the AM's blacklist changes.
@@ -96,6 +102,8 @@ impl Step {
             Step::Complete { .. } => "complete",
             Step::FailAm { .. } => "fail-am",
             Step::Unregister { .. } => "unregister",
+            Step::ExpireAm { .. } => "expire-am",
+            Step::ExpireContainer { .. } => "expire-container",
             Step::NodeResource { .. } => "node-resource",
             Step::Blacklist { .. } => "blacklist",
             Step::Remove { .. } => "remove",

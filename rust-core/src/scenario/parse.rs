@@ -162,6 +162,10 @@ impl Scenario {
                 }
                 "fail-am" => steps.push((line_no, Step::FailAm { app: first("an application name")? })),
                 "unregister" => steps.push((line_no, Step::Unregister { app: first("an application name")? })),
+                "expire-am" => steps.push((line_no, Step::ExpireAm { app: first("an application name")? })),
+                "expire-container" => {
+                    steps.push((line_no, Step::ExpireContainer { app: first("an application name")? }))
+                }
                 "node-resource" => {
                     let memory = parse_memory(need("memory")?).ok_or_else(|| err("bad memory".into()))?;
                     let vcores = need("vcores")?.parse().map_err(|_| err("bad vcores".into()))?;

@@ -181,7 +181,14 @@ impl Runner {
                 }
                 Ok(format!("{} containers of {app} completed; {placed} allocated", done.len()))
             }
-            Step::FailAm { app } => {
+            Step::ExpireContainer { app } => {
+                let key = self.app_key(app, line)?;
+                let newest = self.containers.get_mut(app).and_then(Vec::pop);
+                let Some(c) = newest else { return Ok(format!("{app} has no container to expire")) };
+                self.scheduler.release(&[(key, c)]);
+                Ok(format!("container {c} of {app} expired"))
+            }
+            Step::FailAm { app } | Step::ExpireAm { app } => {
                 let key = self.app_key(app, line)?;
                 let mut spec = self.attempts[app];
                 let mut done: Vec<(u32, ContainerId)> =
