@@ -32,8 +32,8 @@ import org.capsched.yarn.harness.ScenarioFile.ScenarioLine;
  * every kind, asks, heartbeats, releases, containers ending on their NodeManagers, AM
  * failures and retries with and without keep-containers, kills, unregistrations, moves,
  * priority changes, blacklists, nodes lost, re-added and resized, refreshes accepted and
- * refused, preemption rounds) and faults of its own — AM liveness expiries and container
- * allocation expiries — in segments of one RM each, until the scheduler has handled the
+ * refused, preemption rounds) and faults of its own — AM liveness expiries, container
+ * allocation expiries and NodeManager restarts that keep their containers — in segments of one RM each, until the scheduler has handled the
  * events asked for.
  *
  * <p>After every step the core and the RM's objects agree (the consistency check) and no

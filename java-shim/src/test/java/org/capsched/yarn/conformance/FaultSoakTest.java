@@ -33,7 +33,8 @@ public class FaultSoakTest {
     assertTrue(report, result.events >= events);
     // Every kind of fault happened, so the run cannot pass without them.
     for (String kind : new String[] {"expire-am", "expire-container", "fail-am", "remove-node",
-        "node-resource", "refresh", "move", "priority", "remove", "finish", "complete"}) {
+        "node-resource", "restart-node", "refresh", "move", "priority", "remove", "finish",
+        "complete"}) {
       assertTrue("no " + kind + " step ran: " + result.stepKinds,
           result.stepKinds.getOrDefault(kind, 0L) > 0);
     }

@@ -41,7 +41,8 @@ final class RandomScenario {
   /**
    * A long workload for the soak ({@code FaultSoak}): the cluster and configuration of
    * {@code seed}'s scenario, then {@code steps} steps, among them faults the comparison with
-   * Apache leaves out — AM liveness and container allocation expiries — with at most
+   * Apache leaves out — AM liveness and container allocation expiries, NodeManager restarts
+   * that keep their containers — with at most
    * {@value Generator#SOAK_LIVE_APPS} applications alive (a submission past that ends one).
    * Generating it draws differently from {@link #generate}: no seed's comparison changes.
    */
@@ -755,6 +756,11 @@ final class RandomScenario {
         return true;
       }
       int what = faults.nextInt(100);
+      if (what == 99) {
+        s.append("restart-node ").append(nodes.get(faults.nextInt(nodes.size()))).append('\n');
+        features.add("event:restart-node");
+        return true;
+      }
       if (apps.isEmpty() || what >= 4) {
         return false;
       }

@@ -26,6 +26,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationTimeoutType;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerState;
+import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.PreemptionContainer;
@@ -53,6 +54,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptE
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
+import org.apache.hadoop.yarn.server.api.protocolrecords.NMContainerStatus;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
@@ -237,6 +239,9 @@ public final class ScenarioDriver implements AutoCloseable {
       break;
     case "expire-am":
       expireAm(words.get(1));
+      break;
+    case "restart-node":
+      restartNode(words.get(1));
       break;
     case "expire-container":
       expireContainer(words.get(1));
@@ -769,6 +774,39 @@ public final class ScenarioDriver implements AutoCloseable {
     rm.drainEvents();
     ams.remove(app);
     waitingAsks.remove(app);
+    launchAllocatedAms();
+    allocateAll();
+  }
+
+  /**
+   * The NodeManager restarts and keeps its containers (work-preserving NM restart): it
+   * registers again under its id, reporting what runs on it — the AM containers launched
+   * there (task containers are handed to AMs but never launched in a scenario) — and their
+   * applications. The RM reconnects the node as it does for a real one. (The fault soak's
+   * step; the side-by-side scenarios do not use it.)
+   */
+  private void restartNode(String name) throws Exception {
+    MockNM nm = nodes.get(name);
+    SchedulerNode node = nm == null ? null
+        : ((AbstractYarnScheduler<?, ?>) rm.getResourceScheduler()).getSchedulerNode(
+            nm.getNodeId());
+    if (node == null) {
+      return;
+    }
+    List<NMContainerStatus> running = new ArrayList<>();
+    Set<ApplicationId> runningApps = new TreeSet<>();
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      if (c.getState() != RMContainerState.RUNNING) {
+        continue;
+      }
+      running.add(NMContainerStatus.newInstance(c.getContainerId(), 0, ContainerState.RUNNING,
+          c.getAllocatedResource(), "running before the NodeManager restarted", 0,
+          c.getAllocatedSchedulerKey().getPriority(), c.getCreationTime(), "",
+          ExecutionType.GUARANTEED, c.getAllocatedSchedulerKey().getAllocationRequestId()));
+      runningApps.add(c.getApplicationAttemptId().getApplicationId());
+    }
+    nm.registerNode(running, new ArrayList<>(runningApps));
+    rm.drainEvents();
     launchAllocatedAms();
     allocateAll();
   }
