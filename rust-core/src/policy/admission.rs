@@ -80,13 +80,24 @@ impl MoveRefusal {
 }
 
 /// Whether `user` holds `acl` on `queue`: granted when the queue or any ancestor grants
-/// it, and administering a queue implies submitting to it.
+/// it, as Apache's authorizer walks up the tree. Each ACL stands alone (the RM's
+/// `getQueueUserAcls` lists them so); the checks that accept either — a submission, a
+/// move's target — ask for both ([`may_submit`]).
 pub fn check_access(state: &State, queue: QueueIndex, acl: QueueAcl, user: &str, groups: &[String]) -> bool {
     state.queues.ancestors_inclusive(queue).any(|i| {
         let c = &state.queues.get(i).config;
-        c.acl_administer_queue.allows(user, groups)
-            || (acl == QueueAcl::SubmitApplications && c.acl_submit_applications.allows(user, groups))
+        match acl {
+            QueueAcl::SubmitApplications => c.acl_submit_applications.allows(user, groups),
+            QueueAcl::AdministerQueue => c.acl_administer_queue.allows(user, groups),
+        }
     })
+}
+
+/// Whether `user` may submit to `queue`: it holds the submit or the administer ACL there
+/// (Apache's leaf checks both).
+pub fn may_submit(state: &State, queue: QueueIndex, user: &str, groups: &[String]) -> bool {
+    check_access(state, queue, QueueAcl::SubmitApplications, user, groups)
+        || check_access(state, queue, QueueAcl::AdministerQueue, user, groups)
 }
 
 /// APP_ADDED: the leaf that takes the application, or why none does. Checks, in Apache's
@@ -131,8 +142,7 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
     if sub.recovering {
         return Ok(queue);
     }
-    let allowed = !state.config.cluster.acl_enabled
-        || check_access(state, queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
+    let allowed = !state.config.cluster.acl_enabled || may_submit(state, queue, &sub.user, &sub.groups);
     if !allowed {
         return Err(Rejection(format!(
             "User {} does not have permission to submit {app} to queue {}",
@@ -156,8 +166,7 @@ pub fn leaf_that_sees_user(state: &State, sub: &Submission) -> Option<QueueIndex
     }
     let queue = plan_default_child(state, state.queues.resolve(&sub.queue).ok()?);
     let q = state.queues.get(queue);
-    let allowed = !state.config.cluster.acl_enabled
-        || check_access(state, queue, QueueAcl::SubmitApplications, &sub.user, &sub.groups);
+    let allowed = !state.config.cluster.acl_enabled || may_submit(state, queue, &sub.user, &sub.groups);
     let under_limit = (q.apps.len() as i64) < maximum_applications(state, queue);
     (q.is_leaf() && allowed && !state.queues.is_stopped(queue) && under_limit).then_some(queue)
 }
@@ -382,6 +391,28 @@ mod tests {
 
     fn submit(s: &mut Scheduler, id: i32, queue: &str, user: &str) -> AppKey {
         s.submit(&Submission::new(id, queue, user, Resource::new(1024, 1))).expect("admitted").0
+    }
+
+    #[test]
+    fn each_acl_stands_alone_and_a_submission_takes_either() {
+        let acls =
+            "<property><name>yarn.scheduler.capacity.root.acl_submit_applications</name><value> </value></property>
+            <property><name>yarn.scheduler.capacity.root.acl_administer_queue</name><value> </value></property>
+            <property><name>yarn.scheduler.capacity.root.a.acl_submit_applications</name><value>alice</value></property>
+            <property><name>yarn.scheduler.capacity.root.a.acl_administer_queue</name><value>bob</value></property>";
+        let mut s = scheduler_with(acls, ClusterSettings { acl_enabled: true, ..ClusterSettings::default() });
+        let a = s.state().queues.resolve("a").unwrap();
+        let none: [String; 0] = [];
+        let holds = |s: &Scheduler, acl, user| check_access(s.state(), a, acl, user, &none);
+        assert!(holds(&s, QueueAcl::SubmitApplications, "alice"));
+        assert!(!holds(&s, QueueAcl::AdministerQueue, "alice"));
+        // bob administers a: that is not the submit ACL (the RM lists the two apart) ...
+        assert!(holds(&s, QueueAcl::AdministerQueue, "bob"));
+        assert!(!holds(&s, QueueAcl::SubmitApplications, "bob"));
+        // ... but a submission takes either.
+        submit(&mut s, 1, "a", "bob");
+        submit(&mut s, 2, "a", "alice");
+        assert!(s.submit(&Submission::new(3, "a", "carol", Resource::new(1024, 1))).is_err());
     }
 
     #[test]

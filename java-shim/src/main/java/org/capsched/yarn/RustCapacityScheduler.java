@@ -803,13 +803,25 @@ public class RustCapacityScheduler
   }
 
   /**
+   * A new submission to {@code queuePath} (the RM calls this for new submissions only):
+   * the priority it runs at ({@link #allowedPriority}), then the submit ACL
+   * ({@link #refuseSubmissionWithoutAccess}), in the RM's order for Apache's scheduler.
+   */
+  @Override
+  public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
+      String queuePath, ApplicationId applicationId) throws YarnException {
+    Priority priority = allowedPriority(requested, user, queuePath, applicationId);
+    refuseSubmissionWithoutAccess(user, queuePath, applicationId);
+    return priority;
+  }
+
+  /**
    * The priority an application submitted (or updated) to {@code queuePath} runs at: the
    * requested one, or the user's default in the leaf's {@code acl_application_max_priority},
    * or the queue's default; capped at the cluster's maximum. With ACLs on, a user the leaf's
    * priority ACLs do not allow that priority is refused, in Apache's words.
    */
-  @Override
-  public Priority checkAndGetApplicationPriority(Priority requested, UserGroupInformation user,
+  private Priority allowedPriority(Priority requested, UserGroupInformation user,
       String queuePath, ApplicationId applicationId) throws YarnException {
     long answer = core.applicationPriority(queuePath == null ? "" : queuePath, requested != null,
         requested == null ? 0 : requested.getPriority(),
@@ -822,6 +834,25 @@ public class RustCapacityScheduler
           + " does not have permission to submit/update " + applicationId + " for " + priority));
     }
     return priority;
+  }
+
+  /**
+   * The submit ACL, checked while the client waits, as the RM checks it for Apache's
+   * scheduler: the RM calls {@link #checkAndGetApplicationPriority} for a new submission
+   * (not a recovered one) just before its own ACL check, which it makes only for Apache's
+   * class. A user who may neither submit to nor administer the queue named (when one
+   * resolves) gets Apache's {@code AccessControlException} from the submission call itself;
+   * without this the application would be accepted and then fail. The core checks again
+   * when the application arrives.
+   */
+  private void refuseSubmissionWithoutAccess(UserGroupInformation user, String queuePath,
+      ApplicationId applicationId) throws YarnException {
+    RustQueue queue = user == null || queuePath == null ? null : queues.resolve(queuePath);
+    if (queue != null && !checkAccess(user, QueueACL.SUBMIT_APPLICATIONS, queue.getPath())
+        && !checkAccess(user, QueueACL.ADMINISTER_QUEUE, queue.getPath())) {
+      throw new YarnException(new AccessControlException("User " + user.getShortUserName()
+          + " does not have permission to submit " + applicationId + " to queue " + queuePath));
+    }
   }
 
   /**
@@ -859,7 +890,7 @@ public class RustCapacityScheduler
             + "' is not present, hence could not change priority.");
       }
       RMApp rmApp = rmContext.getRMApps().get(applicationId);
-      Priority priority = checkAndGetApplicationPriority(newPriority, user, rmApp.getQueue(),
+      Priority priority = allowedPriority(newPriority, user, rmApp.getQueue(),
           applicationId);
       if (priority.equals(app.getPriority())) {
         future.set(null);

@@ -159,7 +159,8 @@ public class RmContractTest {
         "root.a.x.capacity", "100", "root.b.x.capacity", "100",
         "root.full.maximum-applications", "1", "root.stopped.state", "STOPPED",
         "root.acl_submit_applications", " ", "root.acl_administer_queue", " ",
-        "root.full.acl_submit_applications", "*", "root.locked.acl_submit_applications", "owner"));
+        "root.full.acl_submit_applications", "*", "root.locked.acl_submit_applications", "owner",
+        "root.a.acl_submit_applications", "u1"));
     conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
     MockRM rm = start(conf);
     rm.registerNode("h1:1234", 8 * GB, 8);
@@ -169,9 +170,17 @@ public class RmContractTest {
     String ambiguous = rejection(rm, "x", "u1");
     assertTrue(ambiguous, ambiguous.contains("to ambiguous queue: x")
         && ambiguous.contains("root.a.x") && ambiguous.contains("root.b.x"));
-    String denied = rejection(rm, "locked", "intruder");
-    assertTrue(denied, denied.contains("User intruder does not have permission to submit")
-        && denied.contains("root.locked"));
+    // The submit ACL refuses the submission call itself, as the RM does for Apache's
+    // scheduler (AclConformanceTest compares every caller with Apache's).
+    try {
+      MockRMAppSubmitter.submit(rm, MockRMAppSubmissionData.Builder.createWithMemory(GB, rm)
+          .withQueue("locked").withUser("intruder").withWaitForAppAcceptedState(false).build());
+      fail("an intruder's submission was accepted");
+    } catch (Exception e) {
+      String denied = RmHarness.reason(e);
+      assertTrue(denied, denied.contains("AccessControlException: User intruder does not have"
+          + " permission to submit") && denied.endsWith("to queue locked"));
+    }
     submit(rm, "full", "u1", GB);
     assertTrue(rejection(rm, "full", "u2").contains(
         "Queue root.full already has 1 applications, cannot accept submission"));
