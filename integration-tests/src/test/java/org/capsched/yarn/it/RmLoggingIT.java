@@ -36,7 +36,8 @@ public class RmLoggingIT {
       // An AM container's allocation, a DEBUG record of the heartbeat. The core reads its
       // loggers' levels again within a second (NativeLog), so an allocation made before that
       // read is still logged at the old level: another sleeper is submitted every few
-      // seconds until one is logged.
+      // seconds until one is logged. Each sleeps briefly: the leaf's AM limit admits one AM
+      // at a time, and a long sleeper would hold the next one back past the deadline.
       String allocated = " DEBUG org.capsched.core.scheduler.heartbeat: allocated ";
       Path rmLog = cluster.rmLog4jFile();
       long[] lastSubmitted = {0};
@@ -46,7 +47,7 @@ public class RmLoggingIT {
           return true;
         }
         if (System.currentTimeMillis() - lastSubmitted[0] > 5_000) {
-          Sleeper.submit(yarn, "development", 0, 60);
+          Sleeper.submit(yarn, "development", 0, 2);
           lastSubmitted[0] = System.currentTimeMillis();
         }
         return false;
