@@ -245,14 +245,16 @@ pub fn preemption_round(h: &Handle, now: i64) -> NativeResult<Vec<i64>> {
 pub const MAX_SIZE: i64 = 1 << 40;
 
 /// A size that crosses the boundary, checked: memory and vcores each between 0 and
-/// `limit`'s, or an error naming `what` and the size.
-pub fn size(memory: i64, vcores: i64, limit: Resource, what: &str) -> NativeResult<Resource> {
+/// `limit`'s, or an error naming `what` (worked out only then: `allocate()` checks every
+/// ask) and the size.
+pub fn size(memory: i64, vcores: i64, limit: Resource, what: impl FnOnce() -> String) -> NativeResult<Resource> {
     let r = Resource::new(memory, vcores);
     if (0..=limit.memory_mb).contains(&memory) && (0..=limit.vcores).contains(&vcores) {
         Ok(r)
     } else {
         Err(NativeError::InvalidArgument(format!(
-            "{what} of {r} is refused: memory and vcores must each be between 0 and {limit}"
+            "{} of {r} is refused: memory and vcores must each be between 0 and {limit}",
+            what()
         )))
     }
 }
@@ -278,10 +280,10 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>, maximum: Res
         .enumerate()
         .map(|(i, resource_name)| {
             let key = SchedulerKey { priority: ints[3 * i], allocation_request_id: longs[3 * i] };
-            let what = format!("the ask at priority {} for {resource_name}", key.priority);
+            let what = || format!("the ask at priority {} for {resource_name}", key.priority);
             Ok(Ask {
                 key,
-                capability: size(longs[3 * i + 1], longs[3 * i + 2], maximum, &what)?,
+                capability: size(longs[3 * i + 1], longs[3 * i + 2], maximum, what)?,
                 resource_name,
                 count: ints[3 * i + 1].max(0) as u32,
                 relax_locality: ints[3 * i + 2] != 0,
@@ -292,13 +294,13 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>, maximum: Res
 
 /// NODE_ADDED: the node's key.
 pub fn add_node(h: &Handle, node_id: &str, host: &str, rack: &str, memory: i64, vcores: i64) -> NativeResult<NodeKey> {
-    let total = size(memory, vcores, LARGEST, &format!("node {node_id}"))?;
+    let total = size(memory, vcores, LARGEST, || format!("node {node_id}"))?;
     h.with(|s| s.add_node(node_id, host, rack, total))
 }
 
 /// NODE_RESOURCE_UPDATE: the node's new total.
 pub fn update_node_resource(h: &Handle, node: NodeKey, memory: i64, vcores: i64) -> NativeResult<()> {
-    let total = size(memory, vcores, LARGEST, &format!("the new total of node {node}"))?;
+    let total = size(memory, vcores, LARGEST, || format!("the new total of node {node}"))?;
     h.with(|s| s.update_node_resource(node, total))
 }
 
@@ -311,7 +313,7 @@ pub fn recover_container(
     key: SchedulerKey,
     am: bool,
 ) -> NativeResult<bool> {
-    let resource = size(memory, vcores, LARGEST, &format!("recovered container {id} of application {app}"))?;
+    let resource = size(memory, vcores, LARGEST, || format!("recovered container {id} of application {app}"))?;
     h.with(|s| s.recover_container(app, id, node, resource, key, am))
 }
 
@@ -352,7 +354,7 @@ pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
     // one it recovers was checked against the maximum of its day, which may have been larger.
     let (am, id) = (submission.am_resource, submission.app_id);
     let limit = if submission.recovering { LARGEST } else { h.maximum_allocation() };
-    size(am.memory_mb, am.vcores, limit, &format!("the ApplicationMaster of application {}_{}", id.0, id.1))?;
+    size(am.memory_mb, am.vcores, limit, || format!("the ApplicationMaster of application {}_{}", id.0, id.1))?;
     h.with(|s| s.submit(submission))?.map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
 }
 
