@@ -33,8 +33,9 @@ import org.capsched.yarn.harness.ScenarioFile.ScenarioLine;
  * failures and retries with and without keep-containers, kills, unregistrations, moves,
  * priority changes, blacklists, nodes lost, re-added and resized, refreshes accepted and
  * refused, preemption rounds) and faults of its own — AM liveness expiries, container
- * allocation expiries and NodeManager restarts that keep their containers — in segments of one RM each, until the scheduler has handled the
- * events asked for.
+ * allocation expiries, NodeManager restarts that keep their containers, nodes lost and then
+ * heard from again with the containers they still run, and work-preserving RM restarts — in
+ * segments of 1,500 steps each, until the scheduler has handled the events asked for.
  *
  * <p>After every step the core and the RM's objects agree (the consistency check) and no
  * exception escaped; at the end of each segment the cluster's usage is exactly what its
@@ -81,15 +82,21 @@ public final class FaultSoak {
     long events;
     long steps;
     int segments;
+    /** Containers the RM took back from lost nodes that came back. */
+    long recoveredFromReturns;
+    /** Containers restarted RMs recovered from their NodeManagers' reports. */
+    long recoveredAfterRestarts;
     double seconds;
     final Map<String, Long> stepKinds = new TreeMap<>();
     final Map<String, Long> eventKinds = new TreeMap<>();
 
     String describe() {
       StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
-          "%,d scheduler events (and allocate() calls) in %,d steps over %d RMs, %.0f s;"
+          "%,d scheduler events (and allocate() calls) in %,d steps over %d segments, %.0f s;"
           + " the consistency check held after every step and every usage was accounted for"
-          + " at the end of every RM.%n%nSteps by kind:%n", events, steps, segments, seconds));
+          + " at the end of every segment. Lost nodes that came back had %,d of their"
+          + " containers recovered; restarted RMs recovered %,d.%n%nSteps by kind:%n", events,
+          steps, segments, seconds, recoveredFromReturns, recoveredAfterRestarts));
       stepKinds.forEach((k, v) -> b.append(String.format(Locale.ROOT, "- %s: %,d%n", k, v)));
       b.append(String.format("%nScheduler events by kind:%n"));
       eventKinds.forEach((k, v) -> b.append(String.format(Locale.ROOT, "- %s: %,d%n", k, v)));
@@ -141,6 +148,8 @@ public final class FaultSoak {
         result.steps++;
         result.stepKinds.merge(verb, 1L, Long::sum);
       }
+      result.recoveredFromReturns += driver.recoveredFromReturns();
+      result.recoveredAfterRestarts += driver.recoveredAfterRestarts();
       List<String> unaccounted = unaccounted((RustCapacityScheduler) driver.rmScheduler());
       if (!unaccounted.isEmpty()) {
         throw new AssertionError(String.format("soak seed %d, at its end: %s", seed,

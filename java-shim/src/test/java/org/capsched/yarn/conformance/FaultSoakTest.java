@@ -33,11 +33,15 @@ public class FaultSoakTest {
     assertTrue(report, result.events >= events);
     // Every kind of fault happened, so the run cannot pass without them.
     for (String kind : new String[] {"expire-am", "expire-container", "fail-am", "remove-node",
-        "node-resource", "restart-node", "refresh", "move", "priority", "remove", "finish",
+        "node-resource", "restart-node", "lose-node", "return-node", "restart-rm", "refresh", "move", "priority", "remove", "finish",
         "complete"}) {
       assertTrue("no " + kind + " step ran: " + result.stepKinds,
           result.stepKinds.getOrDefault(kind, 0L) > 0);
     }
+    assertTrue("no lost node's container was recovered: " + report,
+        result.recoveredFromReturns > 0);
+    assertTrue("no restarted RM recovered a container: " + report,
+        result.recoveredAfterRestarts > 0);
     for (String event : new String[] {"CONTAINER_EXPIRED", "NODE_REMOVED",
         "APP_ATTEMPT_REMOVED", "MARK_CONTAINER_FOR_PREEMPTION"}) {
       assertTrue("no " + event + " reached the scheduler: " + result.eventKinds,

@@ -32,12 +32,12 @@ final class KnownDivergences {
     // application stays counted where it was); ours count what is under them.
     CHECKS.put("moved-runnable-count", (apache, ours) -> !runnableCountsAddUp(apache)
         && runnableCountsAddUp(ours));
-    // Apache's absolute capacities do not follow its configured percentages (kept from
-    // the weights before a refresh); ours do.
-    // Both refused a refresh, and Apache's queues' states have moved to what the refused
-    // file said where ours have not.
+    // Both refused a refresh, and Apache's queues' states, capacities or maximums have
+    // moved to what the refused file said where ours have not.
     CHECKS.put("half-applied-refusal", (apache, ours) -> "refused".equals(apache.get("refresh"))
-        && "refused".equals(ours.get("refresh")) && statesDiffer(apache, ours));
+        && "refused".equals(ours.get("refresh"))
+        && (differIn(apache, ours, "state=") || differIn(apache, ours, "capacity=")
+            || differIn(apache, ours, "max=")));
     // Apache's leaf lists an application that max-parallel-apps still holds among its
     // pending ones (more active and pending than runnable); ours does not.
     CHECKS.put("unrunnable-made-pending", (apache, ours) -> !leavesListOnlyRunnable(apache)
@@ -47,6 +47,12 @@ final class KnownDivergences {
     // where its metrics do.
     CHECKS.put("moved-reservation-left-behind", (apache, ours) -> !restReservedMatchesMetrics(apache)
         && restReservedMatchesMetrics(ours));
+    // Apache's parents count fewer applications than their children hold (an application
+    // recovered after a restart that its leaf refused to count in); ours count them all.
+    CHECKS.put("recovered-app-uncounted", (apache, ours) -> !parentsCountChildren(apache)
+        && parentsCountChildren(ours));
+    // Apache's absolute capacities do not follow its configured percentages (kept from
+    // the weights before a refresh); ours do.
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
         .anyMatch(q -> !java.util.Objects.equals(apache.get(q), ours.get(q))) && staleQueues(ours).isEmpty());
   }
@@ -246,6 +252,38 @@ final class KnownDivergences {
     return true;
   }
 
+  /**
+   * Whether every parent's application count in the REST view is its children's sum (facts
+   * "rest QUEUE | numApplications").
+   */
+  private static boolean parentsCountChildren(Map<String, String> snapshot) {
+    String prefix = "rest ";
+    String suffix = " | numApplications";
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    for (Map.Entry<String, String> f : snapshot.entrySet()) {
+      if (f.getKey().startsWith(prefix) && f.getKey().endsWith(suffix)) {
+        counts.put(f.getKey().substring(prefix.length(), f.getKey().length() - suffix.length()),
+            Long.parseLong(f.getValue()));
+      }
+    }
+    for (Map.Entry<String, Long> parent : counts.entrySet()) {
+      long children = 0;
+      boolean any = false;
+      for (Map.Entry<String, Long> child : counts.entrySet()) {
+        String path = child.getKey();
+        if (path.startsWith(parent.getKey() + ".")
+            && path.indexOf('.', parent.getKey().length() + 1) < 0) {
+          children += child.getValue();
+          any = true;
+        }
+      }
+      if (any && children != parent.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether no leaf has more active and pending applications than runnable ones. */
   private static boolean leavesListOnlyRunnable(Map<String, String> snapshot) {
     for (Map.Entry<String, String> f : snapshot.entrySet()) {
@@ -279,11 +317,16 @@ final class KnownDivergences {
   }
 
   /** Whether some queue's state (RUNNING, STOPPED, DRAINING) differs between the two. */
-  private static boolean statesDiffer(Map<String, String> apache, Map<String, String> ours) {
+  /**
+   * Whether some queue's {@code field} (a queue's state, configured capacity or maximum)
+   * differs between the two.
+   */
+  private static boolean differIn(Map<String, String> apache, Map<String, String> ours,
+      String field) {
     for (Map.Entry<String, String> e : apache.entrySet()) {
       if (e.getKey().startsWith("queue-capacity ")) {
         String theirs = ours.get(e.getKey());
-        if (theirs != null && !stateOf(e.getValue()).equals(stateOf(theirs))) {
+        if (theirs != null && !token(e.getValue(), field).equals(token(theirs, field))) {
           return true;
         }
       }
@@ -291,12 +334,13 @@ final class KnownDivergences {
     return false;
   }
 
-  private static String stateOf(String capacityFact) {
-    int at = capacityFact.indexOf("state=");
+  /** {@code field} and its value in a "queue-capacity" fact (" capacity=" not "abs-capacity="). */
+  private static String token(String capacityFact, String field) {
+    int at = capacityFact.startsWith(field) ? 0 : capacityFact.indexOf(" " + field);
     if (at < 0) {
       return "";
     }
-    int end = capacityFact.indexOf(' ', at);
-    return capacityFact.substring(at, end < 0 ? capacityFact.length() : end);
+    int end = capacityFact.indexOf(' ', at + 1);
+    return capacityFact.substring(at, end < 0 ? capacityFact.length() : end).trim();
   }
 }

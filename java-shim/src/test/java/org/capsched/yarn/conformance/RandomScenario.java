@@ -42,7 +42,8 @@ final class RandomScenario {
    * A long workload for the soak ({@code FaultSoak}): the cluster and configuration of
    * {@code seed}'s scenario, then {@code steps} steps, among them faults the comparison with
    * Apache leaves out — AM liveness and container allocation expiries, NodeManager restarts
-   * that keep their containers — with at most
+   * that keep their containers, nodes lost and heard from again with what they still run,
+   * work-preserving RM restarts — with at most
    * {@value Generator#SOAK_LIVE_APPS} applications alive (a submission past that ends one).
    * Generating it draws differently from {@link #generate}: no seed's comparison changes.
    */
@@ -112,6 +113,8 @@ final class RandomScenario {
     private Random faults;
     /** Applications alive at once in the soak, at most. */
     static final int SOAK_LIVE_APPS = 40;
+    /** One soak step in this many restarts the RM. */
+    static final int RM_RESTART_ODDS = 300;
     private boolean preempting;
     private boolean intraPreempting;
     private boolean queuePriorities;
@@ -132,6 +135,8 @@ final class RandomScenario {
     private int clusterVcores;
     private final List<String> nodes = new ArrayList<>();
     private final List<String> lostNodes = new ArrayList<>();
+    /** Nodes the soak lost whose NodeManager still runs: they may come back. */
+    private final List<String> soakLost = new ArrayList<>();
     private final Map<String, String> rackOf = new LinkedHashMap<>();
     private final List<String> apps = new ArrayList<>();
     private final Map<String, String> appLeaf = new LinkedHashMap<>();
@@ -177,8 +182,12 @@ final class RandomScenario {
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
       boolean acl = later.nextInt(3) == 0;
-      if (maxPriority > 0 || acl) {
+      if (maxPriority > 0 || acl || faults != null) {
         s.append("cluster");
+        if (faults != null) {
+          // The soak restarts the RM now and then, work-preserving.
+          s.append(" recovery=true");
+        }
         if (maxPriority > 0) {
           s.append(" max-priority=").append(maxPriority);
           features.add("cluster:max-priority");
@@ -755,10 +764,29 @@ final class RandomScenario {
         s.append(faults.nextBoolean() ? "remove " : "unregister ").append(app).append('\n');
         return true;
       }
+      if (faults.nextInt(RM_RESTART_ODDS) == 0) {
+        s.append("restart-rm\n");
+        features.add("event:restart-rm");
+        return true;
+      }
       int what = faults.nextInt(100);
       if (what == 99) {
         s.append("restart-node ").append(nodes.get(faults.nextInt(nodes.size()))).append('\n');
         features.add("event:restart-node");
+        return true;
+      }
+      if (what == 98 && nodes.size() > 1) {
+        String node = nodes.remove(faults.nextInt(nodes.size()));
+        soakLost.add(node);
+        s.append("lose-node ").append(node).append('\n');
+        features.add("event:lose-node");
+        return true;
+      }
+      if (what >= 96 && !soakLost.isEmpty()) {
+        String node = soakLost.remove(0);
+        nodes.add(node);
+        s.append("return-node ").append(node).append('\n');
+        features.add("event:return-node");
         return true;
       }
       if (apps.isEmpty() || what >= 4) {

@@ -44,6 +44,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
@@ -92,9 +94,25 @@ public final class ScenarioDriver implements AutoCloseable {
   /** The cluster timestamp of every run: 2023-11-14, 22:13:20 UTC. */
   private static final long CLUSTER_TIMESTAMP = 1_700_000_000_000L;
 
-  private final MockRM rm;
+  /** The RM now running: a {@code restart-rm} step replaces it. */
+  private MockRM rm;
+  /**
+   * RMs a restart replaced. Each stays up until the driver closes, as Hadoop's own restart
+   * tests keep theirs: stopping one would close the state store its successor reads.
+   */
+  private final List<MockRM> replaced = new ArrayList<>();
+  /** Containers reported by returning nodes that the RM recovered. */
+  private long recoveredFromReturns;
+  /** Containers reported to restarted RMs that they recovered. */
+  private long recoveredAfterRestarts;
+  /** RM restarts so far; each restarted RM numbers its applications under a new timestamp. */
+  private int restarts;
+  /** The capacity-scheduler.xml the RM last accepted: what a restarted RM starts from. */
+  private String acceptedXml;
   private final YarnConfiguration conf;
   private final Map<String, MockNM> nodes = new LinkedHashMap<>();
+  /** Nodes a {@code lose-node} step lost, with what they ran then: they may come back. */
+  private final Map<String, LostNode> lostNodes = new HashMap<>();
   /** Scenario node name to the loopback address standing for it. */
   private final Map<String, String> hosts = new HashMap<>();
   /** Nodes registered so far: each gets its own address, a re-added name a new one. */
@@ -174,7 +192,21 @@ public final class ScenarioDriver implements AutoCloseable {
       conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY,
           Integer.parseInt(cluster.get("max-priority")));
     }
-    this.rm = RmHarness.start(conf);
+    if (Boolean.parseBoolean(cluster.get("recovery"))) {
+      // Work-preserving recovery from an in-memory state store, scheduling at once after a
+      // restart (the restart-rm step).
+      conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+      conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+      conf.setLong(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_SCHEDULING_WAIT_MS, 0);
+      conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    }
+    this.acceptedXml = configXml;
+    RMStateStore store = null;
+    if (Boolean.parseBoolean(cluster.get("recovery"))) {
+      store = new DurableMemoryStateStore();
+      store.init(conf);
+    }
+    this.rm = RmHarness.start(conf, store);
     clock.setTime(CLUSTER_TIMESTAMP);
     // Every run numbers its applications and containers alike. An id carries the RM's
     // start time (its "cluster timestamp"), and the RM's hash maps keyed by ids — an
@@ -212,9 +244,19 @@ public final class ScenarioDriver implements AutoCloseable {
           memory(named.get("memory")), Integer.parseInt(named.get("vcores")));
       break;
     case "remove-node":
+      lostNodes.remove(words.get(1));
       MockNM nm = nodes.remove(words.get(1));
       rm.sendNodeLost(nm);
       rm.drainEvents();
+      break;
+    case "lose-node":
+      loseNode(words.get(1));
+      break;
+    case "return-node":
+      returnNode(words.get(1));
+      break;
+    case "restart-rm":
+      restartRm();
       break;
     case "app":
       submit(words.get(1), named, words.contains("unmanaged"), words.contains("keep-containers"));
@@ -280,6 +322,7 @@ public final class ScenarioDriver implements AutoCloseable {
       try {
         rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
         lastRefresh = "accepted";
+        acceptedXml = block;
       } catch (Exception refused) {
         // A refused refresh is part of the scenario: the snapshot shows that it was refused
         // and that nothing changed.
@@ -780,35 +823,218 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /**
    * The NodeManager restarts and keeps its containers (work-preserving NM restart): it
-   * registers again under its id, reporting what runs on it — the AM containers launched
-   * there (task containers are handed to AMs but never launched in a scenario) — and their
-   * applications. The RM reconnects the node as it does for a real one. (The fault soak's
-   * step; the side-by-side scenarios do not use it.)
+   * registers again under its id, reporting what runs on it and their applications. The
+   * RM reconnects the node as it does for a real one. (A fault soak step.)
    */
   private void restartNode(String name) throws Exception {
     MockNM nm = nodes.get(name);
-    SchedulerNode node = nm == null ? null
-        : ((AbstractYarnScheduler<?, ?>) rm.getResourceScheduler()).getSchedulerNode(
-            nm.getNodeId());
+    SchedulerNode node = nm == null ? null : scheduler().getSchedulerNode(nm.getNodeId());
     if (node == null) {
       return;
     }
-    List<NMContainerStatus> running = new ArrayList<>();
-    Set<ApplicationId> runningApps = new TreeSet<>();
-    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
-      if (c.getState() != RMContainerState.RUNNING) {
-        continue;
-      }
-      running.add(NMContainerStatus.newInstance(c.getContainerId(), 0, ContainerState.RUNNING,
-          c.getAllocatedResource(), "running before the NodeManager restarted", 0,
-          c.getAllocatedSchedulerKey().getPriority(), c.getCreationTime(), "",
-          ExecutionType.GUARANTEED, c.getAllocatedSchedulerKey().getAllocationRequestId()));
-      runningApps.add(c.getApplicationAttemptId().getApplicationId());
-    }
-    nm.registerNode(running, new ArrayList<>(runningApps));
+    List<NMContainerStatus> running = running(node, "running before the NodeManager restarted");
+    nm.registerNode(running, applicationsOf(running));
     rm.drainEvents();
     launchAllocatedAms();
     allocateAll();
+  }
+
+  /**
+   * The RM loses the node (its NodeManager stops heartbeating past the expiry) and ends what
+   * ran there, as {@code remove-node} does; the NodeManager itself keeps running it, and a
+   * {@code return-node} step brings it back. (A fault soak step.)
+   */
+  private void loseNode(String name) throws Exception {
+    MockNM nm = nodes.remove(name);
+    SchedulerNode node = scheduler().getSchedulerNode(nm.getNodeId());
+    lostNodes.put(name, new LostNode(nm, node == null ? new ArrayList<NMContainerStatus>()
+        : running(node, "running when the RM lost its node")));
+    rm.sendNodeLost(nm);
+    rm.drainEvents();
+  }
+
+  /**
+   * A lost node's NodeManager is heard from again: it registers under the same id,
+   * reporting the containers it still runs. The RM recovers each whose application still
+   * runs (and, without keep-containers, whose attempt is still the current one) and tells
+   * the node to kill the rest, as Apache's {@code recoverContainersOnNode} does. The AMs
+   * get their recovered containers back in their lists. (A fault soak step.)
+   */
+  private void returnNode(String name) throws Exception {
+    LostNode lost = lostNodes.remove(name);
+    if (lost == null) {
+      return;
+    }
+    lost.nm.setResourceTrackerService(rm.getResourceTrackerService());
+    lost.nm.registerNode(lost.running, applicationsOf(lost.running));
+    nodes.put(name, lost.nm);
+    rm.drainEvents();
+    recoveredFromReturns += countRecovered(lost.running);
+    relist(lost.running);
+    launchAllocatedAms();
+    allocateAll();
+  }
+
+  /**
+   * The RM restarts, work-preserving (the cluster line says {@code recovery=true}): a new RM
+   * starts on the old one's state store with the capacity-scheduler.xml last accepted, and
+   * recovers the applications; every NodeManager registers with it, reporting what it
+   * runs; every AM, told to resync, registers again and sends its outstanding asks and its
+   * blacklist again, as Hadoop's AMRMClient does. (A fault soak step.)
+   */
+  private void restartRm() throws Exception {
+    AbstractYarnScheduler<?, ?> before = scheduler();
+    Map<String, List<NMContainerStatus>> reports = new HashMap<>();
+    for (Map.Entry<String, MockNM> e : nodes.entrySet()) {
+      SchedulerNode node = before.getSchedulerNode(e.getValue().getNodeId());
+      reports.put(e.getKey(), node == null ? new ArrayList<NMContainerStatus>()
+          : running(node, "running when the RM restarted"));
+    }
+    Map<String, AllocateRequest> resync = new HashMap<>();
+    for (Map.Entry<String, MockAM> e : ams.entrySet()) {
+      SchedulerApplicationAttempt attempt =
+          before.getApplicationAttempt(e.getValue().getApplicationAttemptId());
+      if (attempt == null) {
+        continue;
+      }
+      List<ResourceRequest> asks = new ArrayList<>();
+      for (ResourceRequest r : attempt.getAppSchedulingInfo().getAllResourceRequests()) {
+        if (r.getNumContainers() > 0) {
+          asks.add(ResourceRequest.clone(r));
+        }
+      }
+      resync.put(e.getKey(), AllocateRequest.newInstance(0, 0f, asks,
+          Collections.<ContainerId>emptyList(), ResourceBlacklistRequest.newInstance(
+              new ArrayList<>(attempt.getAppSchedulingInfo().getBlackListCopy()),
+              Collections.<String>emptyList())));
+    }
+
+    URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
+    Files.write(Paths.get(file.toURI()), acceptedXml.getBytes(StandardCharsets.UTF_8));
+    replaced.add(rm);
+    rm = RmHarness.start(conf, rm.getRMStateStore());
+    // The restarted RM's new applications must not take the recovered ones' ids.
+    RmHarness.pinClusterTimestamp(CLUSTER_TIMESTAMP + ++restarts);
+    preemption = null;
+    for (Map.Entry<String, MockNM> e : nodes.entrySet()) {
+      List<NMContainerStatus> running = reports.get(e.getKey());
+      e.getValue().setResourceTrackerService(rm.getResourceTrackerService());
+      e.getValue().registerNode(running, applicationsOf(running));
+    }
+    rm.drainEvents();
+    for (List<NMContainerStatus> running : reports.values()) {
+      recoveredAfterRestarts += countRecovered(running);
+    }
+    for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+      RMApp recovered = rm.getRMContext().getRMApps().get(e.getValue().getApplicationId());
+      if (recovered != null) {
+        e.setValue(recovered);
+      }
+    }
+    for (Map.Entry<String, MockAM> e : new ArrayList<>(ams.entrySet())) {
+      MockAM am = e.getValue();
+      RMAppAttempt attempt = apps.get(e.getKey()).getCurrentAppAttempt();
+      if (attempt == null || !attempt.getAppAttemptId().equals(am.getApplicationAttemptId())
+          || attempt.getAppAttemptState() != RMAppAttemptState.LAUNCHED) {
+        ams.remove(e.getKey());
+        continue;
+      }
+      am.setAMRMProtocol(rm.getApplicationMasterService(), rm.getRMContext());
+      am.registerAppAttempt(false);
+      rm.drainEvents();
+      AllocateRequest again = resync.get(e.getKey());
+      if (again != null) {
+        pull(e.getKey(), am.allocate(again));
+        rm.drainEvents();
+      }
+    }
+    launchAllocatedAms();
+    allocateAll();
+  }
+
+  /** How many of the reported containers the RM holds now. */
+  private int countRecovered(List<NMContainerStatus> reported) {
+    int held = 0;
+    for (NMContainerStatus s : reported) {
+      if (rm.getResourceScheduler().getRMContainer(s.getContainerId()) != null) {
+        held++;
+      }
+    }
+    return held;
+  }
+
+  /** Containers lost nodes reported on coming back that the RM took back, so far. */
+  public long recoveredFromReturns() {
+    return recoveredFromReturns;
+  }
+
+  /** Containers NodeManagers reported to restarted RMs that those recovered, so far. */
+  public long recoveredAfterRestarts() {
+    return recoveredAfterRestarts;
+  }
+
+  /** A node the RM lost, and the containers its NodeManager still runs. */
+  private static final class LostNode {
+    final MockNM nm;
+    final List<NMContainerStatus> running;
+
+    LostNode(MockNM nm, List<NMContainerStatus> running) {
+      this.nm = nm;
+      this.running = running;
+    }
+  }
+
+  private AbstractYarnScheduler<?, ?> scheduler() {
+    return (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
+  }
+
+  /**
+   * What the node's NodeManager runs, as it reports it on registering: the AM containers
+   * launched there and the task containers their AMs took (a real AM launches what it gets;
+   * a scenario never launches them itself), each with its size, priority and request id.
+   */
+  private static List<NMContainerStatus> running(SchedulerNode node, String why) {
+    List<NMContainerStatus> out = new ArrayList<>();
+    for (RMContainer c : node.getCopiedListOfRunningContainers()) {
+      if (c.getState() != RMContainerState.RUNNING && c.getState() != RMContainerState.ACQUIRED) {
+        continue;
+      }
+      out.add(NMContainerStatus.newInstance(c.getContainerId(), 0, ContainerState.RUNNING,
+          c.getAllocatedResource(), why, 0, c.getAllocatedSchedulerKey().getPriority(),
+          c.getCreationTime(), "", ExecutionType.GUARANTEED,
+          c.getAllocatedSchedulerKey().getAllocationRequestId()));
+    }
+    return out;
+  }
+
+  private static List<ApplicationId> applicationsOf(List<NMContainerStatus> running) {
+    Set<ApplicationId> out = new TreeSet<>();
+    for (NMContainerStatus s : running) {
+      out.add(s.getContainerId().getApplicationAttemptId().getApplicationId());
+    }
+    return new ArrayList<>(out);
+  }
+
+  /**
+   * Puts the recovered task containers among reported ones back in their applications'
+   * lists (the RM had ended them when it lost their node).
+   */
+  private void relist(List<NMContainerStatus> reported) {
+    for (NMContainerStatus s : reported) {
+      RMContainer c = rm.getResourceScheduler().getRMContainer(s.getContainerId());
+      if (c == null || c.isAMContainer()) {
+        continue;
+      }
+      for (Map.Entry<String, RMApp> e : apps.entrySet()) {
+        if (e.getValue().getApplicationId().equals(
+            s.getContainerId().getApplicationAttemptId().getApplicationId())) {
+          List<Container> list = containers.computeIfAbsent(e.getKey(), k -> new ArrayList<>());
+          if (list.stream().noneMatch(held -> held.getId().equals(s.getContainerId()))) {
+            list.add(c.getContainer());
+          }
+        }
+      }
+    }
   }
 
   /**
@@ -1100,5 +1326,8 @@ public final class ScenarioDriver implements AutoCloseable {
   @Override
   public void close() {
     rm.stop();
+    for (MockRM old : replaced) {
+      old.stop();
+    }
   }
 }
