@@ -90,6 +90,21 @@ pub fn new_user_report<'local>(
     Ok(report)
 }
 
+/// Makes an `org.capsched.yarn.ViewReport` of a queue report and a user report of one
+/// moment.
+pub fn new_view_report<'local>(
+    env: &mut Env<'local>,
+    queues: &JObject<'local>,
+    users: &JObject<'local>,
+) -> NativeResult<JObject<'local>> {
+    let report = env.new_object(
+        jni_str!("org/capsched/yarn/ViewReport"),
+        jni_sig!("(Lorg/capsched/yarn/QueueReport;Lorg/capsched/yarn/UserReport;)V"),
+        &[JValue::from(queues), JValue::from(users)],
+    )?;
+    Ok(report)
+}
+
 /// Makes a Java `String[]`.
 pub fn new_strings<'local>(
     env: &mut Env<'local>,

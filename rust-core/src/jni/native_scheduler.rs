@@ -4,7 +4,7 @@
 //! are in [`wire`](super::wire).
 
 use super::convert::{
-    new_longs, new_queue_report, new_strings, new_user_report, read_config_inputs, read_ints, read_longs, read_string,
+    new_longs, new_queue_report, new_strings, new_user_report, new_view_report, read_config_inputs, read_ints, read_longs, read_string,
     read_strings,
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
@@ -507,6 +507,23 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_userReport<'l>(
     env.with_env(|env| -> NativeResult<JObject<'l>> {
         let (names, counts, weights) = ops::user_report(handle_ref(handle)?)?;
         new_user_report(env, &names, &counts, &weights)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native ViewReport viewReport(long handle)`: a queue report and a user report
+/// of one moment, for views that show both (the scheduler page, the REST scheduler view).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_viewReport<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObject<'l> {
+    env.with_env(|env| -> NativeResult<JObject<'l>> {
+        let ((figures, counts), (names, user_counts, weights)) = ops::view_report(handle_ref(handle)?)?;
+        let queues = new_queue_report(env, &figures, &counts)?;
+        let users = new_user_report(env, &names, &user_counts, &weights)?;
+        new_view_report(env, &queues, &users)
     })
     .resolve::<ThrowJava>()
 }

@@ -416,6 +416,19 @@ pub fn user_report(h: &Handle) -> NativeResult<(Vec<String>, Vec<i64>, Vec<f64>)
     h.read(|s| wire::encode_user_rows(&user_rows(s.state())))
 }
 
+/// A queue report and a user report (as [`queue_report`] and [`user_report`] encode them)
+/// of one moment: read under one lock, so a view built from both is never torn between
+/// two states.
+pub type ViewReport = ((Vec<f64>, Vec<i64>), (Vec<String>, Vec<i64>, Vec<f64>));
+
+/// Every queue's row and every leaf's users, in one read (see [`ViewReport`]).
+pub fn view_report(h: &Handle) -> NativeResult<ViewReport> {
+    h.read(|s| {
+        let state = s.state();
+        (wire::encode_queue_rows(&queue_rows(state)), wire::encode_user_rows(&user_rows(state)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -335,6 +335,11 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::userReport);
   }
 
+  /** Every queue's figures and every leaf's users, of one moment. */
+  ViewReport viewReport() {
+    return whileOpen(NativeScheduler::viewReport);
+  }
+
   /**
    * How many calls may have changed the core so far: equal counts at two moments mean
    * equal reports. Takes no lock in the core.
@@ -475,6 +480,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native QueueReport queueReport(long handle);
 
   private static native UserReport userReport(long handle);
+
+  private static native ViewReport viewReport(long handle);
 
   private static native long changes(long handle);
 

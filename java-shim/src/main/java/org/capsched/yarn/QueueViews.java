@@ -56,6 +56,17 @@ final class QueueViews {
     }
   }
 
+  /** Every queue and every leaf's users, of one moment. */
+  QueueView view() {
+    readLock.lock();
+    try {
+      ViewReport report = core.viewReport();
+      return new QueueView(snapshots(report.queues, queues.get()), report.users);
+    } finally {
+      readLock.unlock();
+    }
+  }
+
   private static List<QueueSnapshot> snapshots(QueueReport report, QueueDirectory dir) {
     List<QueueSnapshot> out = new ArrayList<>(dir.size());
     for (int i = 0; i < dir.size(); i++) {

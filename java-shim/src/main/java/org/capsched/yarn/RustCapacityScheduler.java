@@ -934,6 +934,15 @@ public class RustCapacityScheduler
   }
 
   /**
+   * Every queue and every leaf's users as the core sees them now, in one reading: what a
+   * view showing both (the scheduler page, the REST scheduler view) builds from, so that a
+   * leaf's usage is always its users' sum.
+   */
+  public QueueView getQueueView() {
+    return views.view();
+  }
+
+  /**
    * Whether the core has activated the application (it is past its leaf's ApplicationMaster
    * and application limits and may be given containers); false for an unknown one.
    */

@@ -46,6 +46,9 @@ import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * Every caller a real ResourceManager has, at once, through the RM's own services:
  * ApplicationMasters calling {@code allocate()} on their own threads (as the RM's IPC
@@ -171,6 +174,7 @@ public class ConcurrencyWatchdogTest {
         call("queue ACLs", () -> scheduler.getQueueUserAclInfo());
         String json = call("REST scheduler view", () -> RestView.json(scheduler));
         assertTrue(json, json.contains("\"queueName\":\"a\""));
+        assertWholeView(VIEW.readTree(json).path("scheduler").path("schedulerInfo"), json);
         call("queue metrics", () -> QueueMetrics.getQueueMetrics().get("root").getAllocatedMB());
       }));
     }
@@ -248,6 +252,52 @@ public class ConcurrencyWatchdogTest {
     double own = parent.getCurrentCapacity() * parent.getCapacity();
     assertTrue(parent.getQueuePath() + " uses " + own + " of its parent; its children "
         + children, Math.abs(own - children) < 1e-4);
+  }
+
+  private static final ObjectMapper VIEW = new ObjectMapper();
+
+  /**
+   * The REST scheduler view is one reading, not a torn one: a parent's used memory, vcores
+   * and applications are its children's sums, a leaf's applications are its active and
+   * pending ones, and its users' usage adds up to its own.
+   */
+  private static void assertWholeView(JsonNode queue, String json) {
+    JsonNode children = queue.path("queues").path("queue");
+    String name = queue.path("queuePath").asText(queue.path("queueName").asText());
+    long memory = queue.path("resourcesUsed").path("memory").asLong();
+    long vcores = queue.path("resourcesUsed").path("vCores").asLong();
+    if (children.size() > 0) {
+      long childMemory = 0;
+      long childVcores = 0;
+      long childApps = 0;
+      for (JsonNode child : children) {
+        childMemory += child.path("resourcesUsed").path("memory").asLong();
+        childVcores += child.path("resourcesUsed").path("vCores").asLong();
+        childApps += child.path("numApplications").asLong();
+        assertWholeView(child, json);
+      }
+      // (The root's part of the document carries no usage of its own.)
+      assertTrue(name + " uses " + memory + " MB/" + vcores + " vcores; its children "
+          + childMemory + "/" + childVcores + ": " + json, !queue.has("resourcesUsed")
+          || memory == childMemory && vcores == childVcores);
+      if (queue.has("numApplications")) {
+        assertTrue(name + " has " + queue.path("numApplications") + " applications; its"
+            + " children " + childApps + ": " + json,
+            queue.path("numApplications").asLong() == childApps);
+      }
+      return;
+    }
+    long apps = queue.path("numApplications").asLong();
+    long activeAndPending = queue.path("numActiveApplications").asLong()
+        + queue.path("numPendingApplications").asLong();
+    assertTrue(name + " has " + apps + " applications, " + activeAndPending
+        + " active or pending: " + json, apps == activeAndPending);
+    long usersMemory = 0;
+    for (JsonNode user : queue.path("users").path("user")) {
+      usersMemory += user.path("resourcesUsed").path("memory").asLong();
+    }
+    assertTrue(name + " uses " + memory + " MB; its users " + usersMemory + ": " + json,
+        memory == usersMemory);
   }
 
   // ----- callers and the watchdog --------------------------------------------------------

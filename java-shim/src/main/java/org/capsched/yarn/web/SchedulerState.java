@@ -10,12 +10,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.capsched.yarn.QueueSnapshot;
+import org.capsched.yarn.QueueView;
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.UserReport;
 
 /**
  * The queues as an operator's view shows them (the scheduler page, the REST scheduler
- * view): one read of the core's queue and user reports, arranged as a tree, with the RM's
+ * view): one reading of the core's queues and users together, arranged as a tree, with the RM's
  * queue metrics and the configuration the core accepted beside them. Nothing here decides
  * anything; it only arranges what the core reported.
  */
@@ -31,8 +32,9 @@ public final class SchedulerState {
   private final SchedulerHealth health;
 
   private SchedulerState(RustCapacityScheduler scheduler) {
-    this.queues = scheduler.getQueueSnapshots();
-    this.users = scheduler.getUserReport();
+    QueueView view = scheduler.getQueueView();
+    this.queues = view.queues();
+    this.users = view.users();
     this.cluster = scheduler.getClusterResource();
     this.health = scheduler.getSchedulerHealth();
     this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
