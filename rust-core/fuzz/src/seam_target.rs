@@ -237,6 +237,7 @@ enum Call {
         from: Key,
         to: Key,
     },
+    /// The killed containers and the AM diagnoses the core queued for the RM.
     TakeKilled,
     ContainerKillable {
         app: Key,
@@ -405,6 +406,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
             let _ = ops::queue_paths(h);
             let _ = ops::queue_report(h);
             let _ = ops::user_report(h);
+            let _ = ops::view_report(h);
         }
         Call::CheckAccess { queue, acl, user, groups, enforced_only } => {
             let _ = ops::check_access(h, &queue.0, *acl, &user.0, &names(groups), *enforced_only);
@@ -439,6 +441,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
         }
         Call::TakeKilled => {
             let _ = h.with(Scheduler::take_killed);
+            let _ = ops::take_am_diagnoses(h);
         }
         Call::ContainerKillable { app, attempt, number } => {
             let id = ContainerId { attempt: *attempt, number: *number as u64 };

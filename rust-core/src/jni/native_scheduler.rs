@@ -4,8 +4,8 @@
 //! are in [`wire`](super::wire).
 
 use super::convert::{
-    new_longs, new_queue_report, new_strings, new_user_report, new_view_report, read_config_inputs, read_ints, read_longs, read_string,
-    read_strings,
+    new_longs, new_queue_report, new_strings, new_user_report, new_view_report, read_config_inputs, read_ints,
+    read_longs, read_string, read_strings,
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
@@ -507,6 +507,22 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_userReport<'l>(
     env.with_env(|env| -> NativeResult<JObject<'l>> {
         let (names, counts, weights) = ops::user_report(handle_ref(handle)?)?;
         new_user_report(env, &names, &counts, &weights)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native long[] amDiagnoses(long handle)`: what applications waiting for their
+/// AM container were told about their activation since the last call
+/// ([`wire::am_diagnosis`](super::wire::am_diagnosis) records).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_amDiagnoses<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let records = ops::take_am_diagnoses(handle_ref(handle)?)?;
+        new_longs(env, &records)
     })
     .resolve::<ThrowJava>()
 }

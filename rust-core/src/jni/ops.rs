@@ -416,6 +416,12 @@ pub fn user_report(h: &Handle) -> NativeResult<(Vec<String>, Vec<i64>, Vec<f64>)
     h.read(|s| wire::encode_user_rows(&user_rows(s.state())))
 }
 
+/// What applications waiting for their AM container were told about their activation
+/// since the last call, encoded as `amDiagnoses`' records (see [`wire::encode_am_diagnoses`]).
+pub fn take_am_diagnoses(h: &Handle) -> NativeResult<Vec<i64>> {
+    h.with(|s| wire::encode_am_diagnoses(&s.take_am_diagnoses()))
+}
+
 /// A queue report and a user report (as [`queue_report`] and [`user_report`] encode them)
 /// of one moment: read under one lock, so a view built from both is never torn between
 /// two states.

@@ -2,7 +2,8 @@
 //! index and code that crosses the boundary, defined once. `Wire.java` mirrors it, and a
 //! test reads that file and fails when the two disagree.
 
-use crate::ids::Locality;
+use crate::ids::{AppKey, Locality};
+use crate::model::AmDiagnosis;
 use crate::policy::admission::QueueAcl;
 use crate::report::{QueueRow, RuntimeState, UserRow};
 use crate::scheduler::{Allocation, AllocationKind};
@@ -326,6 +327,27 @@ wire_constants! {
     }
 }
 
+wire_constants! {
+    /// Fields of one diagnosis in `amDiagnoses`' result (longs), and the diagnoses: what
+    /// an application waiting for its AM container is told about its activation.
+    am_diagnosis => "AmDiagnosis": i64 {
+        /// The application's key.
+        APP = 0;
+        /// One of the codes below.
+        CODE = 1;
+        /// Longs per diagnosis.
+        STRIDE = 2;
+        /// Activated (Apache's `AMState.ACTIVATED`).
+        ACTIVATED = 0;
+        /// Held back by the leaf's AM limit (`QUEUE_AM_RESOURCE_LIMIT_EXCEED`).
+        QUEUE_AM_LIMIT = 1;
+        /// Held back by the user's AM limit (`USER_AM_RESOURCE_LIMIT_EXCEED`).
+        USER_AM_LIMIT = 2;
+        /// Not activated: the cluster is empty (`CLUSTER_RESOURCE_EMPTY`).
+        CLUSTER_EMPTY = 3;
+    }
+}
+
 /// Every group of constants, for the protocol test.
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
@@ -341,7 +363,23 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (container_report::JAVA, container_report::ALL),
     (preemption_action::JAVA, preemption_action::ALL),
     (preemption_kind::JAVA, preemption_kind::ALL),
+    (am_diagnosis::JAVA, am_diagnosis::ALL),
 ];
+
+/// Encodes diagnoses, [`am_diagnosis::STRIDE`] longs each.
+pub fn encode_am_diagnoses(diagnoses: &[(AppKey, AmDiagnosis)]) -> Vec<i64> {
+    let mut out = Vec::with_capacity(diagnoses.len() * am_diagnosis::STRIDE as usize);
+    for &(app, diagnosis) in diagnoses {
+        out.push(i64::from(app));
+        out.push(match diagnosis {
+            AmDiagnosis::Activated => am_diagnosis::ACTIVATED,
+            AmDiagnosis::QueueAmLimit => am_diagnosis::QUEUE_AM_LIMIT,
+            AmDiagnosis::UserAmLimit => am_diagnosis::USER_AM_LIMIT,
+            AmDiagnosis::ClusterEmpty => am_diagnosis::CLUSTER_EMPTY,
+        });
+    }
+    out
+}
 
 /// The code of an allocation kind.
 pub fn kind_code(kind: AllocationKind) -> i64 {

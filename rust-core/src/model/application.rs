@@ -143,6 +143,21 @@ impl Blacklist {
     }
 }
 
+/// What an application waiting for its ApplicationMaster's container is told about its
+/// activation (Apache's AM launch diagnostics, `AMState`): the RM shows it as the
+/// application's diagnostics until the AM container is assigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AmDiagnosis {
+    /// Activated: it may be given its ApplicationMaster's container.
+    Activated,
+    /// Not activated: the leaf's ApplicationMaster limit holds it back.
+    QueueAmLimit,
+    /// Not activated: its user's ApplicationMaster limit in the leaf holds it back.
+    UserAmLimit,
+    /// Not activated: the cluster has no resources (no NodeManager has registered).
+    ClusterEmpty,
+}
+
 /// One application.
 #[derive(Debug, Clone)]
 pub struct App {

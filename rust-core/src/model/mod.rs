@@ -13,7 +13,7 @@ pub mod reservation;
 pub mod state;
 pub mod users;
 
-pub use application::{App, Ask, Blacklist, Outstanding, RequestGroup};
+pub use application::{AmDiagnosis, App, Ask, Blacklist, Outstanding, RequestGroup};
 pub use node::Node;
 pub use queue::{Queue, QueueTree, ResolveError};
 pub use queue_states::RuntimeState;

@@ -5,6 +5,7 @@
 
 use super::Scheduler;
 use crate::ids::{application_name, AppKey, QueueIndex};
+use crate::model::AmDiagnosis;
 use crate::policy::limits;
 use crate::resource::Resource;
 
@@ -54,10 +55,12 @@ impl Scheduler {
             let q = self.state.queues.get(queue);
             let active_in_queue = q.users.values().map(|u| u.active_apps).sum::<usize>();
             if !calc.fits(q.am_used.plus(am), queue_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+                self.diagnose_am(key, AmDiagnosis::QueueAmLimit);
                 continue;
             }
             let u = q.users.get(&user).cloned().unwrap_or_default();
             if !calc.fits(u.am_used.plus(am), user_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+                self.diagnose_am(key, AmDiagnosis::UserAmLimit);
                 continue;
             }
             let q = &mut self.state.queues.queues[queue];
@@ -75,6 +78,7 @@ impl Scheduler {
                     self.state.queues.get(queue).path()
                 );
             }
+            self.diagnose_am(key, AmDiagnosis::Activated);
         }
     }
 

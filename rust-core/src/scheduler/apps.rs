@@ -4,7 +4,7 @@
 
 use super::Scheduler;
 use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey, ANY};
-use crate::model::{App, Ask};
+use crate::model::{AmDiagnosis, App, Ask};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
 use crate::policy::ordering::fifo_key;
 use crate::resource::Resource;
@@ -87,7 +87,7 @@ impl Scheduler {
 
     /// APP_ATTEMPT_ADDED: a new attempt starts with no outstanding requests, runnable if
     /// `max-parallel-apps` allows (see `runnable`), and its leaf activates what its AM
-    /// limits allow. With `transfer_state` (`keep-containers`) the previous attempt's
+    /// limits allow (nothing while the cluster is empty). With `transfer_state` (`keep-containers`) the previous attempt's
     /// containers stay with the application, and its AM's blacklist with the new attempt. An
     /// application that counted its user as active still does (Apache keys that by
     /// application, not attempt).
@@ -101,8 +101,15 @@ impl Scheduler {
         a.start_attempt(attempt_id, epoch, transfer_state);
         let queue = a.queue;
         self.admit_attempt(app);
-        // Apache's addApplicationAttempt activates in the application's own leaf only.
-        self.activate_pending(queue);
+        // Apache's addApplicationAttempt activates in the application's own leaf only, and
+        // not while the cluster has no resources (the first NodeManager's registration
+        // activates it then).
+        let cluster = self.state.cluster;
+        if self.state.calculator().greater_than(cluster, cluster, Resource::ZERO) {
+            self.activate_pending(queue);
+        } else if self.state.apps.get(&app).is_some_and(|a| a.runnable) {
+            self.diagnose_am(app, AmDiagnosis::ClusterEmpty);
+        }
     }
 
     /// The RM's epoch from now on: it sets it when it becomes active and recovers, after the

@@ -17,7 +17,7 @@ pub use refresh::check_refresh;
 
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
-use crate::model::{Reservation, State};
+use crate::model::{AmDiagnosis, Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
 use crate::policy::placement::Assignment;
@@ -105,6 +105,9 @@ pub struct Scheduler {
     /// Killable containers killed outside a heartbeat (a parent a move pushed over its
     /// maximum), for the RM to end (see [`Scheduler::take_killed`]).
     killed: Vec<crate::ids::ContainerRef>,
+    /// What applications waiting for their AM container were told since the last
+    /// [`Scheduler::take_am_diagnoses`], in order.
+    am_diagnoses: Vec<(AppKey, AmDiagnosis)>,
 }
 
 impl Scheduler {
@@ -113,8 +116,12 @@ impl Scheduler {
     /// just started (or restarted) admits applications before any NodeManager registers,
     /// within each queue's `maximum-applications`.
     pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
-        let mut scheduler =
-            Scheduler { state: State::new(config, epoch), preemption: Preemption::default(), killed: Vec::new() };
+        let mut scheduler = Scheduler {
+            state: State::new(config, epoch),
+            preemption: Preemption::default(),
+            killed: Vec::new(),
+            am_diagnoses: Vec::new(),
+        };
         scheduler.resize_cluster();
         scheduler
     }
@@ -127,7 +134,7 @@ impl Scheduler {
     /// A scheduler over a hand-made state (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn from_state_for_tests(state: State) -> Self {
-        Scheduler { state, preemption: Preemption::default(), killed: Vec::new() }
+        Scheduler { state, preemption: Preemption::default(), killed: Vec::new(), am_diagnoses: Vec::new() }
     }
 
     /// The state, to change by hand (unit tests of the decision functions).
@@ -174,6 +181,20 @@ impl Scheduler {
     /// its books already, but for their nodes' shares, which go when the RM reports them.
     pub fn take_killed(&mut self) -> Vec<crate::ids::ContainerRef> {
         std::mem::take(&mut self.killed)
+    }
+
+    /// What applications waiting for their ApplicationMaster's container were told about
+    /// their activation since the last call, oldest first: the RM shows the latest as the
+    /// application's diagnostics (Apache's `updateAMContainerDiagnostics`).
+    pub fn take_am_diagnoses(&mut self) -> Vec<(AppKey, AmDiagnosis)> {
+        std::mem::take(&mut self.am_diagnoses)
+    }
+
+    /// Tells `app`, if it still waits for its ApplicationMaster's container, `diagnosis`.
+    pub(super) fn diagnose_am(&mut self, app: AppKey, diagnosis: AmDiagnosis) {
+        if self.state.apps.get(&app).is_some_and(|a| a.am_container.is_none()) {
+            self.am_diagnoses.push((app, diagnosis));
+        }
     }
 
     /// Moves reservation `container` of `app` from node `from` to node `to`, as a

@@ -244,8 +244,13 @@ fn applications_are_admitted_before_any_node_registers() {
     let mut s = scheduler("");
     let app = submit(&mut s, 1, "a", "u");
     assert!(s.state().apps.contains_key(&app));
-    assert!(s.state().apps[&app].active, "an empty queue lets one ApplicationMaster in");
+    // As Apache's leaf: no activation while the cluster is empty, and the application is
+    // told why.
+    assert!(!s.state().apps[&app].active, "nothing is activated in an empty cluster");
+    assert_eq!(s.take_am_diagnoses(), vec![(app, crate::model::AmDiagnosis::ClusterEmpty)]);
     s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    assert!(s.state().apps[&app].active, "the first node's registration activates it");
+    assert_eq!(s.take_am_diagnoses(), vec![(app, crate::model::AmDiagnosis::Activated)]);
     ask(&mut s, app, 1, 1);
     assert_eq!(beat(&mut s, 0, 1).len(), 1);
     consistent(&s);

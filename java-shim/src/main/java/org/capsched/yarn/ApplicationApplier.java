@@ -53,6 +53,20 @@ final class ApplicationApplier {
     this.appsByKey = appsByKey;
   }
 
+  /**
+   * Tells each application waiting for its AM container what the core told it about its
+   * activation ({@link Wire.AmDiagnosis} records), with the details of {@code view}.
+   */
+  void diagnoseAms(long[] records, QueueView view) {
+    for (int i = 0; i < records.length; i += Wire.AmDiagnosis.STRIDE) {
+      RustApplication app = appsByKey.get((int) records[i + Wire.AmDiagnosis.APP]);
+      RustAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+      if (attempt != null) {
+        attempt.diagnoseAm((int) records[i + Wire.AmDiagnosis.CODE], view);
+      }
+    }
+  }
+
   /** The core refused the application: the RM fails it with {@code reason}. */
   void rejected(ApplicationId id, String reason) {
     LOG.info("Rejected {}: {}", id, reason);

@@ -335,6 +335,14 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::userReport);
   }
 
+  /**
+   * What applications waiting for their AM container were told about their activation
+   * since the last call ({@link Wire.AmDiagnosis} records).
+   */
+  long[] amDiagnoses() {
+    return whileOpen(NativeScheduler::amDiagnoses);
+  }
+
   /** Every queue's figures and every leaf's users, of one moment. */
   ViewReport viewReport() {
     return whileOpen(NativeScheduler::viewReport);
@@ -482,6 +490,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native UserReport userReport(long handle);
 
   private static native ViewReport viewReport(long handle);
+
+  private static native long[] amDiagnoses(long handle);
 
   private static native long changes(long handle);
 

@@ -12,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
@@ -26,6 +27,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEven
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMContainerLaunchDiagnosticsConstants;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -51,6 +53,11 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   private final LongSupplier containerNumbers;
   /** Where asks the RM gives back to the attempt go: the core, as if the AM asked again. */
   private final Consumer<List<ResourceRequest>> restoredAsks;
+  /**
+   * The core's queues while {@link #diagnoseAm} runs (the base class builds the message and
+   * asks for its details).
+   */
+  private QueueView diagnosisView;
   /** The headroom the core last worked out, as it said it (a resource may be below zero). */
   private volatile Resource coreHeadroom = Resources.none();
 
@@ -160,19 +167,89 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * The details an AM's diagnostics give while it waits to be activated, without
-   * FiCaSchedulerApp's reach into Apache's queue class.
+   * What the core told this attempt about its activation while it waits for its AM
+   * container ({@link Wire.AmDiagnosis} codes): the RM shows it as the application's
+   * diagnostics, as Apache's leaf queue has it told. The details come from {@code view},
+   * the core's queues of that moment.
+   */
+  void diagnoseAm(int code, QueueView view) {
+    diagnosisView = view;
+    try {
+      diagnose(code);
+    } finally {
+      diagnosisView = null;
+    }
+  }
+
+  private void diagnose(int code) {
+    switch (code) {
+    case Wire.AmDiagnosis.ACTIVATED:
+      updateAMContainerDiagnostics(AMState.ACTIVATED, null);
+      break;
+    case Wire.AmDiagnosis.QUEUE_AM_LIMIT:
+      updateAMContainerDiagnostics(AMState.INACTIVATED,
+          CSAMContainerLaunchDiagnosticsConstants.QUEUE_AM_RESOURCE_LIMIT_EXCEED);
+      break;
+    case Wire.AmDiagnosis.USER_AM_LIMIT:
+      updateAMContainerDiagnostics(AMState.INACTIVATED,
+          CSAMContainerLaunchDiagnosticsConstants.USER_AM_RESOURCE_LIMIT_EXCEED);
+      break;
+    case Wire.AmDiagnosis.CLUSTER_EMPTY:
+      updateAMContainerDiagnostics(AMState.INACTIVATED,
+          CSAMContainerLaunchDiagnosticsConstants.CLUSTER_RESOURCE_EMPTY);
+      break;
+    default:
+      LOG.warn("Unknown AM diagnosis code {} for {}", code, getApplicationAttemptId());
+    }
+  }
+
+  /**
+   * The details an AM's diagnostics give while it waits to be activated, in Apache's words,
+   * from the core's report of the leaf (FiCaSchedulerApp's own reach into Apache's queue
+   * class).
    */
   @Override
   protected void getPendingAppDiagnosticMessage(StringBuilder diagnostics) {
-    diagnostics.append(" Details : AM Resource Request = ").append(getAMResource())
-        .append(" ; Queue = ").append(getQueueName()).append(" ; ");
+    QueueView view = diagnosisView != null ? diagnosisView : ((RustQueue) getQueue()).view();
+    String path = ((RustQueue) getQueue()).getPath();
+    QueueSnapshot leaf = view.queue(path);
+    diagnostics.append(" Details : AM Partition = ").append(amPartition())
+        .append("; AM Resource Request = ").append(getAMResource(getAppAMNodePartitionName()))
+        .append("; Queue Resource Limit for AM = ").append(leaf.getAmResourceLimit())
+        .append("; User AM Resource Limit of the queue = ")
+        .append(view.userAmLimit(path, getUser()))
+        .append("; Queue AM Resource Usage = ").append(leaf.getAmResourceUsed())
+        .append("; ");
   }
 
   /** The details once activated, likewise. */
   @Override
   protected void getActivedAppDiagnosticMessage(StringBuilder diagnostics) {
-    diagnostics.append(" Details : Queue = ").append(getQueueName()).append(" ; ");
+    QueueView view = diagnosisView != null ? diagnosisView : ((RustQueue) getQueue()).view();
+    QueueSnapshot leaf = view.queue(((RustQueue) getQueue()).getPath());
+    // Apache's capacities are floats: shown as a float times 100.
+    diagnostics.append(" Details : AM Partition = ").append(amPartition())
+        .append(" ; Partition Resource = ").append(rmContext.getNodeLabelManager()
+            .getResourceByLabel(getAppAMNodePartitionName(), Resources.none()))
+        .append(" ; Queue's Absolute capacity = ")
+        .append((float) leaf.getAbsoluteCapacity() * 100)
+        .append(" % ; Queue's Absolute used capacity = ")
+        .append((float) leaf.getAbsoluteUsedCapacity() * 100)
+        .append(" % ; Queue's Absolute max capacity = ")
+        .append((float) leaf.getAbsoluteMaximumCapacity() * 100)
+        .append(" % ; Queue's capacity (absolute resource) = ")
+        .append(leaf.getEffectiveMinResource())
+        .append(" ; Queue's used capacity (absolute resource) = ")
+        .append(Resource.newInstance(leaf.getUsedMemoryMb(), (int) leaf.getUsedVcores()))
+        .append(" ; Queue's max capacity (absolute resource) = ")
+        .append(leaf.getEffectiveMaxResource())
+        .append(" ; ");
+  }
+
+  private String amPartition() {
+    String partition = getAppAMNodePartitionName();
+    return partition == null || partition.isEmpty()
+        ? NodeLabel.DEFAULT_NODE_LABEL_PARTITION : partition;
   }
 
   /** Per resource, what the live containers have held so far times how long, in seconds. */

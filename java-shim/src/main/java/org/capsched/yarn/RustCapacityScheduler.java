@@ -220,6 +220,7 @@ public class RustCapacityScheduler
         warnings = refresh.commit();
         rebuildQueues(newConf);
         accepted = source.merged(in, newConf);
+        tellAmDiagnoses();
       } finally {
         writeLock.unlock();
       }
@@ -300,7 +301,13 @@ public class RustCapacityScheduler
   @Override
   public void handle(SchedulerEvent event) {
     try {
-      inBatch(() -> dispatch(event));
+      inBatch(() -> {
+        dispatch(event);
+        if (event.getType() != SchedulerEventType.NODE_UPDATE) {
+          // (A heartbeat activates nothing.)
+          tellAmDiagnoses();
+        }
+      });
     } catch (NativeSchedulerPoisonedException e) {
       // Not rethrown: the RM's scheduler dispatcher would exit the process without a word;
       // the fatal event hands it over as Hadoop expects.
@@ -330,6 +337,18 @@ public class RustCapacityScheduler
       updateAvailableIfAllocationChanged();
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /**
+   * Tells the applications waiting for their AM container what the core told them about
+   * their activation since the last call: the RM shows it as their diagnostics, as it shows
+   * Apache's leaf queue's.
+   */
+  private void tellAmDiagnoses() {
+    long[] records = core.amDiagnoses();
+    if (records.length > 0) {
+      apps.diagnoseAms(records, views.view());
     }
   }
 
@@ -790,6 +809,7 @@ public class RustCapacityScheduler
           }
         }
         apps.moved(app, queues.byPath(path));
+        tellAmDiagnoses();
       }
       return path;
     } catch (NoSuchLeafQueueException e) {
@@ -899,6 +919,7 @@ public class RustCapacityScheduler
       apps.savePriority(rmApp, priority, future);
       core.updatePriority(app.key(), priority.getPriority());
       apps.reprioritised(app, priority);
+      tellAmDiagnoses();
       return priority;
     } finally {
       writeLock.unlock();

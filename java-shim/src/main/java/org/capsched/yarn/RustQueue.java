@@ -84,6 +84,11 @@ final class RustQueue implements Queue {
     this.maximumAllocation = maximumAllocation;
   }
 
+  /** Every queue and every leaf's users as the core sees them now. */
+  QueueView view() {
+    return views.view();
+  }
+
   /** The guarantee, a fraction of the cluster, as the core works it out now. */
   double absoluteCapacity() {
     return views.snapshot(path).getAbsoluteCapacity();

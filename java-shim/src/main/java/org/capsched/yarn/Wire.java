@@ -242,4 +242,18 @@ final class Wire {
         throw new IllegalArgumentException("no code for queue ACL " + acl);
     }
   }
+
+  /** Records of {@code amDiagnoses}' result (longs), and the diagnoses. */
+  static final class AmDiagnosis {
+    static final int APP = 0;
+    static final int CODE = 1;
+    static final int STRIDE = 2;
+    static final int ACTIVATED = 0;
+    static final int QUEUE_AM_LIMIT = 1;
+    static final int USER_AM_LIMIT = 2;
+    static final int CLUSTER_EMPTY = 3;
+
+    private AmDiagnosis() {
+    }
+  }
 }

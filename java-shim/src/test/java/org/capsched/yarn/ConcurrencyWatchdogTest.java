@@ -10,12 +10,15 @@ import java.lang.management.ThreadMXBean;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -57,8 +60,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * of queue information, the REST scheduler view and the queue metrics.
  *
  * <p>A watchdog times every call: one that runs past its deadline, or threads the JVM finds
- * deadlocked, fail the run with a dump of every thread. Readers check that what they see is
- * one moment's state (a parent's usage is its children's). At the end the core and the RM's
+ * deadlocked, fail the run with a dump of every thread; the longest call of each kind goes
+ * to build/reports/concurrency.md. Readers check that what they see is one moment's state
+ * (a parent's usage is its children's, in the queue information and in the REST view; a
+ * leaf's, its users'). At the end the core and the RM's
  * objects agree (the consistency check), and every kind of call ran many times, so the run
  * cannot pass without exercising each.
  */
@@ -83,6 +88,8 @@ public class ConcurrencyWatchdogTest {
   private final Watchdog watchdog = new Watchdog();
   private final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
   private final Map<String, AtomicLong> calls = new ConcurrentHashMap<>();
+  /** The longest call of each kind, in microseconds. */
+  private final Map<String, AtomicLong> longest = new ConcurrentHashMap<>();
   private volatile boolean stop;
 
   @Before
@@ -202,8 +209,17 @@ public class ConcurrencyWatchdogTest {
     assertTrue("the core and the RM disagree after the run:\n" + String.join("\n", differences),
         differences.isEmpty());
     assertFalse("the RM was stopped", ExitUtil.terminateCalled());
-    String counts = new java.util.TreeMap<>(calls).toString();
-    System.out.println("calls in " + LOAD_MS + " ms: " + counts);
+    String counts = new TreeMap<>(calls).toString();
+    StringBuilder report = new StringBuilder(String.format(
+        "# Every caller at once, %d ms%n%nCalls by kind: %s%n%nThe longest call of each kind:%n",
+        LOAD_MS, counts));
+    new TreeMap<>(longest).forEach((kind, micros) -> report.append(String.format(
+        Locale.ROOT, "- %s: %.1f ms%n", kind, micros.get() / 1000.0)));
+    System.out.print(report);
+    Path out = Paths.get(System.getProperty("capsched.report.dir",
+        "build/reports"), "concurrency.md");
+    Files.createDirectories(out.getParent());
+    Files.write(out, report.toString().getBytes(StandardCharsets.UTF_8));
     for (String kind : new String[] {"allocate", "node heartbeat", "queue info",
         "REST scheduler view", "queue metrics", "queue ACLs"}) {
       assertTrue(kind + " ran too few times: " + counts, count(kind, 0) >= 50);
@@ -329,12 +345,15 @@ public class ConcurrencyWatchdogTest {
   /** Runs one call under the watchdog's eye, and counts it. */
   private <T> T call(String what, Call<T> call) throws Exception {
     watchdog.enter(what);
+    long start = System.nanoTime();
     try {
       T result = call.call();
       count(what);
       return result;
     } finally {
       watchdog.leave();
+      long micros = (System.nanoTime() - start) / 1000;
+      longest.computeIfAbsent(what, k -> new AtomicLong()).accumulateAndGet(micros, Math::max);
     }
   }
 

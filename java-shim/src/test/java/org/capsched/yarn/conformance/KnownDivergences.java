@@ -51,6 +51,12 @@ final class KnownDivergences {
     // recovered after a restart that its leaf refused to count in); ours count them all.
     CHECKS.put("recovered-app-uncounted", (apache, ours) -> !parentsCountChildren(apache)
         && parentsCountChildren(ours));
+    // Apache told an application waiting for its AM that a container was assigned though
+    // it holds none (a proposal its commit check refused); ours still says activated.
+    CHECKS.put("assigned-before-commit", (apache, ours) -> apache.entrySet().stream()
+        .anyMatch(f -> f.getKey().startsWith("app ") && f.getValue().contains(" am=assigned")
+            && f.getValue().contains(" live=0 reserved=0 ")
+            && ours.getOrDefault(f.getKey(), "").contains(" am=activated")));
     // Apache's absolute capacities do not follow its configured percentages (kept from
     // the weights before a refresh); ours do.
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()

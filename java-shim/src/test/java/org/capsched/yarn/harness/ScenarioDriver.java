@@ -63,6 +63,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnSched
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMContainerLaunchDiagnosticsConstants;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
@@ -1079,6 +1080,31 @@ public final class ScenarioDriver implements AutoCloseable {
     allocateAll();
   }
 
+  /**
+   * What the attempt's diagnostics say of its AM while it waits for it, in kind (the
+   * leaf activated it, or held it back by the queue's or the user's AM limit, or the cluster
+   * was empty; then assigned): null if they say none of these. Its details (the queue's
+   * figures, the time, the last node tried) are left out; RestConformanceTest compares them.
+   */
+  private static String amDiagnosis(String diagnostics) {
+    if (diagnostics == null) {
+      return null;
+    } else if (diagnostics.contains("Scheduler has assigned a container for AM")) {
+      return "assigned";
+    } else if (diagnostics.contains(
+        CSAMContainerLaunchDiagnosticsConstants.QUEUE_AM_RESOURCE_LIMIT_EXCEED)) {
+      return "queue-am-limit";
+    } else if (diagnostics.contains(
+        CSAMContainerLaunchDiagnosticsConstants.USER_AM_RESOURCE_LIMIT_EXCEED)) {
+      return "user-am-limit";
+    } else if (diagnostics.contains(CSAMContainerLaunchDiagnosticsConstants.CLUSTER_RESOURCE_EMPTY)) {
+      return "cluster-empty";
+    } else if (diagnostics.contains("Application is Activated")) {
+      return "activated";
+    }
+    return null;
+  }
+
   /** The AM unregisters and its container exits: the application finishes. */
   private void unregister(String app) throws Exception {
     MockAM am = ams.get(app);
@@ -1225,6 +1251,10 @@ public final class ScenarioDriver implements AutoCloseable {
           fact += " live=" + a.getLiveContainers().size()
               + " reserved=" + a.getReservedContainers().size()
               + " used=" + a.getCurrentConsumption().getMemorySize() + "MB";
+        }
+        String waiting = amDiagnosis(attempt.getDiagnostics());
+        if (waiting != null && !app.isAppInCompletedStates()) {
+          fact += " am=" + waiting;
         }
       }
       if (attempt != null) {
