@@ -3,6 +3,9 @@
 //! `capsched check FILE` reads a capacity-scheduler.xml exactly as the ResourceManager
 //! will, and prints the queue tree with configured and effective capacities, or every
 //! problem found (exit status 1). Run it before `yarn rmadmin -refreshQueues`.
+//!
+//! `capsched place FILE --user U` says where the file's placement rules would put a
+//! submission, and which rule decided.
 
 use capsched::config::{ClusterSettings, SchedulerConfig};
 use capsched::resource::Resource;
@@ -10,11 +13,20 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage: capsched check FILE [--cluster-memory MB --cluster-vcores N]
                 [--min-allocation MB,VCORES] [--max-allocation MB,VCORES]
+       capsched place FILE --user USER [--groups G1,G2] [--queue QUEUE] [--app-name NAME]
        capsched simulate SCENARIO [--quiet]
 
 check: reads FILE (a capacity-scheduler.xml) with the same code the ResourceManager uses
 and prints the queue tree with configured and effective capacities, or every problem
-found. Exit status: 0 valid, 1 invalid, 2 usage error.
+found, then the placement rules in the order they are evaluated. Exit status: 0 valid,
+1 invalid, 2 usage error.
+
+place: evaluates FILE's placement rules (queue-mappings, the application-name rules or
+the JSON mapping rules) for one submission, as the ResourceManager would: USER with
+GROUPS (primary first, as the RM's group mapping lists them) submitting NAME to QUEUE
+(none: the RM's 'default'). Prints rule by rule how the answer was reached, then the
+queue, the rejection, or that the submitted queue stands. Exit status: 0 placed or
+standing, 1 rejected or FILE invalid, 2 usage error.
 
 simulate: runs a scenario file (a configuration, a cluster, events and expectations; see
 docs/scenario-format.md) through the scheduler and prints the state after each step.
@@ -42,6 +54,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let (command, rest) = args.split_first().ok_or("no command given")?;
     match command.as_str() {
         "check" => check(rest),
+        "place" => place(rest),
         "simulate" => simulate(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
@@ -80,12 +93,82 @@ fn check(args: &[String]) -> Result<ExitCode, String> {
     match SchedulerConfig::from_xml(&bytes, &file, settings) {
         Ok(config) => {
             print!("{}", capsched::report::describe_tree(&config, cluster));
+            print!("{}", describe_rules(&config));
             println!("{file}: valid ({} queues)", config.queues.len());
             Ok(ExitCode::SUCCESS)
         }
         Err(errors) => {
             eprintln!("{file}: invalid\n{errors}");
             Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// The placement rules in evaluation order, and when they apply.
+fn describe_rules(config: &SchedulerConfig) -> String {
+    let placement = &config.global.placement;
+    if placement.rules.is_empty() {
+        return String::new();
+    }
+    let when = if placement.override_specified {
+        "every submission (queue-mappings-override.enable)"
+    } else {
+        "submissions that name no queue"
+    };
+    let mut out = format!("placement rules, first decision wins, for {when}:\n");
+    for (i, rule) in placement.rules.iter().enumerate() {
+        out.push_str(&format!("  {:>2}. {rule}  ({})\n", i + 1, rule.key));
+    }
+    out
+}
+
+fn place(args: &[String]) -> Result<ExitCode, String> {
+    use capsched::config::mapping::ConfiguredQueues;
+    use capsched::policy::mapping::{self, Placement, Submission, DEFAULT_QUEUE_NAME};
+    let (mut file, mut user, mut groups, mut queue, mut app) = (None, None, Vec::new(), None, String::new());
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--user" => user = Some(value()?),
+            "--groups" => {
+                groups = value()?.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect()
+            }
+            "--queue" => queue = Some(value()?),
+            "--app-name" => app = value()?,
+            f if file.is_none() && !f.starts_with("--") => file = Some(f.to_string()),
+            other => return Err(format!("unexpected argument '{other}'")),
+        }
+    }
+    let file = file.ok_or("place needs a FILE")?;
+    let user = user.ok_or("place needs --user")?;
+    let queue = queue.unwrap_or_else(|| DEFAULT_QUEUE_NAME.to_string());
+    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let config = match SchedulerConfig::from_xml(&bytes, &file, ClusterSettings::default()) {
+        Ok(config) => config,
+        Err(errors) => {
+            eprintln!("{file}: invalid\n{errors}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let submission =
+        Submission { user: &user, groups: &groups, queue: &queue, application_name: &app, recovery: false };
+    let decision = mapping::place(&config.global.placement, &ConfiguredQueues::new(&config.queues), &submission);
+    for line in &decision.trace {
+        println!("  {line}");
+    }
+    match decision.placement {
+        Placement::Placed { queue, rule } => {
+            println!("placed in {queue} by rule {}", rule + 1);
+            Ok(ExitCode::SUCCESS)
+        }
+        Placement::Rejected { rule } => {
+            println!("rejected by rule {}: the submitter is told \"{}\"", rule + 1, mapping::REJECTED_MESSAGE);
+            Ok(ExitCode::from(1))
+        }
+        Placement::Unplaced => {
+            println!("not placed: the application goes to the queue it names, '{queue}'");
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

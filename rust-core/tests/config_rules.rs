@@ -31,8 +31,8 @@ fn global_keys_defaults_and_values() {
     assert!(d.reservations_continue_look_all_nodes);
     assert_eq!(d.max_parallel_apps, None);
     assert_eq!(d.user_max_parallel_apps, None);
-    assert!(d.queue_mappings.is_empty());
-    assert!(!d.queue_mappings_override);
+    assert!(d.placement.rules.is_empty());
+    assert!(!d.placement.override_specified);
 
     let g = load(&with(
         AB,
@@ -68,9 +68,9 @@ fn global_keys_defaults_and_values() {
     assert!(!g.reservations_continue_look_all_nodes);
     assert_eq!(g.max_parallel_apps, Some(20));
     assert_eq!(g.user_max_parallel_apps, Some(4));
-    let rules: Vec<String> = g.queue_mappings.iter().map(ToString::to_string).collect();
+    let rules: Vec<String> = g.placement.rules.iter().map(ToString::to_string).collect();
     assert_eq!(rules, ["u:alice:a", "g:eng:b", "u:%user:%user"]);
-    assert!(g.queue_mappings_override);
+    assert!(g.placement.override_specified);
     assert!(g.user_metrics_enabled);
 }
 

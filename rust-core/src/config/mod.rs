@@ -16,7 +16,7 @@ pub mod xml;
 pub use acl::AccessControlList;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
-pub use mapping::{MappingKind, QueueMapping};
+pub use mapping::{Action, Fallback, MappingRule, Matcher, PlacementRules};
 pub use preemption::{IntraQueueOrder, PreemptionSettings};
 pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
 pub use xml::Properties;
@@ -66,10 +66,9 @@ pub struct GlobalSettings {
     pub user_max_parallel_apps: Option<i64>,
     /// `user.<name>.max-parallel-apps`: one user's limit, over the default.
     pub max_parallel_apps_by_user: BTreeMap<String, i64>,
-    /// `queue-mappings`: placement rules, first match wins.
-    pub queue_mappings: Vec<QueueMapping>,
-    /// `queue-mappings-override.enable`.
-    pub queue_mappings_override: bool,
+    /// The placement rules (`queue-mappings` and the application-name rules, or the JSON
+    /// rules) and `queue-mappings-override.enable`.
+    pub placement: PlacementRules,
     /// `user-metrics.enable`: QueueMetrics per user in each queue (for JMX and the web UI).
     pub user_metrics_enabled: bool,
     /// The capacity preemption policy's settings (see [`preemption`]).
@@ -101,8 +100,7 @@ impl Default for GlobalSettings {
             max_parallel_apps: None,
             user_max_parallel_apps: None,
             max_parallel_apps_by_user: BTreeMap::new(),
-            queue_mappings: Vec::new(),
-            queue_mappings_override: false,
+            placement: PlacementRules::default(),
             user_metrics_enabled: false,
             preemption: PreemptionSettings::default(),
         }
@@ -166,6 +164,9 @@ impl SchedulerConfig {
         }
         if errors.is_empty() {
             errors.extend(validate::validate(&queues, &cluster, global.resource_calculator));
+        }
+        if errors.is_empty() {
+            errors.extend(mapping::validate(&global.placement.rules, &mapping::ConfiguredQueues::new(&queues)));
         }
         if !errors.is_empty() {
             return Err(ConfigErrors(errors));
@@ -345,18 +346,7 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
                 .filter_map(|k| Some((k[prefix.len()..k.len() - suffix.len()].to_string(), r.opt_int(None, k)?)))
                 .collect()
         },
-        queue_mappings: {
-            let mapping_key = key("queue-mappings");
-            match r.string(&mapping_key).map(|v| mapping::parse_mappings(&v)) {
-                None => Vec::new(),
-                Some(Ok(m)) => m,
-                Some(Err(e)) => {
-                    r.error(None, &mapping_key, e);
-                    Vec::new()
-                }
-            }
-        },
-        queue_mappings_override: r.boolean(None, &key("queue-mappings-override.enable"), d.queue_mappings_override),
+        placement: mapping::read(r),
         user_metrics_enabled: r.boolean(None, &key("user-metrics.enable"), d.user_metrics_enabled),
         preemption: PreemptionSettings::read(r),
     }

@@ -320,6 +320,34 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native String[] place(long handle, String user, String[] groups, String queue, String applicationName, boolean recovery)`
+///
+/// Where the placement rules put a submission: `["placed", queue, trace…]`,
+/// `["rejected", "", trace…]` or `["unplaced", "", trace…]`, the trace saying rule by rule
+/// how the answer was reached (for the RM's log).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_place<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    user: JString<'l>,
+    groups: JObjectArray<'l, JString<'l>>,
+    queue: JString<'l>,
+    application_name: JString<'l>,
+    recovery: jboolean,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
+        let (user, queue) = (read_string(env, &user, "user")?, read_string(env, &queue, "queue")?);
+        let groups = read_strings(env, &groups, "group")?;
+        // A submission may carry no name; the rules then match it as an empty one.
+        let name =
+            if application_name.is_null() { String::new() } else { read_string(env, &application_name, "name")? };
+        let answer = ops::place(handle_ref(handle)?, &user, &groups, &queue, &name, recovery)?;
+        new_strings(env, &answer)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native String applicationQueue(long handle, int app)`: the full path of the leaf
 /// the application runs in.
 #[unsafe(no_mangle)]

@@ -10,6 +10,7 @@ use crate::config::{ClusterSettings, ConfigErrors, Properties, SchedulerConfig};
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, Release, SchedulerKey};
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
+use crate::policy::mapping;
 use crate::report::{queue_rows, user_rows};
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
@@ -420,6 +421,29 @@ pub fn user_report(h: &Handle) -> NativeResult<(Vec<String>, Vec<i64>, Vec<f64>)
 /// since the last call, encoded as `amDiagnoses`' records (see [`wire::encode_am_diagnoses`]).
 pub fn take_am_diagnoses(h: &Handle) -> NativeResult<Vec<i64>> {
     h.with(|s| wire::encode_am_diagnoses(&s.take_am_diagnoses()))
+}
+
+/// Where the placement rules put a submission, as [`place`](super::native_scheduler) answers
+/// it: the outcome, the queue, then the trace.
+pub fn place(
+    h: &Handle,
+    user: &str,
+    groups: &[String],
+    queue: &str,
+    application_name: &str,
+    recovery: bool,
+) -> NativeResult<Vec<String>> {
+    h.read(|s| {
+        let state = s.state();
+        let submission = mapping::Submission { user, groups, queue, application_name, recovery };
+        let decision = mapping::place(&state.config.global.placement, &state.queues, &submission);
+        let (outcome, queue) = match decision.placement {
+            mapping::Placement::Placed { queue, .. } => ("placed", queue),
+            mapping::Placement::Rejected { .. } => ("rejected", String::new()),
+            mapping::Placement::Unplaced => ("unplaced", String::new()),
+        };
+        [outcome.to_string(), queue].into_iter().chain(decision.trace).collect()
+    })
 }
 
 /// A queue report and a user report (as [`queue_report`] and [`user_report`] encode them)

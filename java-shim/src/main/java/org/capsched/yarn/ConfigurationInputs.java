@@ -31,13 +31,15 @@ import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
  */
 final class ConfigurationInputs {
   /**
-   * The RM configuration's keys the core reads: the capacity scheduler's, and the capacity
+   * The RM configuration's keys the core reads: the capacity scheduler's, the capacity
    * preemption policy's with the monitor switch (Apache's policy reads them from the
-   * scheduler's configuration, so they may sit in either file).
+   * scheduler's configuration, so they may sit in either file), and the placement rule
+   * engines with the application-name rules.
    */
   private static final String[] PREFIXES = {"yarn.scheduler.capacity.",
       "yarn.resourcemanager.monitor.capacity.preemption.",
-      "yarn.resourcemanager.scheduler.monitor.enable"};
+      "yarn.resourcemanager.scheduler.monitor.enable",
+      "yarn.scheduler.queue-placement-rules"};
 
   /** The file's bytes, parsed by the core. */
   final byte[] xml;

@@ -375,6 +375,16 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(h -> checkAccess(h, queue, acl, user, groups, enforcedOnly));
   }
 
+  /**
+   * Where the placement rules put a submission: {@code ["placed", queue, trace...]},
+   * {@code ["rejected", "", trace...]} or {@code ["unplaced", "", trace...]}, the trace
+   * saying rule by rule how the answer was reached.
+   */
+  String[] place(String user, String[] groups, String queue, String applicationName,
+      boolean recovery) {
+    return whileOpen(h -> place(h, user, groups, queue, applicationName, recovery));
+  }
+
   /** A panic the next call that changes the core makes (for the tests of the seam). */
   static final int FAULT_PANIC_WHILE_CHANGING = 1;
   /** A panic the next call that only reads the core makes (for the tests of the seam). */
@@ -501,4 +511,7 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native boolean checkAccess(long handle, String queue, int acl, String user,
       String[] groups, boolean enforcedOnly);
+
+  private static native String[] place(long handle, String user, String[] groups, String queue,
+      String applicationName, boolean recovery);
 }

@@ -170,6 +170,11 @@ public class RustCapacityScheduler
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
+    if (rmContext != null && rmContext.getQueuePlacementManager() != null) {
+      // The rule asks the core, which holds the rules of the configuration in force.
+      rmContext.getQueuePlacementManager().updateRules(
+          java.util.Collections.singletonList(new RustPlacementRule(core, configuration)));
+    }
     LOG.info("Rust capacity scheduler started with {} from {}", queues, in.source);
     WebHooks.install(configuration);
     super.serviceInit(configuration);
