@@ -203,9 +203,8 @@ pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex
             state.queues.get(queue).path()
         )));
     }
-    if queue == a.queue {
-        return Ok(queue);
-    }
+    // As Apache, a move to the queue the application is in is checked like any other (a
+    // STOPPED queue, or one at its limits, refuses it); what it then does is nothing.
     check_running(state, queue, &name).map_err(MoveRefusal::NotAdmitted)?;
     check_limits(state, queue, &a.user, &name).map_err(MoveRefusal::NotAdmitted)?;
     Ok(queue)
@@ -487,7 +486,11 @@ mod tests {
         let plan_default = st.queues.index_of_path("root.plan.plan-default").unwrap();
         assert_eq!(admit_move(st, app, "plan"), Ok(plan_default));
 
-        submit(&mut s, 2, "b", "bob");
+        let bobs = submit(&mut s, 2, "b", "bob");
+        assert!(
+            admit_move(s.state(), bobs, "b").is_err(),
+            "a move to its own queue is checked as any other: b is at its limit"
+        );
         assert_eq!(
             admit_move(s.state(), app, "b"),
             Err(MoveRefusal::NotAdmitted(Rejection(

@@ -13,6 +13,7 @@ pub use run::{run, Runner};
 use crate::config::ClusterSettings;
 use crate::model::Ask;
 use crate::resource::Resource;
+use std::collections::HashMap;
 
 /// A problem in a scenario file or a failed expectation, with the line it comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +151,9 @@ pub struct Scenario {
     pub cluster: ClusterSettings,
     /// `yarn.cluster.max-application-priority` (YARN's default is 0).
     pub max_application_priority: i64,
+    /// Users' groups, primary first (`cluster groups=user=g1,g2;user2=g3`, Hadoop's static
+    /// group mapping syntax), for placement rules and ACLs.
+    pub groups: HashMap<String, Vec<String>>,
     /// The steps, with their line numbers.
     pub steps: Vec<(usize, Step)>,
 }

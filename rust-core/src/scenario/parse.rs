@@ -34,6 +34,7 @@ impl Scenario {
         let mut config_xml = None;
         let mut cluster = ClusterSettings::default();
         let mut max_application_priority = 0;
+        let mut groups = HashMap::new();
         let mut steps = Vec::new();
         let lines: Vec<&str> = text.lines().collect();
         let mut i = 0;
@@ -89,6 +90,9 @@ impl Scenario {
                     }
                     if let Some(v) = get("max-priority") {
                         max_application_priority = v.parse().map_err(|_| err(format!("bad max-priority {v}")))?;
+                    }
+                    if let Some(v) = get("groups") {
+                        groups = parse_groups(v).map_err(err)?;
                     }
                 }
                 "node" => {
@@ -204,7 +208,7 @@ impl Scenario {
             }
         }
         let config_xml = config_xml.ok_or(ScenarioError { line: 0, message: "no 'config' given".into() })?;
-        Ok(Scenario { config_xml, cluster, max_application_priority, steps })
+        Ok(Scenario { config_xml, cluster, max_application_priority, groups, steps })
     }
 }
 
@@ -290,6 +294,22 @@ fn split_words(line: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// `user=g1,g2;user2=g3`: each user's groups, primary first (Hadoop's
+/// `hadoop.user.group.static.mapping.overrides`).
+fn parse_groups(value: &str) -> Result<HashMap<String, Vec<String>>, String> {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            let (user, groups) =
+                entry.split_once('=').ok_or_else(|| format!("'{entry}' in groups= is not user=group,group"))?;
+            let groups = groups.split(',').map(str::trim).filter(|g| !g.is_empty()).map(String::from).collect();
+            Ok((user.trim().to_string(), groups))
+        })
+        .collect()
 }
 
 fn split_args(words: &[String]) -> (Vec<String>, HashMap<String, String>) {

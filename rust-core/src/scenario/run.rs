@@ -5,6 +5,7 @@ use crate::config::{ClusterSettings, Properties, SchedulerConfig};
 use crate::ids::{ContainerId, NodeKey, Release, SchedulerKey, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
+use crate::policy::mapping;
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use std::collections::{BTreeMap, HashMap};
@@ -15,6 +16,7 @@ pub struct Runner {
     scheduler: Scheduler,
     cluster: ClusterSettings,
     max_application_priority: i64,
+    groups: HashMap<String, Vec<String>>,
     nodes: BTreeMap<String, NodeKey>,
     node_order: Vec<String>,
     apps: HashMap<String, u32>,
@@ -56,6 +58,7 @@ impl Runner {
             scheduler: Scheduler::new(config, 0),
             cluster: scenario.cluster,
             max_application_priority: scenario.max_application_priority,
+            groups: scenario.groups.clone(),
             nodes: BTreeMap::new(),
             node_order: Vec::new(),
             apps: HashMap::new(),
@@ -103,11 +106,26 @@ impl Runner {
                 Ok(format!("node {name} removed, {} containers lost", lost.len()))
             }
             Step::App { name, queue, user, priority, am, keep_containers } => {
+                let groups = self.groups.get(user).cloned().unwrap_or_default();
+                // The RM asks the placement rules first, as the real one does.
+                let state = self.scheduler.state();
+                let placing =
+                    mapping::Submission { user, groups: &groups, queue, application_name: name, recovery: false };
+                let queue = match mapping::place(&state.config.global.placement, &state.queues, &placing).placement {
+                    mapping::Placement::Placed { queue, .. } => queue,
+                    mapping::Placement::Unplaced => queue.clone(),
+                    mapping::Placement::Rejected { .. } => {
+                        self.next_app_id += 1;
+                        self.rejected.insert(name.clone(), mapping::REJECTED_MESSAGE.to_string());
+                        return Ok(format!("app {name} rejected by a placement rule"));
+                    }
+                };
+                let queue = &queue;
                 let sub = Submission {
                     app_id: (1, self.next_app_id),
                     queue: queue.clone(),
                     user: user.clone(),
-                    groups: Vec::new(),
+                    groups,
                     // Scenarios do not exercise priority ACLs: no caller is named.
                     priority: self
                         .scheduler

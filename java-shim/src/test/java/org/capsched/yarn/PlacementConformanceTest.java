@@ -8,14 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.security.Groups;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmissionData;
 import org.apache.hadoop.yarn.server.resourcemanager.MockRMAppSubmitter;
+import org.apache.hadoop.yarn.server.resourcemanager.recovery.MemoryRMStateStore;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -98,6 +102,83 @@ public class PlacementConformanceTest {
         + "\"root.users.%user\",\"fallbackResult\":\"reject\"}]", false));
   }
 
+  /**
+   * With ACLs on, the submit ACL is checked on the placed queue (alice may submit only to
+   * her own queue, the default queue is closed); after a work-preserving restart every
+   * application is in the queue it was placed in.
+   */
+  @Test(timeout = 300_000)
+  public void aclsApplyToThePlacedQueueAndARestartKeepsIt() throws Exception {
+    String xml = RmHarness.xml(concat(TREE, new String[] {
+        "queue-mappings", "u:%user:users.%user",
+        "root.acl_submit_applications", " ", "root.acl_administer_queue", " ",
+        "root.users.alice.acl_submit_applications", "alice",
+        "root.users.bob.acl_submit_applications", "alice,bob",
+        "root.eng.acl_submit_applications", "*"}));
+    List<String> apache = restartOutcomes(CapacityScheduler.class, xml);
+    List<String> ours = restartOutcomes(RustCapacityScheduler.class, xml);
+    record("ACLs and a restart", apache);
+    assertEquals(String.join("\n", apache), String.join("\n", ours));
+    assertTrue(String.join("\n", apache),
+        apache.contains("after the restart, alice's application is in root.users.alice"));
+  }
+
+  private List<String> restartOutcomes(Class<? extends ResourceScheduler> type, String xml)
+      throws Exception {
+    YarnConfiguration conf = RmHarness.configuration(type, xml.getBytes(StandardCharsets.UTF_8));
+    conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, true);
+    conf.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    conf.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+    conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
+    List<String> out = new ArrayList<>();
+    Map<String, ApplicationId> accepted = new LinkedHashMap<>();
+    MockRM rm1 = RmHarness.start(conf);
+    MockRM rm2 = null;
+    try {
+      for (String user : USERS) {
+        for (String queue : new String[] {"default", "eng"}) {
+          try {
+            RMApp app = MockRMAppSubmitter.submit(rm1, MockRMAppSubmissionData.Builder
+                .createWithMemory(GB, rm1).withQueue(queue).withUser(user).withAppName("x")
+                .withWaitForAppAcceptedState(false).build());
+            rm1.drainEvents();
+            if (app.getState() == RMAppState.FAILED) {
+              out.add(user + " to '" + queue + "' -> refused: "
+                  + app.getDiagnostics().toString().split("\n")[0]
+                      .replaceAll("application_\\d+_\\d+", "APP"));
+            } else {
+              out.add(user + " to '" + queue + "' -> " + app.getQueue());
+              accepted.put(user + "@" + queue, app.getApplicationId());
+            }
+          } catch (Exception refused) {
+            out.add(user + " to '" + queue + "' -> refused: " + RmHarness.reason(refused)
+                .replaceAll("application_\\d+_\\d+", "APP").split("\n")[0]);
+          }
+        }
+      }
+      rm2 = RmHarness.start(conf, rm1.getRMStateStore());
+      rm2.drainEvents();
+      for (Map.Entry<String, ApplicationId> e : accepted.entrySet()) {
+        RMApp app = rm2.getRMContext().getRMApps().get(e.getValue());
+        String who = e.getKey().substring(0, e.getKey().indexOf('@'));
+        out.add("after the restart, " + who + "'s application"
+            + (e.getKey().endsWith("@eng") ? " to eng" : "") + " is in " + app.getQueue());
+      }
+      return out;
+    } finally {
+      if (rm2 != null) {
+        rm2.stop();
+      }
+      rm1.stop();
+    }
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
   private static String[] json(String rules, boolean override) {
     return new String[] {"mapping-rule-format", "json",
         "mapping-rule-json", "{\"rules\":" + rules + "}",
@@ -106,16 +187,11 @@ public class PlacementConformanceTest {
 
   /** The same submissions to both schedulers with these keys, the same outcomes. */
   private void sameEverywhere(String[] keys, String... rmKeys) throws Exception {
-    String[] all = Arrays.copyOf(TREE, TREE.length + keys.length);
-    System.arraycopy(keys, 0, all, TREE.length, keys.length);
-    String xml = RmHarness.xml(all);
+    String xml = RmHarness.xml(concat(TREE, keys));
     List<String> apache = outcomes(CapacityScheduler.class, xml, rmKeys);
     List<String> ours = outcomes(RustCapacityScheduler.class, xml, rmKeys);
     String rules = String.join(" ", keys) + " " + String.join(" ", rmKeys);
-    REPORT.append("== ").append(rules).append('\n').append(String.join("\n", apache))
-        .append('\n');
-    Files.write(Paths.get("build/reports/placement-conformance.txt"),
-        REPORT.toString().getBytes(StandardCharsets.UTF_8));
+    record(rules, apache);
     assertEquals("with " + rules, String.join("\n", apache), String.join("\n", ours));
     // Not vacuous: the rules placed or refused some submission that named no queue.
     assertTrue("no submission was placed by " + rules, apache.stream().anyMatch(o ->
@@ -124,6 +200,13 @@ public class PlacementConformanceTest {
 
   /** Every rule set's outcomes (Apache's, which ours equal), for reading. */
   private static final StringBuilder REPORT = new StringBuilder();
+
+  private static void record(String title, List<String> outcomes) throws Exception {
+    REPORT.append("== ").append(title).append('\n').append(String.join("\n", outcomes))
+        .append('\n');
+    Files.write(Paths.get("build/reports/placement-conformance.txt"),
+        REPORT.toString().getBytes(StandardCharsets.UTF_8));
+  }
 
   private List<String> outcomes(Class<? extends ResourceScheduler> type, String xml,
       String... rmKeys) throws Exception {

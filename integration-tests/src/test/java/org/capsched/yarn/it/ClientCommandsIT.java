@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapreduce.MRConfig;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.Tool;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -37,6 +38,9 @@ public class ClientCommandsIT {
   public void stockClientsWorkThroughOurScheduler() throws Exception {
     Configuration extra = new Configuration(false);
     extra.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 5);
+    // A placement rule for whoever runs the test: submissions naming no queue go to qa.
+    String me = UserGroupInformation.getCurrentUser().getShortUserName();
+    extra.set("yarn.scheduler.capacity.queue-mappings", "u:" + me + ":qa");
     try (MiniCluster cluster = MiniCluster.start("clients", 1, MiniCluster.sampleConfiguration(),
         extra);
         YarnClient yarn = YarnClient.createYarnClient()) {
@@ -105,6 +109,15 @@ public class ClientCommandsIT {
       assertEquals(Priority.newInstance(3), yarn.getApplicationReport(app).getPriority());
       run(new ApplicationCLI(), conf, "application", "-appId", app.toString(), "-updatePriority", "9");
       assertEquals(Priority.newInstance(5), yarn.getApplicationReport(app).getPriority());
+
+      // A submission naming no queue is placed by the mapping: the client, the RM's report
+      // and yarn application -status all show the placed queue.
+      ApplicationId placed = submit(yarn, "default", 0);
+      waitForState(yarn, placed, YarnApplicationState.ACCEPTED);
+      assertEquals("root.engineering.qa", yarn.getApplicationReport(placed).getQueue());
+      Output placedStatus = run(new ApplicationCLI(), conf, "application", "-status", placed.toString());
+      assertTrue(placedStatus.out, placedStatus.out.contains("Queue : root.engineering.qa"));
+      yarn.killApplication(placed);
 
       assertTrue(ConsistencyCheck.of(cluster.scheduler()).isEmpty());
       yarn.killApplication(app);

@@ -107,6 +107,10 @@ final class RandomScenario {
     private final Random lazy;
     /** The draw of moving reservations, for half the queue-priority seeds. */
     private final Random moveReservation;
+    /** Placement rules and users' groups, for about a fifth of the seeds. */
+    private final Random placement;
+    /** The cluster line's users and groups when placement rules are on, else null. */
+    private String groupsMapping;
     /** The soak's length in steps (0: a scenario of the comparison, 25 to 59 steps). */
     private int soakSteps;
     /** The soak's own draws of faults (null outside the soak). */
@@ -153,6 +157,7 @@ final class RandomScenario {
       queuePriority = new Random(seed * 0x9E3779B97F4A7C15L + 6);
       lazy = new Random(seed * 0xD6E8FEB86659FD93L + 7);
       moveReservation = new Random(seed * 0xA0761D6478BD642FL + 8);
+      placement = new Random(seed * 0x2545F4914F6CDD1DL + 9);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -178,12 +183,16 @@ final class RandomScenario {
       }
       chooseTree();
       choosePreemption();
+      choosePlacement();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
       boolean acl = later.nextInt(3) == 0;
-      if (maxPriority > 0 || acl || faults != null) {
+      if (maxPriority > 0 || acl || faults != null || groupsMapping != null) {
         s.append("cluster");
+        if (groupsMapping != null) {
+          s.append(" groups=").append(groupsMapping);
+        }
         if (faults != null) {
           // The soak restarts the RM now and then, work-preserving.
           s.append(" recovery=true");
@@ -223,6 +232,65 @@ final class RandomScenario {
       }
       s.append("heartbeat all rounds=2\n");
       return new RandomScenario(s.toString(), features);
+    }
+
+    // ---- placement rules ---------------------------------------------------------------
+
+    /**
+     * For about a fifth of the seeds: users' groups (named after leaves, or not), and
+     * placement rules over them - legacy queue-mappings or JSON rules, by user, group,
+     * primary and secondary group, with and without the override - so that submissions
+     * naming no queue are placed (see {@link #submit}).
+     */
+    private void choosePlacement() {
+      if (placement.nextInt(5) != 0) {
+        return;
+      }
+      List<Queue> leaves = leaves();
+      String[] groupNames = new String[leaves.size() + 2];
+      for (int i = 0; i < leaves.size(); i++) {
+        groupNames[i] = leaves.get(i).name;
+      }
+      groupNames[leaves.size()] = "staff";
+      groupNames[leaves.size() + 1] = "default";
+      StringBuilder groups = new StringBuilder();
+      for (int u = 0; u < 4; u++) {
+        int count = placement.nextInt(3);
+        if (count == 0) {
+          continue;
+        }
+        groups.append(groups.length() == 0 ? "" : ";").append('u').append(u).append('=');
+        for (int g = 0; g < count; g++) {
+          groups.append(g == 0 ? "" : ",").append(groupNames[placement.nextInt(groupNames.length)]);
+        }
+      }
+      groupsMapping = groups.length() == 0 ? "u0=staff" : groups.toString();
+      String leaf = leaves.get(placement.nextInt(leaves.size())).name;
+      String other = leaves.get(placement.nextInt(leaves.size())).name;
+      if (placement.nextInt(3) == 0) {
+        global.put("mapping-rule-format", "json");
+        String[] policies = {"primaryGroup", "secondaryGroup", "user", "specified"};
+        String[] fallbacks = {"skip", "placeDefault", "reject"};
+        global.put("mapping-rule-json", "{\"rules\":["
+            + "{\"type\":\"user\",\"matches\":\"u" + placement.nextInt(4)
+            + "\",\"policy\":\"custom\",\"customPlacement\":\"" + leaf + "\"},"
+            + "{\"type\":\"group\",\"matches\":\"staff\",\"policy\":\"setDefaultQueue\","
+            + "\"value\":\"" + other + "\"},"
+            + "{\"type\":\"user\",\"matches\":\"*\",\"policy\":\""
+            + policies[placement.nextInt(policies.length)] + "\",\"fallbackResult\":\""
+            + fallbacks[placement.nextInt(fallbacks.length)] + "\"},"
+            + "{\"type\":\"user\",\"matches\":\"*\",\"policy\":\"defaultQueue\"}]}");
+        features.add("placement:json");
+      } else {
+        String[] lasts = {"u:%user:%primary_group", "u:%user:%secondary_group", "u:%user:%user"};
+        global.put("queue-mappings", "u:u" + placement.nextInt(4) + ":" + leaf + ",g:staff:" + other
+            + "," + lasts[placement.nextInt(lasts.length)]);
+        features.add("placement:legacy");
+      }
+      if (placement.nextInt(3) == 0) {
+        global.put("queue-mappings-override.enable", "true");
+        features.add("placement:override");
+      }
     }
 
     // ---- capacity preemption ---------------------------------------------------------
@@ -807,7 +875,13 @@ final class RandomScenario {
       Queue leaf = leaves.get(r.nextInt(leaves.size()));
       apps.add(app);
       appLeaf.put(app, leaf.name);
-      StringBuilder line = new StringBuilder(String.format("app %s queue=%s user=u%d", app, leaf.name, r.nextInt(4)));
+      String queue = leaf.name;
+      if (groupsMapping != null && placement.nextInt(2) == 0) {
+        // Named no queue: the placement rules decide.
+        queue = "default";
+        features.add("event:submit-placed");
+      }
+      StringBuilder line = new StringBuilder(String.format("app %s queue=%s user=u%d", app, queue, r.nextInt(4)));
       int kind = r.nextInt(12);
       if (kind == 0) {
         line.append(" unmanaged");

@@ -13,9 +13,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CommonConfigurationKeys;
 import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
+import org.apache.hadoop.security.Groups;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
@@ -193,6 +196,13 @@ public final class ScenarioDriver implements AutoCloseable {
       conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY,
           Integer.parseInt(cluster.get("max-priority")));
     }
+    // Users' groups (Hadoop's static mapping syntax, user=g1,g2;user2=g3): the RM's group
+    // service is one per JVM and placement rules keep the one they start with, so it is
+    // loaded before the RM starts - with no mapping at all when the scenario gives none.
+    Configuration groups = new Configuration(false);
+    groups.set(CommonConfigurationKeys.HADOOP_USER_GROUP_STATIC_OVERRIDES,
+        cluster.getOrDefault("groups", ""));
+    Groups.getUserToGroupsMappingServiceWithLoadedConfiguration(groups);
     if (Boolean.parseBoolean(cluster.get("recovery"))) {
       // Work-preserving recovery from an in-memory state store, scheduling at once after a
       // restart (the restart-rm step).
