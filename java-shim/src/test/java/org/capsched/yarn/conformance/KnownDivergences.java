@@ -57,6 +57,18 @@ final class KnownDivergences {
         .anyMatch(f -> f.getKey().startsWith("app ") && f.getValue().contains(" am=assigned")
             && f.getValue().contains(" live=0 reserved=0 ")
             && ours.getOrDefault(f.getKey(), "").contains(" am=activated")));
+    // Right after a refresh, an application held back from activation is told Apache's
+    // queue AM limit where ours names the user's, or the other way round; everything else
+    // about it agrees.
+    CHECKS.put("am-limit-named-after-refresh", (apache, ours) -> "accepted".equals(apache.get("refresh"))
+        && apache.entrySet().stream().anyMatch(f -> {
+          String o = ours.get(f.getKey());
+          return f.getKey().startsWith("app ") && o != null && !o.equals(f.getValue())
+              && (f.getValue().contains(" am=queue-am-limit") && o.contains(" am=user-am-limit")
+                  || f.getValue().contains(" am=user-am-limit") && o.contains(" am=queue-am-limit"))
+              && o.replace(" am=user-am-limit", " am=queue-am-limit")
+                  .equals(f.getValue().replace(" am=user-am-limit", " am=queue-am-limit"));
+        }));
     // Apache's absolute capacities do not follow its configured percentages (kept from
     // the weights before a refresh); ours do.
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
@@ -140,6 +152,7 @@ final class KnownDivergences {
     boolean negative = apache.entrySet().stream()
         .anyMatch(f -> f.getKey().startsWith("queue-user ") && f.getValue().contains("pending=-"));
     return negative || forgottenActiveUser(apache, ours) || droppedFromActiveSet(apache, ours)
+        || !usersPendingAddUp(apache) && usersPendingAddUp(ours)
         || ours.entrySet().stream().anyMatch(f -> {
       String a = apache.get(f.getKey());
       return f.getKey().startsWith("queue-user ") && (a != null && a.contains("pending=-")
@@ -150,6 +163,41 @@ final class KnownDivergences {
           // out with a killed one that never ran, the user's count reached zero).
           || a == null && !f.getValue().contains(" pending=0 "));
     });
+  }
+
+  /**
+   * Whether every leaf's users' pending counts add up to the applications its limits say
+   * wait to be activated. Apache's miscount takes one off a user still waiting with
+   * another application (so the count stays above zero while the leaf lists the
+   * application).
+   */
+  private static boolean usersPendingAddUp(Map<String, String> facts) {
+    Map<String, Integer> byUsers = new java.util.HashMap<>();
+    for (Map.Entry<String, String> f : facts.entrySet()) {
+      if (f.getKey().startsWith("queue-user ")) {
+        String leafAndUser = f.getKey().substring("queue-user ".length());
+        String leaf = leafAndUser.substring(0, leafAndUser.lastIndexOf(' '));
+        byUsers.merge(leaf, intField(f.getValue(), "pending"), Integer::sum);
+      }
+    }
+    return facts.entrySet().stream().filter(f -> f.getKey().startsWith("queue-limits "))
+        .allMatch(f -> intField(f.getValue(), "pending")
+            == byUsers.getOrDefault(f.getKey().substring("queue-limits ".length()), 0));
+  }
+
+  /** The integer after " NAME=" (or at the start) in a fact. */
+  private static int intField(String fact, String name) {
+    String padded = " " + fact;
+    int at = padded.indexOf(" " + name + "=");
+    if (at < 0) {
+      return 0;
+    }
+    int from = at + name.length() + 2;
+    int to = from;
+    while (to < padded.length() && (Character.isDigit(padded.charAt(to)) || padded.charAt(to) == '-')) {
+      to++;
+    }
+    return Integer.parseInt(padded.substring(from, to));
   }
 
   /**
