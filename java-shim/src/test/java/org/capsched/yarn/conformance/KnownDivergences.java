@@ -57,10 +57,11 @@ final class KnownDivergences {
         .anyMatch(f -> f.getKey().startsWith("app ") && f.getValue().contains(" am=assigned")
             && f.getValue().contains(" live=0 reserved=0 ")
             && ours.getOrDefault(f.getKey(), "").contains(" am=activated")));
-    // Right after a refresh, an application held back from activation is told Apache's
+    // Right after a refresh (accepted, or refused: Apache then reloads the file in force),
+    // an application held back from activation is told Apache's
     // queue AM limit where ours names the user's, or the other way round; everything else
     // about it agrees.
-    CHECKS.put("am-limit-named-after-refresh", (apache, ours) -> "accepted".equals(apache.get("refresh"))
+    CHECKS.put("am-limit-named-after-refresh", (apache, ours) -> apache.containsKey("refresh")
         && apache.entrySet().stream().anyMatch(f -> {
           String o = ours.get(f.getKey());
           return f.getKey().startsWith("app ") && o != null && !o.equals(f.getValue())
