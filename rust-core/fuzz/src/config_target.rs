@@ -3,6 +3,7 @@
 use capsched::config::ClusterSettings;
 use capsched::jni::ops::build_config;
 use capsched::jni::ConfigInputs;
+use capsched::policy::mapping::{place, Placement, Submission};
 use capsched::report::describe_tree;
 use capsched::resource::Resource;
 use capsched::Scheduler;
@@ -31,6 +32,7 @@ pub fn config(data: &[u8]) {
             let queues = config.queues.len();
             let fresh = Scheduler::new(config.clone(), 0);
             assert_eq!(fresh.state().queues.queues.len(), queues, "every configured queue is in the tree");
+            place_some(&fresh);
             let running = build_config(&inputs(RUNNING), cluster).expect("conf/capacity-scheduler.xml is valid");
             let mut scheduler = Scheduler::new(running, 0);
             match scheduler.refresh(config) {
@@ -41,5 +43,28 @@ pub fn config(data: &[u8]) {
             assert!(violations.is_empty(), "books after a refresh: {violations:#?}");
         }
         Err(error) => assert!(!error.to_string().is_empty(), "an invalid configuration names what is wrong"),
+    }
+}
+
+/// The placement rules of a valid configuration, for a few submissions: a queue they place
+/// an application in is a leaf of the tree, or one a dynamic parent of it may create.
+fn place_some(scheduler: &Scheduler) {
+    let state = scheduler.state();
+    let groups = ["eng".to_string(), "staff".to_string(), "a.b".to_string()];
+    for (user, queue, name, with_groups) in [
+        ("alice", "default", "etl", true),
+        ("bob.smith", "root.default", "", false),
+        ("%user", "", "%application", true),
+    ] {
+        let groups: &[String] = if with_groups { &groups } else { &[] };
+        let submission = Submission { user, groups, queue, application_name: name, recovery: false };
+        let decision = place(&state.config.global.placement, &state.queues, &submission);
+        assert!(!decision.trace.is_empty(), "a placement says how it was reached");
+        if let Placement::Placed { queue, .. } = decision.placement {
+            let leaf = state.queues.index_of_path(&queue).map(|i| state.queues.get(i).is_leaf());
+            let parent = queue.rsplit_once('.').and_then(|(p, _)| state.queues.index_of_path(p));
+            let creatable = parent.is_some_and(|p| state.queues.get(p).config.auto_create_child_queue);
+            assert!(leaf == Some(true) || leaf.is_none() && creatable, "placed in {queue}, which cannot take it");
+        }
     }
 }

@@ -329,7 +329,12 @@ fn json_rule(rule: JsonRule) -> Result<MappingRule, String> {
         Action::Reject => String::new(),
         Action::SetDefault(q) => format!(" %default={q}"),
     };
-    let written = format!("{kind_name} {matches}: {policy_name}{target} (fallback {fallback:?})");
+    let fallback_name = match fallback {
+        Fallback::Skip => "skip",
+        Fallback::PlaceDefault => "placeDefault",
+        Fallback::Reject => "reject",
+    };
+    let written = format!("{kind_name} {matches}: {policy_name}{target} (fallback {fallback_name})");
     Ok(MappingRule { matcher, action, fallback, written, key: String::new() })
 }
 
@@ -621,6 +626,46 @@ mod tests {
         assert_eq!(rules[3].action, Action::Place { target: "root.%user_x".into(), create: true });
         assert_eq!(rules[4].action, Action::Reject);
         assert_eq!(rules[5].action, Action::Place { target: "%default".into(), create: false });
+    }
+
+    #[test]
+    fn json_rules_come_from_the_file_unless_given_inline() {
+        use crate::config::{ClusterSettings, SchedulerConfig};
+        let dir = std::env::temp_dir().join(format!("capsched-rules-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("rules.json");
+        std::fs::write(&file, r#"{"rules":[{"type":"user","matches":"*","policy":"user","fallbackResult":"skip"}]}"#)
+            .unwrap();
+        let xml = |extra: &str| {
+            format!(
+                "<configuration><property><name>yarn.scheduler.capacity.root.queues</name><value>default</value></property>\
+                 <property><name>yarn.scheduler.capacity.root.default.capacity</name><value>100</value></property>\
+                 <property><name>yarn.scheduler.capacity.mapping-rule-format</name><value>json</value></property>{extra}</configuration>"
+            )
+        };
+        let load = |extra: &str| SchedulerConfig::from_xml(xml(extra).as_bytes(), "t.xml", ClusterSettings::default());
+        let from_file = format!(
+            "<property><name>yarn.scheduler.capacity.mapping-rule-json-file</name><value>{}</value></property>",
+            file.display()
+        );
+        let rules = load(&from_file).unwrap().global.placement.rules;
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].key, "yarn.scheduler.capacity.mapping-rule-json-file");
+        let inline =
+            r#"<property><name>yarn.scheduler.capacity.mapping-rule-json</name><value>{"rules":[]}</value></property>"#;
+        assert!(load(&format!("{from_file}{inline}")).unwrap().global.placement.rules.is_empty(), "inline wins");
+        let missing = "<property><name>yarn.scheduler.capacity.mapping-rule-json-file</name><value>/nonexistent/rules.json</value></property>";
+        assert!(load(missing)
+            .unwrap_err()
+            .to_string()
+            .contains("cannot read the mapping rules file /nonexistent/rules.json"));
+        let device = format!(
+            "<property><name>yarn.scheduler.capacity.mapping-rule-json-file</name><value>{}</value></property>",
+            dir.display()
+        );
+        assert!(load(&device).unwrap_err().to_string().contains("is not a regular file"));
+        assert!(load("").unwrap().global.placement.rules.is_empty(), "json with no rules given: none");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
