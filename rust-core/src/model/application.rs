@@ -220,6 +220,11 @@ pub struct App {
     /// the AM the headroom worked out in that leaf — still the old one after a move,
     /// until a pass reaches it in the new one — and zero before any provider is set.
     pub headroom_queue: Option<QueueIndex>,
+    /// The user of `headroom_queue` was forgotten there since (the application had moved
+    /// away): Apache's provider keeps the user object it was set with, whose usage no
+    /// longer changes, so the headroom counts the user as holding nothing there — even
+    /// once the user is back in that leaf with other applications.
+    pub headroom_user_forgotten: bool,
 }
 
 impl App {
@@ -249,6 +254,7 @@ impl App {
             fair_stale: false,
             am_container: None,
             headroom_queue: None,
+            headroom_user_forgotten: false,
         }
     }
 
@@ -331,6 +337,7 @@ impl App {
         self.attempt = Some(attempt);
         self.last_container_number = epoch << 40;
         self.headroom_queue = None;
+        self.headroom_user_forgotten = false;
         self.clear_requests();
     }
 

@@ -242,15 +242,22 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
 pub fn headroom(state: &State, app: AppKey) -> Resource {
     let Some(a) = state.apps.get(&app) else { return Resource::ZERO };
     let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
-    user_headroom(state, leaf, &a.user)
+    let forgotten = a.headroom_user_forgotten.then_some(Resource::ZERO);
+    headroom_in(state, leaf, &a.user, forgotten)
 }
 
 /// What any application of `user` in the leaf could still get: the headroom above, which
 /// Apache also publishes as the user's available resources in its queue metrics.
 pub fn user_headroom(state: &State, leaf: QueueIndex, user: &str) -> Resource {
+    headroom_in(state, leaf, user, None)
+}
+
+/// The headroom of `user` in `leaf`, counting the user as holding `user_used` there when
+/// given (a forgotten user's), else what it holds.
+fn headroom_in(state: &State, leaf: QueueIndex, user: &str, user_used: Option<Resource>) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(leaf);
-    let user_used = q.users.get(user).map_or(Resource::ZERO, |u| u.used);
+    let user_used = user_used.unwrap_or_else(|| q.users.get(user).map_or(Resource::ZERO, |u| u.used));
     let user_room = limit_for_user(state, leaf, user).minus(user_used);
     let queue_room = q.published_limit.minus(q.used);
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());

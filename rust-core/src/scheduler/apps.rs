@@ -3,7 +3,7 @@
 //! removal, and containers recovered after an RM restart.
 
 use super::Scheduler;
-use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, SchedulerKey, ANY};
+use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex, SchedulerKey, ANY};
 use crate::model::{AmDiagnosis, App, Ask};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
 use crate::policy::ordering::fifo_key;
@@ -55,6 +55,22 @@ impl Scheduler {
         q.apps.insert(at, app);
     }
 
+    /// Drops `user` from `leaf` once it has nothing left there; applications that moved
+    /// away after their headroom was set in that leaf keep the forgotten user's usage (see
+    /// `App::headroom_user_forgotten`).
+    fn forget_user_if_idle(&mut self, leaf: QueueIndex, user: &str) {
+        let q = &mut self.state.queues.queues[leaf];
+        if !q.users.get(user).is_some_and(|u| u.is_idle()) {
+            return;
+        }
+        q.forget_user_if_idle(user);
+        for a in self.state.apps.values_mut() {
+            if a.headroom_queue == Some(leaf) && a.user == user {
+                a.headroom_user_forgotten = true;
+            }
+        }
+    }
+
     /// Takes `app` out of its leaf: deactivated if it was active, its user forgotten if
     /// that was the user's last application and the user no longer counts as active. Its
     /// containers stay charged.
@@ -62,9 +78,8 @@ impl Scheduler {
         let Some(a) = self.state.apps.get(&app) else { return };
         let (queue, user) = (a.queue, a.user.clone());
         self.leave_leaf_lists(app);
-        let q = &mut self.state.queues.queues[queue];
-        q.apps.retain(|&k| k != app);
-        q.forget_user_if_idle(&user);
+        self.state.queues.queues[queue].apps.retain(|&k| k != app);
+        self.forget_user_if_idle(queue, &user);
         if let Some(a) = self.state.apps.get_mut(&app) {
             a.active = false;
         }
@@ -143,7 +158,7 @@ impl Scheduler {
         let (queue, user) = (a.queue, a.user.clone());
         self.leave_leaf_lists(app);
         // Apache's leaf forgets a user whose last application's attempt ends.
-        self.state.queues.queues[queue].forget_user_if_idle(&user);
+        self.forget_user_if_idle(queue, &user);
         let was_runnable = self.release_runnable(app);
         self.activate_pending(queue);
         if was_runnable {
@@ -175,7 +190,7 @@ impl Scheduler {
         self.activate_pending(queue);
         self.count_user_active(app, false);
         if let Some(a) = self.state.apps.remove(&app) {
-            self.state.queues.queues[queue].forget_user_if_idle(&a.user);
+            self.forget_user_if_idle(queue, &a.user);
         }
         left
     }

@@ -160,6 +160,7 @@ impl Scheduler {
         for app in headroom_tracked {
             if let Some(a) = self.state.apps.get_mut(&app) {
                 a.headroom_queue = Some(a.queue);
+                a.headroom_user_forgotten = false;
             }
         }
         for (app, key) in missed {

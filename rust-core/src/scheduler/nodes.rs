@@ -62,6 +62,7 @@ impl Scheduler {
             for k in &q.apps {
                 if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
                     a.headroom_queue = Some(index);
+                    a.headroom_user_forgotten = false;
                     any_active = true;
                 }
             }
