@@ -140,6 +140,22 @@ impl QueueTree {
         }
     }
 
+    /// An application recovered after a restart into a STOPPED leaf: the leaf was DRAINING
+    /// before the restart, and so were its STOPPED ancestors up to the first that is not
+    /// (Apache's `recoverDrainingState`).
+    pub fn recover_draining(&mut self, leaf: QueueIndex) {
+        if self.queues[leaf].state != RuntimeState::Stopped {
+            return;
+        }
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            if self.queues[i].state != RuntimeState::Stopped {
+                break;
+            }
+            self.queues[i].state = RuntimeState::Draining;
+        }
+    }
+
     /// Applications in `index` and its descendants.
     pub fn apps_under(&self, index: QueueIndex) -> usize {
         let q = &self.queues[index];

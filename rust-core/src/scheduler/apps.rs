@@ -23,6 +23,9 @@ impl Scheduler {
                 return Err(rejection);
             }
         };
+        if sub.recovering {
+            self.state.queues.recover_draining(queue);
+        }
         let key = self.state.next_app;
         self.state.next_app += 1;
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);

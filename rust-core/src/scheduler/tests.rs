@@ -6,6 +6,7 @@ use crate::config::{ClusterSettings, SchedulerConfig};
 use crate::ids::{ContainerId, ContainerRef, Release, ANY};
 use crate::model::Ask;
 use crate::policy::admission::Submission;
+use crate::report::RuntimeState;
 
 const GB: i64 = 1024;
 
@@ -307,4 +308,30 @@ fn a_fair_leaf_orders_by_usage_as_cached_when_it_last_ordered_its_applications()
     // y's attempt has nothing cached.
     assert_eq!(app(&s, y).fair_usage().0, Resource::ZERO);
     consistent(&s);
+}
+
+#[test]
+fn an_application_recovered_into_a_stopped_leaf_drains_it_and_its_stopped_parents() {
+    let xml = "<configuration>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>p,b</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.state</name><value>STOPPED</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.queues</name><value>a</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.a.capacity</name><value>100</value></property>
+    </configuration>";
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let state = |s: &Scheduler, path: &str| {
+        let q = &s.state().queues;
+        q.get(q.index_of_path(path).unwrap()).state
+    };
+    assert_eq!(state(&s, "root.p.a"), RuntimeState::Stopped);
+    let mut sub = Submission::new(1, "a", "alice", Resource::new(GB, 1));
+    sub.recovering = true;
+    let (key, _) = s.submit(&sub).expect("a recovered application is taken back");
+    assert_eq!((state(&s, "root.p.a"), state(&s, "root.p")), (RuntimeState::Draining, RuntimeState::Draining));
+    assert_eq!(state(&s, "root"), RuntimeState::Running);
+    s.remove_app(key);
+    assert_eq!((state(&s, "root.p.a"), state(&s, "root.p")), (RuntimeState::Stopped, RuntimeState::Stopped));
 }
