@@ -323,7 +323,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
 /// `static native String[] place(long handle, String user, String[] groups, String queue, String applicationName, boolean recovery)`
 ///
 /// Where the placement rules put a submission: `["placed", queue, trace…]`,
-/// `["rejected", "", trace…]` or `["unplaced", "", trace…]`, the trace saying rule by rule
+/// `["rejected", message, trace…]` (the message the submitter is told) or
+/// `["unplaced", "", trace…]`, the trace saying rule by rule
 /// how the answer was reached (for the RM's log).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_place<'l>(

@@ -424,7 +424,7 @@ pub fn take_am_diagnoses(h: &Handle) -> NativeResult<Vec<i64>> {
 }
 
 /// Where the placement rules put a submission, as [`place`](super::native_scheduler) answers
-/// it: the outcome, the queue, then the trace.
+/// it: the outcome, the queue (or what a rejected submitter is told), then the trace.
 pub fn place(
     h: &Handle,
     user: &str,
@@ -439,7 +439,7 @@ pub fn place(
         let decision = mapping::place(&state.config.global.placement, &state.queues, &submission);
         let (outcome, queue) = match decision.placement {
             mapping::Placement::Placed { queue, .. } => ("placed", queue),
-            mapping::Placement::Rejected { .. } => ("rejected", String::new()),
+            mapping::Placement::Rejected { .. } => ("rejected", mapping::REJECTED_MESSAGE.to_string()),
             mapping::Placement::Unplaced => ("unplaced", String::new()),
         };
         [outcome.to_string(), queue].into_iter().chain(decision.trace).collect()

@@ -110,11 +110,14 @@ impl Queue {
         self.pending_users.invalidate();
     }
 
-    /// Drops `user` once it has nothing left here (see `UserState::is_idle`).
-    pub fn forget_user_if_idle(&mut self, user: &str) {
-        if self.users.get(user).is_some_and(|u| u.is_idle()) {
+    /// Drops `user` once it has nothing left here (see `UserState::is_idle`); true if it
+    /// was dropped.
+    pub fn forget_user_if_idle(&mut self, user: &str) -> bool {
+        let idle = self.users.get(user).is_some_and(|u| u.is_idle());
+        if idle {
             self.users.remove(user);
         }
+        idle
     }
 
     /// A user limit of this leaf was looked up (see `PendingUsersCount`).

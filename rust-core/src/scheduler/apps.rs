@@ -62,11 +62,9 @@ impl Scheduler {
     /// away after their headroom was set in that leaf keep the forgotten user's usage (see
     /// `App::headroom_user_forgotten`).
     fn forget_user_if_idle(&mut self, leaf: QueueIndex, user: &str) {
-        let q = &mut self.state.queues.queues[leaf];
-        if !q.users.get(user).is_some_and(|u| u.is_idle()) {
+        if !self.state.queues.queues[leaf].forget_user_if_idle(user) {
             return;
         }
-        q.forget_user_if_idle(user);
         for a in self.state.apps.values_mut() {
             if a.headroom_queue == Some(leaf) && a.user == user {
                 a.headroom_user_forgotten = true;

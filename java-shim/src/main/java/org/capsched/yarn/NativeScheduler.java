@@ -377,7 +377,8 @@ final class NativeScheduler implements AutoCloseable {
 
   /**
    * Where the placement rules put a submission: {@code ["placed", queue, trace...]},
-   * {@code ["rejected", "", trace...]} or {@code ["unplaced", "", trace...]}, the trace
+   * {@code ["rejected", message, trace...]} (what the submitter is told) or
+   * {@code ["unplaced", "", trace...]}, the trace
    * saying rule by rule how the answer was reached.
    */
   String[] place(String user, String[] groups, String queue, String applicationName,

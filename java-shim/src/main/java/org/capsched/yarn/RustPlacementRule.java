@@ -24,10 +24,6 @@ import org.slf4j.LoggerFactory;
 final class RustPlacementRule extends PlacementRule {
   private static final Logger LOG = LoggerFactory.getLogger(RustPlacementRule.class);
 
-  /** What Apache tells a rejected submitter; the details go to the RM's log only. */
-  static final String REJECTED = "Application submission have been rejected by a mapping rule."
-      + " Please see the logs for details";
-
   private final NativeScheduler core;
   private final Groups groups;
 
@@ -65,8 +61,9 @@ final class RustPlacementRule extends PlacementRule {
             asc.getQueue(), how);
         return contextFor(answer[1]);
       case "rejected":
+        // The submitter is told the core's words (Apache's); the details go to the log only.
         LOG.info("Rejecting {} by {}: {}", asc.getApplicationId(), user, how);
-        throw new YarnException(REJECTED);
+        throw new YarnException(answer[1]);
       default:
         LOG.debug("No placement for {} by {}: {}", asc.getApplicationId(), user, how);
         return null;
