@@ -79,6 +79,24 @@ pub struct QueueRow {
     pub preemption: crate::preemption::Switches,
     /// How it orders its children (a parent's own `ordering-policy`, else its parent's).
     pub queue_ordering: crate::config::QueueOrdering,
+    /// Applications run in it (a parent that may create children is no leaf, even
+    /// childless).
+    pub leaf: bool,
+    /// Created at run time (Apache's `creationMethod` `dynamicFlexible`).
+    pub dynamic: bool,
+    /// Queues may be created under it (`autoCreationEligibility`).
+    pub auto_creation: AutoCreation,
+}
+
+/// Whether, and how, queues may be created under a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoCreation {
+    /// Not at all.
+    Off,
+    /// Flexible auto-creation (`auto-queue-creation-v2`).
+    Flexible,
+    /// A managed parent (`auto-create-child-queue.enabled`).
+    Legacy,
 }
 
 /// One user of one leaf queue, as the RM's scheduler views show it (Apache's `UserInfo`).
@@ -230,6 +248,15 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 lifetime: q.config.lifetime,
                 preemption: switches[index],
                 queue_ordering: q.config.queue_ordering,
+                leaf,
+                dynamic: q.config.dynamic,
+                auto_creation: if q.config.auto_create_child_queue {
+                    AutoCreation::Legacy
+                } else if q.config.auto_queue_v2 {
+                    AutoCreation::Flexible
+                } else {
+                    AutoCreation::Off
+                },
                 maximum_applications_per_user: if leaf {
                     admission::maximum_applications_per_user(state, index)
                 } else {

@@ -10,7 +10,7 @@ use capsched::{ContainerId, Resource, Scheduler, SchedulerKey, Submission};
 use std::sync::OnceLock;
 
 /// Two configurations the calls run against and refresh between: plain capacities with
-/// the default calculator, and DRF with user limits, queue priorities, and lazy preemption
+/// the default calculator and a parent that creates queues (`auto-queue-creation-v2`), and DRF with user limits, queue priorities, and lazy preemption
 /// with every selector on.
 const CONFIGS: [&str; 2] = [
     r#"<configuration>
@@ -19,9 +19,12 @@ const CONFIGS: [&str; 2] = [
   <property><name>yarn.scheduler.capacity.root.a.maximum-capacity</name><value>70</value></property>
   <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>60</value></property>
   <property><name>yarn.scheduler.capacity.root.b.queues</name><value>b1,b2</value></property>
-  <property><name>yarn.scheduler.capacity.root.b.b1.capacity</name><value>50</value></property>
-  <property><name>yarn.scheduler.capacity.root.b.b2.capacity</name><value>50</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.b1.capacity</name><value>1w</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.b2.capacity</name><value>1w</value></property>
   <property><name>yarn.scheduler.capacity.root.b.b2.acl_submit_applications</name><value>alice</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.auto-queue-creation-v2.enabled</name><value>true</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.auto-queue-creation-v2.max-queues</name><value>4</value></property>
+  <property><name>yarn.scheduler.capacity.root.b.auto-queue-creation-v2.template.maximum-capacity</name><value>60</value></property>
   <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name><value>0.5</value></property>
 </configuration>"#,
     r#"<configuration>
@@ -79,7 +82,7 @@ impl<'a> Arbitrary<'a> for Size {
 #[derive(Debug, Clone)]
 struct Name(String);
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 18] = [
     "root",
     "root.a",
     "a",
@@ -96,6 +99,8 @@ const NAMES: [&str; 16] = [
     "h2:8041",
     "/r1",
     "root.b",
+    "root.b.new",
+    "root.b.x.y",
 ];
 
 impl<'a> Arbitrary<'a> for Name {
@@ -148,6 +153,7 @@ enum Call {
         groups: Vec<Name>,
         priority: i64,
         recovering: bool,
+        placed: bool,
         am: (Size, Size),
     },
     ApplicationQueue {
@@ -337,7 +343,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
                 let _ = h.with(|s| s.apply_releases(&releases));
             }
         }
-        Call::Submit { id, queue, user, groups, priority, recovering, am } => {
+        Call::Submit { id, queue, user, groups, priority, recovering, placed, am } => {
             let submission = Submission {
                 app_id: (1, *id),
                 queue: queue.0.clone(),
@@ -346,6 +352,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
                 priority: *priority,
                 recovering: *recovering,
                 am_resource: Resource::new(am.0 .0, am.1 .0),
+                placed: *placed,
             };
             let _ = ops::submit(h, &submission);
         }

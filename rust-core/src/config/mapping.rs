@@ -349,8 +349,12 @@ pub struct FoundQueue {
     pub path: String,
     /// Applications can run in it.
     pub leaf: bool,
-    /// Queues may be created under it (a managed parent, `auto-create-child-queue.enabled`).
+    /// Queues may be created under it (a managed parent, `auto-create-child-queue.enabled`,
+    /// or a flexible one).
     pub dynamic_parent: bool,
+    /// Queues may be created under it and under the parents it creates
+    /// (`auto-queue-creation-v2.enabled`, or a parent created so).
+    pub flexible_parent: bool,
 }
 
 /// What looking a queue up by name gives.
@@ -403,7 +407,8 @@ impl QueueLookup for ConfiguredQueues<'_> {
             Lookup::Found(FoundQueue {
                 path: q.path.clone(),
                 leaf: q.is_leaf(),
-                dynamic_parent: q.auto_create_child_queue,
+                dynamic_parent: q.auto_create_child_queue || q.auto_queue_v2,
+                flexible_parent: q.auto_queue_v2 && !q.auto_create_child_queue,
             })
         };
         if let Some(q) = self.by_path.get(name) {
@@ -492,6 +497,7 @@ pub fn path_validity(queues: &impl QueueLookup, path: &str) -> PathValidity {
             Lookup::Ambiguous => PathValidity::AmbiguousParent,
             // Apache lets a flexible auto-creation parent create a parent and its leaf;
             // a managed (legacy) parent creates leaves only.
+            Lookup::Found(g) if g.flexible_parent => PathValidity::Creatable,
             Lookup::Found(_) | Lookup::Unknown => PathValidity::NoDynamicParent,
         },
     }

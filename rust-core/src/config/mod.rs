@@ -4,6 +4,7 @@
 //! before anything is swapped in.
 
 pub mod acl;
+pub mod autoqueue;
 pub mod capacity;
 pub mod error;
 pub mod mapping;
@@ -14,6 +15,7 @@ pub mod validate;
 pub mod xml;
 
 pub use acl::AccessControlList;
+pub use autoqueue::DynamicQueue;
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
 pub use mapping::{Action, Fallback, MappingRule, Matcher, PlacementRules};
@@ -143,6 +145,11 @@ pub struct SchedulerConfig {
     pub stopped_in_file: std::collections::BTreeSet<String>,
     /// Things worth telling the operator that do not stop the file from loading.
     pub warnings: Vec<ConfigError>,
+    /// The queues created at run time that this configuration holds, in creation order.
+    pub dynamic: Vec<DynamicQueue>,
+    /// The file's properties, kept so queues can be created from its templates.
+    #[serde(skip)]
+    pub properties: std::sync::Arc<Properties>,
 }
 
 impl SchedulerConfig {
@@ -155,9 +162,26 @@ impl SchedulerConfig {
 
     /// Types and validates a configuration from already-read properties.
     pub fn from_properties(props: &Properties, cluster: ClusterSettings) -> Result<Self, ConfigErrors> {
-        let mut reader = KeyReader { props, errors: Vec::new(), warnings: Vec::new() };
+        Self::with_dynamic(std::sync::Arc::new(props.clone()), cluster, Vec::new())
+    }
+
+    /// The configuration `props` gives with the queues in `dynamic` created in it (each
+    /// after its parent's configured children, configured by its parent's templates).
+    pub fn with_dynamic(
+        props: std::sync::Arc<Properties>,
+        cluster: ClusterSettings,
+        dynamic: Vec<DynamicQueue>,
+    ) -> Result<Self, ConfigErrors> {
+        let overlaid;
+        let read_from = if dynamic.is_empty() {
+            &*props
+        } else {
+            overlaid = autoqueue::with_dynamic_queues(&props, &dynamic);
+            &overlaid
+        };
+        let mut reader = KeyReader { props: read_from, errors: Vec::new(), warnings: Vec::new() };
         let global = read_global(&mut reader);
-        let queues = queue::read_queue_tree(&mut reader, &global, &cluster);
+        let queues = queue::read_queue_tree(&mut reader, &global, &cluster, &dynamic);
         let KeyReader { mut errors, mut warnings, .. } = reader;
         for name in props.final_overrides() {
             warnings.push(ConfigError::at_key(name.clone(), "is final; a later definition was ignored"));
@@ -179,7 +203,42 @@ impl SchedulerConfig {
                 (path.starts_with("root") && stopped).then(|| path.to_string())
             })
             .collect();
-        Ok(SchedulerConfig { global, cluster, queues, stopped_in_file, warnings })
+        Ok(SchedulerConfig { global, cluster, queues, stopped_in_file, warnings, dynamic, properties: props })
+    }
+
+    /// This configuration with `created` added to its run-time queues.
+    pub fn with_created(&self, created: &[DynamicQueue]) -> Result<Self, ConfigErrors> {
+        let mut dynamic = self.dynamic.clone();
+        dynamic.extend(created.iter().cloned());
+        Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)
+    }
+
+    /// This configuration without the run-time queue at `path`.
+    pub fn without_dynamic(&self, path: &str) -> Result<Self, ConfigErrors> {
+        let dynamic = self.dynamic.iter().filter(|d| d.path != path).cloned().collect();
+        Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)
+    }
+
+    /// `new` (a refreshed file) with this configuration's run-time queues kept where Apache
+    /// keeps them: those the new file now configures become configured queues, and those
+    /// whose parent is gone go with it.
+    pub fn refreshed_keeping_dynamic(&self, new: SchedulerConfig) -> Result<Self, ConfigErrors> {
+        if self.dynamic.is_empty() || !new.dynamic.is_empty() {
+            return Ok(new);
+        }
+        let mut kept: Vec<DynamicQueue> = Vec::new();
+        for d in &self.dynamic {
+            let parent = d.path.rsplit_once('.').map_or("", |(p, _)| p);
+            if new.queue_index(&d.path).is_some() {
+                continue;
+            }
+            let parent_exists = new.queue_index(parent).is_some_and(|i| !new.queues[i].is_leaf())
+                || kept.iter().any(|k| k.path == parent);
+            if parent_exists {
+                kept.push(d.clone());
+            }
+        }
+        Self::with_dynamic(new.properties.clone(), new.cluster, kept)
     }
 
     /// The index of the queue with this full path.

@@ -1,6 +1,7 @@
 //! Per-queue configuration: the tree declared by `<q>.queues` and every per-queue key.
 
 use super::acl::AccessControlList;
+use super::autoqueue::DynamicQueue;
 use super::capacity::{parse_capacity, parse_maximum_capacity, CapacitySpec, MaxCapacitySpec};
 use super::{ClusterSettings, ConfigError, GlobalSettings, KeyReader, PREFIX};
 use serde::Serialize;
@@ -127,6 +128,18 @@ pub struct QueueConfig {
     /// queue a managed parent even with no children. This scheduler does not create queues
     /// on submission; applications sent to it are rejected as to any parent queue.
     pub auto_create_child_queue: bool,
+    /// Applications sent to a missing queue under this one create it (flexible
+    /// auto-creation: `<q>.auto-queue-creation-v2.enabled`, or a parent created so). Such a
+    /// queue is a parent even with no children.
+    pub auto_queue_v2: bool,
+    /// `<q>.auto-queue-creation-v2.max-queues`: the children (configured and created)
+    /// past which this queue creates no more.
+    pub auto_queue_max_queues: i64,
+    /// `<q>.auto-queue-creation-v2.queue-auto-removal.enable`: a created queue may be
+    /// deleted once idle (read for created queues only).
+    pub auto_removal: bool,
+    /// Created at run time (see [`super::autoqueue`]), not configured in the file.
+    pub dynamic: bool,
     /// `<q>.reservable`: a plan queue for the reservation system. Like Apache, it gets one
     /// child, `<q>-default`, where applications submitted without a reservation run.
     pub reservable: bool,
@@ -206,7 +219,7 @@ impl Lifetimes {
 impl QueueConfig {
     /// True for a queue applications run in: no children, and not a managed parent.
     pub fn is_leaf(&self) -> bool {
-        self.children.is_empty() && !self.auto_create_child_queue
+        self.children.is_empty() && !self.auto_create_child_queue && !self.auto_queue_v2
     }
 
     /// The full name of one of this queue's keys.
@@ -220,11 +233,14 @@ pub fn queue_key(path: &str, suffix: &str) -> String {
     format!("{PREFIX}{path}.{suffix}")
 }
 
-/// Walks the tree from root along `<q>.queues`, reading every queue's keys.
+/// Walks the tree from root along `<q>.queues`, reading every queue's keys; each queue
+/// created at run time (`dynamic`, whose keys `r` already holds) follows its parent's
+/// configured children.
 pub(crate) fn read_queue_tree(
     r: &mut KeyReader<'_>,
     global: &GlobalSettings,
     cluster: &ClusterSettings,
+    dynamic: &[DynamicQueue],
 ) -> Vec<QueueConfig> {
     let mut queues: Vec<QueueConfig> = Vec::new();
     let mut stack: Vec<(String, Option<usize>)> = vec![(ROOT.to_string(), None)];
@@ -232,17 +248,41 @@ pub(crate) fn read_queue_tree(
     while let Some((path, parent)) = stack.pop() {
         let index = queues.len();
         let mut children = child_names(r, &path);
+        let created = dynamic.iter().find(|d| d.path == path);
+        for d in dynamic {
+            match d.path.rsplit_once('.') {
+                Some((p, name)) if p == path && !children.iter().any(|c| c == name) => children.push(name.to_string()),
+                _ => {}
+            }
+        }
         let auto_create = r.boolean(Some(&path), &queue_key(&path, "auto-create-child-queue.enabled"), false);
+        let auto_v2 = created.is_some_and(|d| d.parent)
+            || r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.enabled"), false);
         let reservable = children.is_empty() && r.boolean(Some(&path), &queue_key(&path, "reservable"), false);
         if reservable {
             children.push(format!("{}{RESERVATION_DEFAULT_SUFFIX}", path.rsplit('.').next().unwrap_or(&path)));
         }
-        let is_leaf = children.is_empty() && !auto_create;
+        let is_leaf = children.is_empty() && !auto_create && !auto_v2;
         let inherited = parent.map_or(QueueOrdering::Utilization, |p| queues[p].queue_ordering);
         let synthetic = parent.is_some_and(|p: usize| queues[p].reservable);
         let mut q = read_queue(r, &path, parent, is_leaf, inherited, global, cluster);
         q.lifetime = Lifetimes::read(r, &path, parent.map(|p| queues[p].lifetime));
         q.auto_create_child_queue = auto_create;
+        q.auto_queue_v2 = auto_v2;
+        q.auto_queue_max_queues = r.int(
+            Some(&path),
+            &queue_key(&path, "auto-queue-creation-v2.max-queues"),
+            super::autoqueue::DEFAULT_MAX_QUEUES,
+        );
+        if created.is_some() {
+            q.dynamic = true;
+            q.auto_removal =
+                r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.queue-auto-removal.enable"), true);
+            if r.string(&queue_key(&path, "capacity")).filter(|v| !v.is_empty()).is_none() {
+                // Apache gives a created queue without a capacity a weight of 1.
+                q.capacity = CapacitySpec::Weight(1.0);
+            }
+        }
         q.reservable = reservable;
         if synthetic {
             // The plan queue's default reservation queue owns all of its parent.
@@ -410,6 +450,10 @@ fn read_queue(
         user_weights,
         allow_zero_capacity_sum: r.boolean(q, &key("allow-zero-capacity-sum"), false),
         auto_create_child_queue: false,
+        auto_queue_v2: false,
+        auto_queue_max_queues: super::autoqueue::DEFAULT_MAX_QUEUES,
+        auto_removal: false,
+        dynamic: false,
         reservable: false,
         lifetime: Lifetimes { maximum: -1, default: -1, default_set: false },
         disable_preemption: r.opt_boolean(q, &key("disable_preemption")),

@@ -287,9 +287,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, long amMemory, long amVcores) throws ApplicationRejectedException`
+/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, boolean placed, long amMemory, long amVcores) throws ApplicationRejectedException`
 ///
 /// Returns the application's key; a rejection throws with the reason the user sees.
+/// `placed`: a placement rule chose the queue. A missing queue under a parent that may
+/// create it is created first.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -302,6 +304,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     groups: JObjectArray<'l, JString<'l>>,
     priority: jlong,
     recovering: jboolean,
+    placed: jboolean,
     am_memory: jlong,
     am_vcores: jlong,
 ) -> jint {
@@ -314,6 +317,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
             priority,
             recovering,
             am_resource: Resource::new(am_memory, am_vcores),
+            placed,
         };
         Ok(ops::submit(handle_ref(handle)?, &submission)? as jint)
     })
@@ -494,6 +498,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
         let paths = ops::queue_paths(handle_ref(handle)?)?;
         new_strings(env, &paths)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native String[] dynamicQueueKeys(long handle)`: the configuration keys of the
+/// queues created at run time, as `[name, value, …]` (their templates written in).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_dynamicQueueKeys<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
+        let keys = ops::dynamic_queue_keys(handle_ref(handle)?)?;
+        new_strings(env, &keys)
     })
     .resolve::<ThrowJava>()
 }

@@ -405,6 +405,18 @@ pub fn queue_paths(h: &Handle) -> NativeResult<Vec<String>> {
     h.read(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
+/// The keys of the queues created at run time, as `[name, value, name, value, …]`: what the
+/// shim's views add to the file's configuration to describe those queues.
+pub fn dynamic_queue_keys(h: &Handle) -> NativeResult<Vec<String>> {
+    h.read(|s| {
+        let config = &s.state().config;
+        crate::config::autoqueue::written_keys(&config.properties, &config.dynamic)
+            .into_iter()
+            .flat_map(|(k, v)| [k, v])
+            .collect()
+    })
+}
+
 /// Every queue's row, encoded as `queueReport`'s figures and counts (see
 /// [`wire::encode_queue_rows`]).
 pub fn queue_report(h: &Handle) -> NativeResult<(Vec<f64>, Vec<i64>)> {

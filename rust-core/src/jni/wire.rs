@@ -5,7 +5,7 @@
 use crate::ids::{AppKey, Locality};
 use crate::model::AmDiagnosis;
 use crate::policy::admission::QueueAcl;
-use crate::report::{QueueRow, RuntimeState, UserRow};
+use crate::report::{AutoCreation, QueueRow, RuntimeState, UserRow};
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
@@ -214,8 +214,28 @@ wire_constants! {
         /// 1 when it orders its children by priority, then utilization (its own or its
         /// parent's `ordering-policy` is `priority-utilization`).
         PRIORITY_UTILIZATION = 29;
+        /// 1 for a leaf, 0 for a parent (one that may create children is a parent even
+        /// with none).
+        LEAF = 30;
+        /// 1 for a queue created at run time (`auto-queue-creation-v2`).
+        DYNAMIC = 31;
+        /// Whether queues may be created under it ([`auto_creation`]).
+        AUTO_CREATION = 32;
         /// Longs per queue.
-        STRIDE = 30;
+        STRIDE = 33;
+    }
+}
+
+wire_constants! {
+    /// Whether queues may be created under a queue ([`crate::report::AutoCreation`];
+    /// Apache's `autoCreationEligibility`).
+    auto_creation => "AutoCreationCode": i64 {
+        /// `off`.
+        OFF = 0;
+        /// `flexible`.
+        FLEXIBLE = 1;
+        /// `legacy`.
+        LEGACY = 2;
     }
 }
 
@@ -359,6 +379,7 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (queue_figures::JAVA, queue_figures::ALL),
     (queue_counts::JAVA, queue_counts::ALL),
     (queue_state::JAVA, queue_state::ALL),
+    (auto_creation::JAVA, auto_creation::ALL),
     (user_counts::JAVA, user_counts::ALL),
     (container_report::JAVA, container_report::ALL),
     (preemption_action::JAVA, preemption_action::ALL),
@@ -484,6 +505,13 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::INTRA_QUEUE_PREEMPTION_DISABLED] = i64::from(q.preemption.intra_queue_disabled);
         count[c::PRIORITY_UTILIZATION] =
             i64::from(q.queue_ordering == crate::config::QueueOrdering::PriorityUtilization);
+        count[c::LEAF] = i64::from(q.leaf);
+        count[c::DYNAMIC] = i64::from(q.dynamic);
+        count[c::AUTO_CREATION] = match q.auto_creation {
+            AutoCreation::Off => auto_creation::OFF,
+            AutoCreation::Flexible => auto_creation::FLEXIBLE,
+            AutoCreation::Legacy => auto_creation::LEGACY,
+        };
     }
     (figures, counts)
 }

@@ -240,6 +240,26 @@ impl QueueTree {
         }
     }
 
+    /// Keeps every parent's children in the order `old` holds them, a queue created since
+    /// joining the end of its parent's list (Apache appends a created queue).
+    pub fn keep_children_order_of(&mut self, old: &QueueTree) {
+        for p in 0..self.queues.len() {
+            let Some(before) = old.index_of_path(self.queues[p].path()) else { continue };
+            let mut children: Vec<QueueIndex> = old.queues[before]
+                .config
+                .children
+                .iter()
+                .filter_map(|&c| self.index_of_path(old.queues[c].path()))
+                .collect();
+            for &c in &self.queues[p].config.children {
+                if !children.contains(&c) {
+                    children.push(c);
+                }
+            }
+            self.queues[p].config.children = children;
+        }
+    }
+
     /// Records the limits leaves now publish (see `Queue::published_limit`).
     pub fn publish(&mut self, limits: impl IntoIterator<Item = (QueueIndex, Resource)>) {
         for (leaf, limit) in limits {

@@ -29,6 +29,9 @@ pub struct Submission {
     pub recovering: bool,
     /// The ApplicationMaster's size; zero for an unmanaged AM.
     pub am_resource: Resource,
+    /// A placement rule chose the queue (the RM's placement context): a queue that cannot
+    /// be created is then refused with the reason, as Apache does.
+    pub placed: bool,
 }
 
 impl Submission {
@@ -42,6 +45,7 @@ impl Submission {
             priority: 0,
             recovering: false,
             am_resource,
+            placed: false,
         }
     }
 }

@@ -47,8 +47,15 @@ pub fn published_limit(state: &State, leaf: QueueIndex, passed: Resource) -> Res
 /// `updateClusterResource`): the root passes the whole cluster down, and every parent
 /// passes each child its share as it stands.
 pub fn published_limits(state: &State) -> Vec<(QueueIndex, Resource)> {
+    published_limits_under(state, 0)
+}
+
+/// The same for the leaves under `top` alone, `top` handed the whole cluster as its limit —
+/// what Apache's parent works out when a queue is created under it
+/// (`updateClusterResource(cluster, new ResourceLimits(cluster))`).
+pub fn published_limits_under(state: &State, top: QueueIndex) -> Vec<(QueueIndex, Resource)> {
     let mut out = Vec::new();
-    let mut stack = vec![(0, state.cluster)];
+    let mut stack = vec![(top, state.cluster)];
     while let Some((queue, passed)) = stack.pop() {
         let q = state.queues.get(queue);
         if q.is_leaf() {

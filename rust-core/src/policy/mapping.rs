@@ -73,7 +73,8 @@ impl QueueLookup for QueueTree {
                 Lookup::Found(FoundQueue {
                     path: q.path.clone(),
                     leaf: q.is_leaf(),
-                    dynamic_parent: q.auto_create_child_queue,
+                    dynamic_parent: q.auto_create_child_queue || q.auto_queue_v2,
+                    flexible_parent: q.auto_queue_v2 && !q.auto_create_child_queue,
                 })
             }
             Err(ResolveError::Unknown) => Lookup::Unknown,

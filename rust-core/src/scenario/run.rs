@@ -111,15 +111,16 @@ impl Runner {
                 let state = self.scheduler.state();
                 let placing =
                     mapping::Submission { user, groups: &groups, queue, application_name: name, recovery: false };
-                let queue = match mapping::place(&state.config.global.placement, &state.queues, &placing).placement {
-                    mapping::Placement::Placed { queue, .. } => queue,
-                    mapping::Placement::Unplaced => queue.clone(),
-                    mapping::Placement::Rejected { .. } => {
-                        self.next_app_id += 1;
-                        self.rejected.insert(name.clone(), mapping::REJECTED_MESSAGE.to_string());
-                        return Ok(format!("app {name} rejected by a placement rule"));
-                    }
-                };
+                let (queue, placed) =
+                    match mapping::place(&state.config.global.placement, &state.queues, &placing).placement {
+                        mapping::Placement::Placed { queue, .. } => (queue, true),
+                        mapping::Placement::Unplaced => (queue.clone(), false),
+                        mapping::Placement::Rejected { .. } => {
+                            self.next_app_id += 1;
+                            self.rejected.insert(name.clone(), mapping::REJECTED_MESSAGE.to_string());
+                            return Ok(format!("app {name} rejected by a placement rule"));
+                        }
+                    };
                 let queue = &queue;
                 let sub = Submission {
                     app_id: (1, self.next_app_id),
@@ -135,6 +136,7 @@ impl Runner {
                     // An unmanaged AM asks the RM for no container; Apache still counts
                     // the minimum allocation against the AM limits for it.
                     am_resource: am.unwrap_or_else(|| self.scheduler.state().minimum_allocation()),
+                    placed,
                 };
                 self.next_app_id += 1;
                 match self.scheduler.submit(&sub) {

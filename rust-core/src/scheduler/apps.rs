@@ -4,7 +4,7 @@
 
 use super::Scheduler;
 use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex, SchedulerKey, ANY};
-use crate::model::{AmDiagnosis, App, Ask};
+use crate::model::{AmDiagnosis, App, Ask, ResolveError};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
 use crate::policy::ordering::fifo_key;
 use crate::resource::Resource;
@@ -12,6 +12,14 @@ use crate::resource::Resource;
 impl Scheduler {
     /// APP_ADDED: admits the application into its leaf queue, or says why not.
     pub fn submit(&mut self, sub: &Submission) -> Result<(AppKey, String), Rejection> {
+        let created;
+        let sub = match self.create_missing_queue(sub)? {
+            Some(leaf) => {
+                created = Submission { queue: leaf, ..sub.clone() };
+                &created
+            }
+            None => sub,
+        };
         let queue = match admission::admit(&self.state, sub) {
             Ok(q) => q,
             Err(rejection) => {
@@ -33,6 +41,42 @@ impl Scheduler {
         self.state.apps.insert(key, app);
         self.enqueue(key);
         Ok((key, self.state.queues.get(queue).path().to_string()))
+    }
+
+    /// Creates the queue a submission names when it is missing and its parent may create
+    /// it (Apache's `getOrCreateQueueFromPlacementContext`). A queue that cannot be created
+    /// refuses a placed application with the reason; an application that named it itself
+    /// is then refused as sent to an unknown queue, the reason only logged, as in Apache.
+    /// Returns the full path of the leaf it created or found.
+    fn create_missing_queue(&mut self, sub: &Submission) -> Result<Option<String>, Rejection> {
+        let s = &self.state;
+        let system_full = !sub.recovering && s.apps.len() as i64 >= s.config.global.maximum_applications;
+        let creatable_name = sub.queue.contains('.') && !sub.queue.split('.').any(str::is_empty);
+        if system_full || !creatable_name || !matches!(s.queues.resolve(&sub.queue), Err(ResolveError::Unknown)) {
+            return Ok(None);
+        }
+        match self.create_queues(&sub.queue) {
+            Ok((leaf, created)) => {
+                if !created.is_empty() {
+                    log::info!(
+                        "created queue(s) {} for application {}",
+                        created.join(", "),
+                        application_name(sub.app_id)
+                    );
+                }
+                Ok(Some(leaf))
+            }
+            Err(reason) if sub.placed && !sub.recovering => Err(Rejection(format!(
+                "Application {} submission by user : {} to  queue : {} failed : {reason}",
+                application_name(sub.app_id),
+                sub.user,
+                sub.queue
+            ))),
+            Err(reason) => {
+                log::info!("Could not auto-create leaf queue {} due to : {reason}", sub.queue);
+                Ok(None)
+            }
+        }
     }
 
     /// Puts `app` into its leaf, its user known there (Apache's users manager adds the user

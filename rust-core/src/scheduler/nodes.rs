@@ -2,7 +2,7 @@
 //! queue's effective capacities, the limits leaves publish, activations, headroom.
 
 use super::Scheduler;
-use crate::ids::{ContainerRef, NodeKey};
+use crate::ids::{ContainerRef, NodeKey, QueueIndex};
 use crate::model::Node;
 use crate::policy::limits::published_limits;
 use crate::resource::Resource;
@@ -53,10 +53,32 @@ impl Scheduler {
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
         self.activate_all();
-        // Then each leaf invalidates its cached user limits and works out every active
-        // application's headroom, which looks them up again.
+        self.refresh_leaves(|_| true);
+    }
+
+    /// A queue was created or deleted under `parent`: as Apache's parent then updates
+    /// itself and the queues below it (and no other), shares are worked out again, the
+    /// leaves below it publish new limits, activate what those allow and refresh their
+    /// users' limits and headrooms.
+    pub(super) fn resize_under(&mut self, parent: QueueIndex) {
+        let calc = self.state.calculator();
+        self.state.queues.update_effective_capacities(self.state.cluster, calc);
+        let limits = crate::policy::limits::published_limits_under(&self.state, parent);
+        let under: Vec<QueueIndex> = limits.iter().map(|(leaf, _)| *leaf).collect();
+        self.state.queues.publish(limits);
+        let mut leaves = under.clone();
+        leaves.sort_unstable();
+        for &leaf in &leaves {
+            self.activate_pending(leaf);
+        }
+        self.refresh_leaves(|leaf| under.contains(&leaf));
+    }
+
+    /// Each chosen leaf invalidates its cached user limits and works out every active
+    /// application's headroom, which looks them up again.
+    fn refresh_leaves(&mut self, chosen: impl Fn(QueueIndex) -> bool) {
         let s = &mut self.state;
-        for (index, q) in s.queues.queues.iter_mut().enumerate().filter(|(_, q)| q.is_leaf()) {
+        for (index, q) in s.queues.queues.iter_mut().enumerate().filter(|(i, q)| q.is_leaf() && chosen(*i)) {
             q.users_changed();
             let mut any_active = false;
             for k in &q.apps {

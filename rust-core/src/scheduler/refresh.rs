@@ -3,8 +3,8 @@
 
 use super::Scheduler;
 use crate::config::validate::absolute_sums_exceeding;
-use crate::config::{ConfigError, ConfigErrors, SchedulerConfig};
-use crate::model::{QueueTree, RuntimeState, State};
+use crate::config::{autoqueue, ConfigError, ConfigErrors, SchedulerConfig};
+use crate::model::{Queue, QueueTree, RuntimeState, State};
 use std::sync::Arc;
 
 impl Scheduler {
@@ -14,11 +14,45 @@ impl Scheduler {
     /// resource calculator is chosen when the scheduler starts, so a changed
     /// `resource-calculator` waits for the next restart.
     pub fn refresh(&mut self, new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
+        // The queues created at run time stay, as in Apache, unless the file now
+        // configures them or their parent went.
+        let new = match self.state.config.refreshed_keeping_dynamic(new) {
+            Ok(new) => new,
+            Err(e) => {
+                self.refused_refresh();
+                return Err(e);
+            }
+        };
         if let Err(e) = check_refresh(&self.state, &new) {
             self.refused_refresh();
             return Err(e);
         }
         Ok(self.apply_refresh(new))
+    }
+
+    /// Creates the queues an application sent to a missing `path` needs (flexible
+    /// auto-creation), or says why it may not: Apache's checks and messages. Every other
+    /// queue keeps its place among its siblings; the new ones join the end.
+    /// Returns the leaf's full path and the paths created.
+    pub fn create_queues(&mut self, path: &str) -> Result<(String, Vec<String>), String> {
+        let config = &self.state.config;
+        let created = autoqueue::plan(&config.queues, &config.properties, path)?;
+        let leaf = autoqueue::normalize(&config.queues, path);
+        if let Some(first) = created.first() {
+            let new = config.with_created(&created).map_err(|e| e.to_string())?;
+            let parent = first.path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+            self.install(new, Some(&parent));
+        }
+        Ok((leaf, created.into_iter().map(|d| d.path).collect()))
+    }
+
+    /// Deletes the created queue at `path` (idle, without children), its siblings' shares
+    /// worked out again.
+    pub fn delete_dynamic_queue(&mut self, path: &str) -> Result<(), String> {
+        let new = self.state.config.without_dynamic(path).map_err(|e| e.to_string())?;
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
+        self.install(new, Some(&parent));
+        Ok(())
     }
 
     /// A refresh was refused (here, or because its file did not load): the configuration
@@ -46,12 +80,38 @@ impl Scheduler {
             ));
             new.global.resource_calculator = running;
         }
+        self.install(new, None);
+        for n in &notices {
+            log::warn!("{n}");
+        }
+        notices
+    }
+
+    /// Swaps `new` in with every surviving queue's usage carried over by path. A refresh
+    /// (`changed_under` None) orders each parent's children as Apache's refreshed parents
+    /// do and updates every queue; a queue created or deleted under a parent keeps every
+    /// other queue's place and updates that parent's subtree alone, as Apache does.
+    fn install(&mut self, new: SchedulerConfig, changed_under: Option<&str>) {
+        let refreshed = changed_under.is_none();
         let mut tree = QueueTree::build(&new);
         // check_refresh found the states the rules allow.
         let _ = tree.set_states(Some(&self.state.queues));
-        tree.order_children_as_refreshed_from(&self.state.queues);
+        if refreshed {
+            tree.order_children_as_refreshed_from(&self.state.queues);
+        } else {
+            tree.keep_children_order_of(&self.state.queues);
+        }
         for old in &self.state.queues.queues {
-            if let Some(i) = tree.index_of_path(old.path()) {
+            let Some(i) = tree.index_of_path(old.path()) else { continue };
+            if !refreshed {
+                // Nothing but the parent's list of children changed: the queue keeps all
+                // it worked out and cached (its published limit among them).
+                let q = &mut tree.queues[i];
+                let config = std::mem::replace(&mut q.config, old.config.clone());
+                *q = Queue { config, state: q.state, ..old.clone() };
+                continue;
+            }
+            {
                 let q = &mut tree.queues[i];
                 q.used = old.used;
                 q.apps = old.apps.clone();
@@ -68,16 +128,19 @@ impl Scheduler {
         }
         self.state.config = Arc::new(new);
         self.state.queues = tree;
-        let runnable: Vec<_> = self.state.apps.values().filter(|a| a.runnable).map(|a| a.queue).collect();
-        for leaf in runnable {
-            self.count_runnable(leaf, 1);
+        if refreshed {
+            let runnable: Vec<_> = self.state.apps.values().filter(|a| a.runnable).map(|a| a.queue).collect();
+            for leaf in runnable {
+                self.count_runnable(leaf, 1);
+            }
         }
-        self.resize_cluster();
-        self.rerun_waiting_after_refresh();
-        for n in &notices {
-            log::warn!("{n}");
+        match changed_under.and_then(|p| self.state.queues.index_of_path(p)) {
+            Some(parent) => self.resize_under(parent),
+            None => {
+                self.resize_cluster();
+                self.rerun_waiting_after_refresh();
+            }
         }
-        notices
     }
 }
 
@@ -94,6 +157,15 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
     for old in &state.queues.queues {
         let path = old.path();
         match new.queue_index(path) {
+            None if old.config.dynamic => {
+                // A created queue goes with its parent, unless it still has applications.
+                if !old.apps.is_empty() {
+                    errors.push(ConfigError::queue(
+                        path,
+                        format!("cannot be removed with its parent: {} applications are still in it", old.apps.len()),
+                    ));
+                }
+            }
             None => {
                 // Apache's rule: a queue leaves the configuration when it is STOPPED, or
                 // the new file says STOPPED for it.

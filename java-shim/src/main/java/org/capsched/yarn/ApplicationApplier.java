@@ -76,12 +76,27 @@ final class ApplicationApplier {
 
   /**
    * The core refused an application the RM is recovering: its queue is gone
-   * ({@code queueExists} false), or is no longer a leaf, since the RM last ran. As with
+   * ({@code queueExists} false; {@code placed}: a placement rule chose a queue that could
+   * not be created), or is no longer a leaf, since the RM last ran. As with
    * Apache's scheduler the RM kills the application and says why, or, with
    * {@code failFast} ({@code yarn.scheduler.capacity.application.fail-fast}), refuses to
    * start.
    */
-  void refusedOnRecovery(ApplicationId id, String queue, boolean queueExists, boolean failFast) {
+  void refusedOnRecovery(ApplicationId id, String queue, boolean queueExists, boolean placed,
+      boolean failFast) {
+    if (placed && !queueExists) {
+      // A placement rule sent it to a queue to be created, and it could not be.
+      if (failFast) {
+        throw new QueueInvalidException(
+            "Queue named " + queue + " could not be auto-created during application recovery.");
+      }
+      String reason = "Application killed on recovery as it was submitted to queue " + queue
+          + " which did not exist and could not be auto-created";
+      LOG.warn("{}: {}", id, reason);
+      rmContext.getDispatcher().getEventHandler()
+          .handle(new RMAppEvent(id, RMAppEventType.KILL, reason));
+      return;
+    }
     if (failFast) {
       throw new QueueInvalidException(queueExists
           ? "Queue named " + queue + " is no longer a leaf queue during application recovery."

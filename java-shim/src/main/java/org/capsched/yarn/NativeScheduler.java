@@ -166,17 +166,19 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /**
-   * Admits an application; returns its key.
+   * Admits an application; returns its key. A missing queue that its parent may create
+   * ({@code auto-queue-creation-v2}) is created first; {@code placed} says a placement rule
+   * chose the queue, so a queue that cannot be created refuses it with the reason.
    *
    * @throws ApplicationRejectedException with the reason the user sees
    */
   int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
-      long priority, boolean recovering, long amMemory, long amVcores)
+      long priority, boolean recovering, boolean placed, long amMemory, long amVcores)
       throws ApplicationRejectedException {
     long h = enter();
     try {
       return submit(h, clusterTimestamp, id, queue, user, groups, priority, recovering,
-          amMemory, amVcores);
+          placed, amMemory, amVcores);
     } finally {
       exit();
     }
@@ -321,6 +323,15 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /** Every queue's full path, in tree order (the order of {@link #queueReport}'s records). */
+  /**
+   * The configuration keys of the queues created at run time, as
+   * {@code [name, value, name, value, …]}: their parents' templates written under their
+   * paths, as Apache's configuration holds them.
+   */
+  String[] dynamicQueueKeys() {
+    return whileOpen(NativeScheduler::dynamicQueueKeys);
+  }
+
   String[] queuePaths() {
     return whileOpen(NativeScheduler::queuePaths);
   }
@@ -447,8 +458,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native void release(long handle, long[] containers);
 
   private static native int submit(long handle, long clusterTimestamp, int id, String queue,
-      String user, String[] groups, long priority, boolean recovering, long amMemory,
-      long amVcores) throws ApplicationRejectedException;
+      String user, String[] groups, long priority, boolean recovering, boolean placed,
+      long amMemory, long amVcores) throws ApplicationRejectedException;
 
   private static native String applicationQueue(long handle, int app);
 
@@ -495,6 +506,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native long[] containerReport(long handle);
 
   private static native String[] queuePaths(long handle);
+
+  private static native String[] dynamicQueueKeys(long handle);
 
   private static native QueueReport queueReport(long handle);
 

@@ -243,6 +243,34 @@ public final class QueueSnapshot {
         : CapacitySchedulerConfiguration.QUEUE_UTILIZATION_ORDERING_POLICY;
   }
 
+  /** Whether applications run in it (a parent that may create children is none). */
+  public boolean isLeaf() {
+    return counts[count + Wire.QueueCounts.LEAF] != 0;
+  }
+
+  /**
+   * How it came to be, by Apache's REST name: {@code dynamicFlexible} (created by a
+   * submission) or {@code static} (configured).
+   */
+  public String getCreationMethod() {
+    return counts[count + Wire.QueueCounts.DYNAMIC] != 0 ? "dynamicFlexible" : "static";
+  }
+
+  /**
+   * Whether queues may be created under it, by Apache's REST name: {@code flexible},
+   * {@code legacy} or {@code off}.
+   */
+  public String getAutoCreationEligibility() {
+    switch ((int) counts[count + Wire.QueueCounts.AUTO_CREATION]) {
+    case Wire.AutoCreationCode.FLEXIBLE:
+      return "flexible";
+    case Wire.AutoCreationCode.LEGACY:
+      return "legacy";
+    default:
+      return "off";
+    }
+  }
+
   /** The largest container its applications may ask for ({@code maximum-allocation-*}). */
   public long getMaximumAllocationMb() {
     return counts[count + Wire.QueueCounts.MAXIMUM_ALLOCATION_MEMORY];

@@ -103,6 +103,8 @@ public class RustCapacityScheduler
   private ConfigurationSource source;
   /** The configuration the core last accepted, as Hadoop's Configuration shows it. */
   private volatile Configuration accepted;
+  /** See {@link #getDynamicQueueKeys}; replaced whenever the queue directory is. */
+  private volatile String[] dynamicQueueKeys = new String[0];
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
@@ -510,13 +512,22 @@ public class RustCapacityScheduler
     Submission sub = Submission.of(e, rmContext, conf, getMinimumResourceCapability());
     try {
       int key = core.submit(sub.id.getClusterTimestamp(), sub.id.getId(), sub.queue, sub.user,
-          sub.groups, sub.priority.getPriority(), sub.recovering, sub.am.getMemorySize(),
-          sub.am.getVirtualCores());
-      apps.admitted(sub, key, queues.byPath(core.applicationQueue(key)));
+          sub.groups, sub.priority.getPriority(), sub.recovering, sub.placed,
+          sub.am.getMemorySize(), sub.am.getVirtualCores());
+      String path = core.applicationQueue(key);
+      if (queues.byPath(path) == null) {
+        // The submission created its queue (auto-queue-creation-v2).
+        rebuildQueues(conf);
+      }
+      apps.admitted(sub, key, queues.byPath(path));
     } catch (ApplicationRejectedException rejection) {
+      if (queues.size() != core.queuePaths().length) {
+        // It created queues and was then refused: they stay, as in Apache.
+        rebuildQueues(conf);
+      }
       if (sub.recovering) {
         apps.refusedOnRecovery(sub.id, sub.queue, queues.resolve(sub.queue) != null,
-            conf.getBoolean(APPLICATION_FAIL_FAST, false));
+            sub.placed, conf.getBoolean(APPLICATION_FAIL_FAST, false));
       } else {
         apps.rejected(sub.id, rejection.getMessage());
       }
@@ -936,6 +947,7 @@ public class RustCapacityScheduler
   /** Re-creates the queue directory from the core after a load or refresh. */
   private void rebuildQueues(Configuration configuration) {
     boolean userMetrics = core.userMetricsEnabled();
+    dynamicQueueKeys = core.dynamicQueueKeys();
     queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
         new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
     for (QueueSnapshot q : views.snapshots()) {
@@ -1054,6 +1066,15 @@ public class RustCapacityScheduler
   @Override
   public Configuration getConfiguration() {
     return new Configuration(accepted);
+  }
+
+  /**
+   * The configuration keys of the queues created at run time ({@code [name, value, …]}),
+   * which Apache's queues hold in their own copies of the configuration: for views that
+   * describe those queues from configuration.
+   */
+  public String[] getDynamicQueueKeys() {
+    return dynamicQueueKeys.clone();
   }
 
   /** The same, not copied: a new object after each refresh (the preemption policy's cue). */

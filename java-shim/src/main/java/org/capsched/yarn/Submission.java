@@ -23,6 +23,8 @@ final class Submission {
   final Resource am;
   final boolean recovering;
   final boolean unmanagedAM;
+  /** A placement rule chose the queue (the RM's placement context). */
+  final boolean placed;
 
   private Submission(AppAddedSchedulerEvent e, String[] groups, Resource am) {
     this.id = e.getApplicationId();
@@ -34,6 +36,7 @@ final class Submission {
     this.am = am;
     this.recovering = e.getIsAppRecovering();
     this.unmanagedAM = e.isUnmanagedAM();
+    this.placed = e.getPlacementContext() != null;
   }
 
   /**

@@ -139,9 +139,25 @@ final class Wire {
     static final int PREEMPTION_DISABLED = 27;
     static final int INTRA_QUEUE_PREEMPTION_DISABLED = 28;
     static final int PRIORITY_UTILIZATION = 29;
-    static final int STRIDE = 30;
+    static final int LEAF = 30;
+    static final int DYNAMIC = 31;
+    static final int AUTO_CREATION = 32;
+    static final int STRIDE = 33;
 
     private QueueCounts() {
+    }
+  }
+
+  /**
+   * Whether queues may be created under a queue, in {@link QueueCounts#AUTO_CREATION}
+   * (Apache's {@code autoCreationEligibility}).
+   */
+  static final class AutoCreationCode {
+    static final int OFF = 0;
+    static final int FLEXIBLE = 1;
+    static final int LEGACY = 2;
+
+    private AutoCreationCode() {
     }
   }
 

@@ -38,6 +38,10 @@ public final class SchedulerState {
     this.cluster = scheduler.getClusterResource();
     this.health = scheduler.getSchedulerHealth();
     this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
+    String[] dynamic = scheduler.getDynamicQueueKeys();
+    for (int i = 0; i + 1 < dynamic.length; i += 2) {
+      configuration.set(dynamic[i], dynamic[i + 1]);
+    }
     int n = queues.size();
     children = QueueSnapshot.children(queues);
     usersByQueue = new ArrayList<>(n);
@@ -78,7 +82,7 @@ public final class SchedulerState {
 
   /** Whether the queue is a leaf (applications are submitted to leaves). */
   public boolean isLeaf(int index) {
-    return index > 0 && children.get(index).isEmpty();
+    return index > 0 && queues.get(index).isLeaf();
   }
 
   /** The leaf's users, as indices into {@link #users()}. */

@@ -155,22 +155,13 @@ final class QueueProbe {
 
   private static void ours(RustCapacityScheduler scheduler, Map<String, String> facts) {
     List<QueueSnapshot> queues = scheduler.getQueueSnapshots();
-    List<Boolean> leaf = new ArrayList<>();
-    for (int i = 0; i < queues.size(); i++) {
-      leaf.add(true);
-    }
-    for (QueueSnapshot q : queues) {
-      if (q.getParentIndex() >= 0) {
-        leaf.set(q.getParentIndex(), false);
-      }
-    }
     for (int i = 0; i < queues.size(); i++) {
       QueueSnapshot q = queues.get(i);
       facts.put("queue-runnable " + q.getPath(), Integer.toString(q.getNumRunnableApplications()));
       facts.put("queue-capacity " + q.getPath(), capacity(q.getState().toString(), q.getCapacity(),
           q.getMaximumCapacity(), q.getAbsoluteCapacity(), q.getAbsoluteMaximumCapacity(),
           q.getEffectiveMinResource(), q.getEffectiveMaxResource()));
-      if (leaf.get(i)) {
+      if (q.isLeaf()) {
         facts.put("queue-limits " + q.getPath(), limits(q.getMaximumApplications(),
             q.getMaximumApplicationsPerUser(), q.getNumActiveApplications(),
             q.getNumPendingApplications(), q.getAmResourceLimit(), q.getAmResourceUsed(),

@@ -16,11 +16,14 @@ import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceUsage;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueTemplate;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration.AbsoluteResourceType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapschedUserInfos;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.UserInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
+import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.LeafQueueTemplateInfo.ConfItem;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.capsched.yarn.QueueSnapshot;
 import org.capsched.yarn.UserReport;
@@ -69,12 +72,14 @@ public final class CapschedSchedulerInfos {
     root.orderingPolicyInfo = q.getQueueOrderingPolicy();
     root.mode = mode(conf, q);
     root.queueType = "parent";
-    root.creationMethod = "static";
-    root.autoCreationEligibility = "off";
+    root.creationMethod = q.getCreationMethod();
+    root.autoCreationEligibility = q.getAutoCreationEligibility();
     root.defaultNodeLabelExpression = conf.getDefaultNodeLabelExpression(q.getPath());
-    root.autoQueueTemplateProperties = new AutoQueueTemplatePropertiesInfo();
-    root.autoQueueParentTemplateProperties = new AutoQueueTemplatePropertiesInfo();
-    root.autoQueueLeafTemplateProperties = new AutoQueueTemplatePropertiesInfo();
+    AutoCreatedQueueTemplate template =
+        new AutoCreatedQueueTemplate(conf, new QueuePath(q.getPath()));
+    root.autoQueueTemplateProperties = templateInfo(template.getTemplateProperties());
+    root.autoQueueParentTemplateProperties = templateInfo(template.getParentOnlyProperties());
+    root.autoQueueLeafTemplateProperties = templateInfo(template.getLeafOnlyProperties());
     return new SchedulerTypeInfo(root);
   }
 
@@ -103,7 +108,28 @@ public final class CapschedSchedulerInfos {
     fill(info, state, index, false);
     info.orderingPolicyInfo = state.queue(index).getQueueOrderingPolicy();
     info.queues = children(state, index);
+    templates(info, state.configuration(), state.queue(index).getPath());
     return info;
+  }
+
+  /**
+   * A parent's auto-creation templates as Apache's parents resolve them (explicit path
+   * first, then wildcards), the common, parent-only and leaf-only ones.
+   */
+  private static void templates(CapacitySchedulerQueueInfo info,
+      CapacitySchedulerConfiguration conf, String path) {
+    AutoCreatedQueueTemplate template = new AutoCreatedQueueTemplate(conf, new QueuePath(path));
+    info.autoQueueTemplateProperties = templateInfo(template.getTemplateProperties());
+    info.autoQueueParentTemplateProperties = templateInfo(template.getParentOnlyProperties());
+    info.autoQueueLeafTemplateProperties = templateInfo(template.getLeafOnlyProperties());
+  }
+
+  private static AutoQueueTemplatePropertiesInfo templateInfo(Map<String, String> entries) {
+    AutoQueueTemplatePropertiesInfo out = new AutoQueueTemplatePropertiesInfo();
+    for (Map.Entry<String, String> e : entries.entrySet()) {
+      out.add(new ConfItem(e.getKey(), e.getValue()));
+    }
+    return out;
   }
 
   private static CapacitySchedulerLeafQueueInfo leaf(SchedulerState state, int index) {
@@ -184,8 +210,8 @@ public final class CapschedSchedulerInfos {
     info.queuePriority = conf.getQueuePriority(path).getPriority();
     info.mode = mode(conf, q);
     info.queueType = leaf ? "leaf" : "parent";
-    info.creationMethod = "static";
-    info.autoCreationEligibility = "off";
+    info.creationMethod = q.getCreationMethod();
+    info.autoCreationEligibility = q.getAutoCreationEligibility();
     info.isAbsoluteResource = "absolute".equals(info.mode);
     info.autoCreateChildQueueEnabled = false;
     info.leafQueueTemplate = new LeafQueueTemplateInfo(conf, path);
