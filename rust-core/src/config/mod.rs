@@ -210,13 +210,20 @@ impl SchedulerConfig {
     pub fn with_created(&self, created: &[DynamicQueue]) -> Result<Self, ConfigErrors> {
         let mut dynamic = self.dynamic.clone();
         dynamic.extend(created.iter().cloned());
-        Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)
+        self.rebuilt_with(dynamic)
     }
 
     /// This configuration without the run-time queue at `path`.
     pub fn without_dynamic(&self, path: &str) -> Result<Self, ConfigErrors> {
-        let dynamic = self.dynamic.iter().filter(|d| d.path != path).cloned().collect();
-        Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)
+        self.rebuilt_with(self.dynamic.iter().filter(|d| d.path != path).cloned().collect())
+    }
+
+    /// The same file read again with other run-time queues, keeping what the scheduler
+    /// decided when it took the file (the resource calculator it runs with).
+    fn rebuilt_with(&self, dynamic: Vec<DynamicQueue>) -> Result<Self, ConfigErrors> {
+        let mut new = Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)?;
+        new.global.resource_calculator = self.global.resource_calculator;
+        Ok(new)
     }
 
     /// `new` (a refreshed file) with this configuration's run-time queues kept where Apache

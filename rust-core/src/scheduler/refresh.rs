@@ -38,10 +38,12 @@ impl Scheduler {
         let config = &self.state.config;
         let created = autoqueue::plan(&config.queues, &config.properties, path)?;
         let leaf = autoqueue::normalize(&config.queues, path);
-        if let Some(first) = created.first() {
+        if !created.is_empty() {
             let new = config.with_created(&created).map_err(|e| e.to_string())?;
-            let parent = first.path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
-            self.install(new, Some(&parent));
+            // Apache adds the levels one by one, each parent updating below itself.
+            let parents: Vec<String> =
+                created.iter().map(|d| d.path.rsplit_once('.').map_or("", |(p, _)| p).to_string()).collect();
+            self.install(new, Some(&parents));
         }
         Ok((leaf, created.into_iter().map(|d| d.path).collect()))
     }
@@ -51,7 +53,7 @@ impl Scheduler {
     pub fn delete_dynamic_queue(&mut self, path: &str) -> Result<(), String> {
         let new = self.state.config.without_dynamic(path).map_err(|e| e.to_string())?;
         let parent = path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
-        self.install(new, Some(&parent));
+        self.install(new, Some(&[parent]));
         Ok(())
     }
 
@@ -89,9 +91,10 @@ impl Scheduler {
 
     /// Swaps `new` in with every surviving queue's usage carried over by path. A refresh
     /// (`changed_under` None) orders each parent's children as Apache's refreshed parents
-    /// do and updates every queue; a queue created or deleted under a parent keeps every
-    /// other queue's place and updates that parent's subtree alone, as Apache does.
-    fn install(&mut self, new: SchedulerConfig, changed_under: Option<&str>) {
+    /// do and updates every queue; queues created or deleted under parents keep every
+    /// other queue's place and update those parents' subtrees alone, in turn, as Apache
+    /// does.
+    fn install(&mut self, new: SchedulerConfig, changed_under: Option<&[String]>) {
         let refreshed = changed_under.is_none();
         let mut tree = QueueTree::build(&new);
         // check_refresh found the states the rules allow.
@@ -134,8 +137,14 @@ impl Scheduler {
                 self.count_runnable(leaf, 1);
             }
         }
-        match changed_under.and_then(|p| self.state.queues.index_of_path(p)) {
-            Some(parent) => self.resize_under(parent),
+        match changed_under {
+            Some(parents) => {
+                for parent in parents {
+                    if let Some(p) = self.state.queues.index_of_path(parent) {
+                        self.resize_under(p);
+                    }
+                }
+            }
             None => {
                 self.resize_cluster();
                 self.rerun_waiting_after_refresh();

@@ -109,6 +109,12 @@ final class RandomScenario {
     private final Random moveReservation;
     /** Placement rules and users' groups, for about a fifth of the seeds. */
     private final Random placement;
+    /** Auto-created queues, for about a quarter of the seeds. */
+    private final Random autoQueues;
+    /** The parent that creates queues (auto-queue-creation-v2), else null. */
+    private Queue creatingParent;
+    /** Queues submissions asked for under {@link #creatingParent}, so far. */
+    private int dynamicNames;
     /** The cluster line's users and groups when placement rules are on, else null. */
     private String groupsMapping;
     /** The soak's length in steps (0: a scenario of the comparison, 25 to 59 steps). */
@@ -158,6 +164,7 @@ final class RandomScenario {
       lazy = new Random(seed * 0xD6E8FEB86659FD93L + 7);
       moveReservation = new Random(seed * 0xA0761D6478BD642FL + 8);
       placement = new Random(seed * 0x2545F4914F6CDD1DL + 9);
+      autoQueues = new Random(seed * 0x94D049BB133111EBL + 10);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -184,6 +191,7 @@ final class RandomScenario {
       chooseTree();
       choosePreemption();
       choosePlacement();
+      chooseAutoQueues();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
@@ -291,6 +299,62 @@ final class RandomScenario {
         global.put("queue-mappings-override.enable", "true");
         features.add("placement:override");
       }
+    }
+
+    // ---- auto-created queues ---------------------------------------------------------
+
+    /**
+     * For about a quarter of the seeds: one top-level parent creates queues
+     * ({@code auto-queue-creation-v2}), sometimes with templates, a small max-queues or a
+     * deeper depth; some submissions then name queues below it that do not exist yet (see
+     * {@link #submit}). Under a parent whose children use percentages or absolute
+     * resources, Apache refuses to create them: that is compared too.
+     */
+    private void chooseAutoQueues() {
+      if (autoQueues.nextInt(4) != 0) {
+        return;
+      }
+      creatingParent = root.children.get(autoQueues.nextInt(root.children.size()));
+      Map<String, String> c = creatingParent.settings;
+      c.put("auto-queue-creation-v2.enabled", "true");
+      features.add("autoqueue:v2");
+      if (autoQueues.nextInt(3) == 0) {
+        c.put("auto-queue-creation-v2.max-queues", Integer.toString(creatingParent.children.size() + 1
+            + autoQueues.nextInt(2)));
+        features.add("autoqueue:max-queues");
+      }
+      if (autoQueues.nextInt(2) == 0) {
+        c.put("auto-queue-creation-v2.template.capacity", (1 + autoQueues.nextInt(3)) + "w");
+        c.put("auto-queue-creation-v2.leaf-template.maximum-capacity", pick("50", "80", "100"));
+        features.add("autoqueue:template");
+      }
+      if (autoQueues.nextInt(3) == 0) {
+        c.put("auto-queue-creation-v2.leaf-template.user-limit-factor", pick("1", "2"));
+        c.put("auto-queue-creation-v2.leaf-template.maximum-am-resource-percent", pick("0.2", "0.5"));
+        features.add("autoqueue:leaf-template-limits");
+      }
+      if (autoQueues.nextInt(4) == 0) {
+        c.put("auto-queue-creation-v2.maximum-queue-depth", "3");
+        features.add("autoqueue:maximum-queue-depth");
+      }
+    }
+
+    /** A queue under the creating parent that may not exist yet: one, two or three levels. */
+    private String dynamicQueue() {
+      String parent = "root." + creatingParent.name;
+      int name = autoQueues.nextInt(dynamicNames + 2);
+      dynamicNames = Math.max(dynamicNames, name + 1);
+      int depth = autoQueues.nextInt(6);
+      if (depth < 3) {
+        features.add("event:submit-auto-created");
+        return parent + ".d" + name;
+      }
+      if (depth < 5) {
+        features.add("event:submit-auto-created-two-levels");
+        return parent + ".g" + autoQueues.nextInt(2) + ".d" + name;
+      }
+      features.add("event:submit-auto-created-three-levels");
+      return parent + ".g0.h" + autoQueues.nextInt(2) + ".d" + name;
     }
 
     // ---- capacity preemption ---------------------------------------------------------
@@ -880,6 +944,8 @@ final class RandomScenario {
         // Named no queue: the placement rules decide.
         queue = "default";
         features.add("event:submit-placed");
+      } else if (creatingParent != null && autoQueues.nextInt(3) == 0) {
+        queue = dynamicQueue();
       }
       StringBuilder line = new StringBuilder(String.format("app %s queue=%s user=u%d", app, queue, r.nextInt(4)));
       int kind = r.nextInt(12);
