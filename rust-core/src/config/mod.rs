@@ -75,6 +75,9 @@ pub struct GlobalSettings {
     pub user_metrics_enabled: bool,
     /// The capacity preemption policy's settings (see [`preemption`]).
     pub preemption: PreemptionSettings,
+    /// `auto-queue-creation-v2.queue-expiration-time`: seconds an idle created queue
+    /// stays before the deletion policy may delete it.
+    pub auto_queue_expiration_secs: i64,
 }
 
 impl GlobalSettings {
@@ -105,6 +108,7 @@ impl Default for GlobalSettings {
             placement: PlacementRules::default(),
             user_metrics_enabled: false,
             preemption: PreemptionSettings::default(),
+            auto_queue_expiration_secs: autoqueue::DEFAULT_EXPIRATION_SECS,
         }
     }
 }
@@ -415,5 +419,10 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
         placement: mapping::read(r),
         user_metrics_enabled: r.boolean(None, &key("user-metrics.enable"), d.user_metrics_enabled),
         preemption: PreemptionSettings::read(r),
+        auto_queue_expiration_secs: r.int(
+            None,
+            &key("auto-queue-creation-v2.queue-expiration-time"),
+            d.auto_queue_expiration_secs,
+        ),
     }
 }

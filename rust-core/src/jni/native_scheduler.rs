@@ -502,6 +502,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native String[] deleteExpiredQueues(long handle)`: one round of the deletion of
+/// idle auto-created queues (Apache's `AutoCreatedQueueDeletionPolicy`); the paths deleted.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_deleteExpiredQueues<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
+        let deleted = ops::delete_expired_queues(handle_ref(handle)?)?;
+        new_strings(env, &deleted)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native String[] dynamicQueueKeys(long handle)`: the configuration keys of the
 /// queues created at run time, as `[name, value, …]` (their templates written in).
 #[unsafe(no_mangle)]

@@ -356,7 +356,28 @@ pub fn submit(h: &Handle, submission: &Submission) -> NativeResult<AppKey> {
     let (am, id) = (submission.am_resource, submission.app_id);
     let limit = if submission.recovering { LARGEST } else { h.maximum_allocation() };
     size(am.memory_mb, am.vcores, limit, || format!("the ApplicationMaster of application {}_{}", id.0, id.1))?;
-    h.with(|s| s.submit(submission))?.map(|(key, _)| key).map_err(|rejection| NativeError::Rejected(rejection.0))
+    h.with(|s| {
+        s.set_clock(monotonic_ms());
+        s.submit(submission)
+    })?
+    .map(|(key, _)| key)
+    .map_err(|rejection| NativeError::Rejected(rejection.0))
+}
+
+/// Milliseconds on a monotonic clock (as Java's `Time.monotonicNow`, with its own origin):
+/// the time auto-created queues' idleness is measured in.
+fn monotonic_ms() -> i64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let origin = *ORIGIN.get_or_init(std::time::Instant::now);
+    i64::try_from(origin.elapsed().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// One round of the deletion of idle auto-created queues, now; the paths deleted.
+pub fn delete_expired_queues(h: &Handle) -> NativeResult<Vec<String>> {
+    h.with(|s| {
+        s.set_clock(monotonic_ms());
+        s.delete_expired_queues()
+    })
 }
 
 /// The full path of the leaf an application runs in.

@@ -88,6 +88,10 @@ pub enum Step {
     Preempt,
     /// `wait SECONDS`: the preemption policy's clock moves on.
     Wait { seconds: i64 },
+    /// `expire-queues`: the auto-created queues' expiration time passes, and the deletion
+    /// of idle auto-created queues runs twice (it marks a queue in one round and deletes it
+    /// in the next).
+    ExpireQueues,
 }
 
 impl Step {
@@ -115,6 +119,7 @@ impl Step {
             Step::Show { .. } => "show",
             Step::Preempt => "preempt",
             Step::Wait { .. } => "wait",
+            Step::ExpireQueues => "expire-queues",
         }
     }
 }

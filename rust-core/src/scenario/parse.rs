@@ -199,6 +199,7 @@ impl Scenario {
                 "expect" => steps.push((line_no, Step::Expect(parse_expectation(&positional, &named).map_err(err)?))),
                 "show" => steps.push((line_no, Step::Show { queue: first("a queue")? })),
                 "preempt" => steps.push((line_no, Step::Preempt)),
+                "expire-queues" => steps.push((line_no, Step::ExpireQueues)),
                 "wait" => {
                     let s = positional.first().ok_or_else(|| err("'wait' needs a number of seconds".into()))?;
                     let seconds = s.parse().map_err(|_| err(format!("bad number of seconds {s}")))?;

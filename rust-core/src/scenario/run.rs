@@ -139,6 +139,7 @@ impl Runner {
                     placed,
                 };
                 self.next_app_id += 1;
+                self.scheduler.set_clock(self.clock_ms);
                 match self.scheduler.submit(&sub) {
                     Err(r) => {
                         self.rejected.insert(name.clone(), r.0.clone());
@@ -302,6 +303,18 @@ impl Runner {
             Step::Wait { seconds } => {
                 self.clock_ms += seconds * 1000;
                 Ok(format!("{seconds} s pass"))
+            }
+            Step::ExpireQueues => {
+                let expiration = self.scheduler.state().config.global.auto_queue_expiration_secs;
+                self.clock_ms += (expiration + 1) * 1000 + 100;
+                self.scheduler.set_clock(self.clock_ms);
+                let mut deleted = self.scheduler.delete_expired_queues();
+                deleted.extend(self.scheduler.delete_expired_queues());
+                Ok(if deleted.is_empty() {
+                    "no queue deleted".into()
+                } else {
+                    format!("deleted {}", deleted.join(", "))
+                })
             }
             Step::Expect(e) => self.check(e).map_err(err),
             Step::Show { queue } => {

@@ -34,6 +34,8 @@ impl Scheduler {
         if sub.recovering {
             self.state.queues.recover_draining(queue);
         }
+        let path = self.state.queues.get(queue).path().to_string();
+        self.note_used(&path);
         let key = self.state.next_app;
         self.state.next_app += 1;
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);

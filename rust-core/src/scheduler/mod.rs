@@ -8,6 +8,7 @@
 
 mod activation;
 mod apps;
+mod expiry;
 mod heartbeat;
 mod nodes;
 mod refresh;
@@ -108,6 +109,8 @@ pub struct Scheduler {
     /// What applications waiting for their AM container were told since the last
     /// [`Scheduler::take_am_diagnoses`], in order.
     am_diagnoses: Vec<(AppKey, AmDiagnosis)>,
+    /// The clock and memory of the deletion of idle auto-created queues.
+    expiry: expiry::QueueExpiry,
 }
 
 impl Scheduler {
@@ -121,6 +124,7 @@ impl Scheduler {
             preemption: Preemption::default(),
             killed: Vec::new(),
             am_diagnoses: Vec::new(),
+            expiry: expiry::QueueExpiry::default(),
         };
         scheduler.resize_cluster();
         scheduler
@@ -134,7 +138,13 @@ impl Scheduler {
     /// A scheduler over a hand-made state (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn from_state_for_tests(state: State) -> Self {
-        Scheduler { state, preemption: Preemption::default(), killed: Vec::new(), am_diagnoses: Vec::new() }
+        Scheduler {
+            state,
+            preemption: Preemption::default(),
+            killed: Vec::new(),
+            am_diagnoses: Vec::new(),
+            expiry: expiry::QueueExpiry::default(),
+        }
     }
 
     /// The state, to change by hand (unit tests of the decision functions).

@@ -44,6 +44,9 @@ impl Scheduler {
             let parents: Vec<String> =
                 created.iter().map(|d| d.path.rsplit_once('.').map_or("", |(p, _)| p).to_string()).collect();
             self.install(new, Some(&parents));
+            for parent in &parents {
+                self.note_used(parent);
+            }
         }
         Ok((leaf, created.into_iter().map(|d| d.path).collect()))
     }

@@ -335,3 +335,55 @@ fn an_application_recovered_into_a_stopped_leaf_drains_it_and_its_stopped_parent
     s.remove_app(key);
     assert_eq!((state(&s, "root.p.a"), state(&s, "root.p")), (RuntimeState::Stopped, RuntimeState::Stopped));
 }
+
+/// Flexible auto-creation: a submission creates its leaf (and a parent), configured by the
+/// templates; a placed submission that cannot create its queue is told why; created queues
+/// survive a refresh; idle ones go after two deletion rounds past their expiration time,
+/// a parent a round after its last child.
+#[test]
+fn created_queues_live_until_idle_past_their_expiration() {
+    let weights = "<property><name>yarn.scheduler.capacity.root.queues</name><value>a,u</value></property>
+        <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>1w</value></property>
+        <property><name>yarn.scheduler.capacity.root.u.capacity</name><value>1w</value></property>
+        <property><name>yarn.scheduler.capacity.root.u.auto-queue-creation-v2.enabled</name><value>true</value></property>
+        <property><name>yarn.scheduler.capacity.root.u.auto-queue-creation-v2.leaf-template.maximum-capacity</name><value>50</value></property>
+        <property><name>yarn.scheduler.capacity.auto-queue-creation-v2.queue-expiration-time</name><value>10</value></property>";
+    let xml = format!("<configuration>{weights}</configuration>");
+    let config = || SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+    let mut s = Scheduler::new(config(), 0);
+    s.add_node("n1", "h1", "/r", Resource::new(16 * GB, 16));
+    s.set_clock(1_000);
+    let app = submit(&mut s, 1, "root.u.alice", "alice");
+    submit(&mut s, 2, "root.u.team.bob", "bob");
+    let leaf = s.state().queues.index_of_path("root.u.alice").expect("created");
+    let q = s.state().queues.get(leaf);
+    assert!(q.config.dynamic && q.is_leaf());
+    assert_eq!(q.config.user_limit_factor, -1.0);
+    assert_eq!(q.config.maximum_am_resource_percent, 1.0);
+    assert_eq!(q.config.maximum_capacity, crate::config::MaxCapacitySpec::Percent(50.0));
+    assert!(!s.state().queues.get(s.state().queues.index_of_path("root.u.team").unwrap()).is_leaf());
+
+    let mut placed = Submission::new(3, "root.a.x", "carol", Resource::new(GB, 1));
+    placed.placed = true;
+    let refused = s.submit(&placed).expect_err("root.a is a leaf");
+    assert_eq!(
+        refused.0,
+        "Application application_1_0003 submission by user : carol to  queue : root.a.x failed : Could not auto create hierarchy of root.a.x. Queue root.a is not a ParentQueue."
+    );
+
+    s.refresh(config()).expect("the same file again");
+    assert!(s.state().queues.index_of_path("root.u.team.bob").is_some(), "a refresh keeps created queues");
+
+    // alice's leaf still has her application; bob's has none.
+    let bob = s.state().apps.iter().find(|(_, a)| a.user == "bob").map(|(k, _)| *k).unwrap();
+    s.remove_app(bob);
+    s.set_clock(20_000);
+    assert!(s.delete_expired_queues().is_empty(), "the first round only marks");
+    assert_eq!(s.delete_expired_queues(), vec!["root.u.team.bob".to_string()]);
+    assert!(s.delete_expired_queues().is_empty(), "the parent is marked a round after its child went");
+    assert_eq!(s.delete_expired_queues(), vec!["root.u.team".to_string()]);
+    s.remove_app(app);
+    assert!(s.delete_expired_queues().is_empty());
+    assert_eq!(s.delete_expired_queues(), vec!["root.u.alice".to_string()]);
+    assert!(s.state().invariant_violations().is_empty());
+}

@@ -332,6 +332,11 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::dynamicQueueKeys);
   }
 
+  /** One round of the deletion of idle auto-created queues; the paths deleted. */
+  String[] deleteExpiredQueues() {
+    return whileOpen(NativeScheduler::deleteExpiredQueues);
+  }
+
   String[] queuePaths() {
     return whileOpen(NativeScheduler::queuePaths);
   }
@@ -508,6 +513,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native String[] queuePaths(long handle);
 
   private static native String[] dynamicQueueKeys(long handle);
+
+  private static native String[] deleteExpiredQueues(long handle);
 
   private static native QueueReport queueReport(long handle);
 

@@ -588,6 +588,27 @@ public class RustCapacityScheduler
   }
 
   /**
+   * One round of the deletion of idle auto-created queues ({@link RustQueueDeletionPolicy}):
+   * the core deletes the created queues that stayed unused past their expiration time, and
+   * the queue directory follows (their metrics stay registered, as Apache's do).
+   */
+  void deleteExpiredQueues() {
+    writeLock.lock();
+    try {
+      String[] deleted = core.deleteExpiredQueues();
+      if (deleted.length > 0) {
+        rebuildQueues(conf);
+        LOG.info("Deleted idle auto-created queue(s): {}", String.join(", ", deleted));
+      }
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
    * One round of capacity preemption ({@link RustPreemptionPolicy}): the core decides which
    * containers to mark, kill or unreserve, and each decision goes to the RM's dispatcher as
    * the event Apache's policy sends, to be applied on the scheduler's event thread. A

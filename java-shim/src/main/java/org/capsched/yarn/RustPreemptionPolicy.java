@@ -73,7 +73,8 @@ public final class RustPreemptionPolicy implements SchedulingEditPolicy {
 
   /**
    * The RM's configuration with the scheduling monitors this scheduler can run: where
-   * Apache's preemption policy is named, this one; Apache's queue-management policies,
+   * Apache's preemption policy is named, this one; where Apache's deletion of idle
+   * auto-created queues is, {@link RustQueueDeletionPolicy}; Apache's other queue policies,
    * which work on Apache's scheduler's queues alone, dropped with a warning (an RM with
    * them listed would otherwise fail to start). {@code conf} itself is left alone.
    */
@@ -89,6 +90,10 @@ public final class RustPreemptionPolicy implements SchedulingEditPolicy {
         LOG.info("Scheduling monitor: {} is named; this scheduler runs its own capacity "
             + "preemption, {}, with the same keys", policy, RustPreemptionPolicy.class.getName());
         policy = RustPreemptionPolicy.class.getName();
+      } else if (policy.equals(RustQueueDeletionPolicy.APACHE_POLICY)) {
+        LOG.info("Scheduling monitor: {} is named; this scheduler deletes idle auto-created "
+            + "queues with {}, by the same keys", policy, RustQueueDeletionPolicy.class.getName());
+        policy = RustQueueDeletionPolicy.class.getName();
       } else if (policy.startsWith(
           "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.")) {
         LOG.warn("Scheduling monitor: {} works on Apache's CapacityScheduler only; this "

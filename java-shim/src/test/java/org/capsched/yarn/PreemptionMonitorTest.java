@@ -14,8 +14,8 @@ import org.junit.Test;
 
 /**
  * The scheduling monitors an operator's yarn-site.xml names, as this scheduler runs them:
- * where Apache's preemption policy is named, ours; Apache's CapacityScheduler-only
- * queue-management policies left out (they would stop the RM from starting); anything else
+ * where Apache's preemption policy or its deletion of idle auto-created queues is named,
+ * ours; Apache's other CapacityScheduler-only queue-management policies left out (they would stop the RM from starting); anything else
  * as named. (PreemptionIT starts a real RM from YARN's default list.)
  */
 public class PreemptionMonitorTest {
@@ -57,6 +57,17 @@ public class PreemptionMonitorTest {
         ProportionalCapacityPreemptionPolicy.class.getName());
     assertArrayEquals(new String[] {RustPreemptionPolicy.class.getName()},
         RustPreemptionPolicy.monitorsFor(both).getTrimmedStrings(
+            YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES));
+  }
+
+  @Test
+  public void apachesDeletionOfIdleAutoCreatedQueuesIsRunAsOurs() {
+    Configuration conf = monitors(true, ProportionalCapacityPreemptionPolicy.class.getName(),
+        "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity."
+            + "AutoCreatedQueueDeletionPolicy");
+    assertArrayEquals(new String[] {RustPreemptionPolicy.class.getName(),
+        RustQueueDeletionPolicy.class.getName()},
+        RustPreemptionPolicy.monitorsFor(conf).getTrimmedStrings(
             YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES));
   }
 

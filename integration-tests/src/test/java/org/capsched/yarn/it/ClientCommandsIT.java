@@ -30,7 +30,8 @@ import org.junit.Test;
  * What a user sees from the stock command-line clients against a real ResourceManager
  * running our scheduler with real NodeManagers: {@code yarn queue -status},
  * {@code mapred queue -list / -showacls}, {@code yarn application -status} of a rejected
- * submission, {@code -movetoqueue} (allowed and refused) and {@code -updatePriority}.
+ * submission, {@code -movetoqueue} (allowed and refused), {@code -updatePriority}, a
+ * submission placed by a mapping rule and one that creates its queue.
  */
 public class ClientCommandsIT {
 
@@ -41,6 +42,10 @@ public class ClientCommandsIT {
     // A placement rule for whoever runs the test: submissions naming no queue go to qa.
     String me = UserGroupInformation.getCurrentUser().getShortUserName();
     extra.set("yarn.scheduler.capacity.queue-mappings", "u:" + me + ":qa");
+    // marketing creates the queues submissions name under it (one configured, by weight).
+    extra.set("yarn.scheduler.capacity.root.marketing.queues", "campaigns");
+    extra.set("yarn.scheduler.capacity.root.marketing.campaigns.capacity", "1w");
+    extra.set("yarn.scheduler.capacity.root.marketing.auto-queue-creation-v2.enabled", "true");
     try (MiniCluster cluster = MiniCluster.start("clients", 1, MiniCluster.sampleConfiguration(),
         extra);
         YarnClient yarn = YarnClient.createYarnClient()) {
@@ -118,6 +123,19 @@ public class ClientCommandsIT {
       Output placedStatus = run(new ApplicationCLI(), conf, "application", "-status", placed.toString());
       assertTrue(placedStatus.out, placedStatus.out.contains("Queue : root.engineering.qa"));
       yarn.killApplication(placed);
+
+      // A submission naming a queue that does not exist yet under marketing creates it: the
+      // RM's report, yarn queue -status and mapred queue -list all show it.
+      ApplicationId created = submit(yarn, "root.marketing.adhoc", 0);
+      waitForState(yarn, created, YarnApplicationState.ACCEPTED);
+      assertEquals("root.marketing.adhoc", yarn.getApplicationReport(created).getQueue());
+      Output createdStatus = run(new QueueCLI(), conf, "-status", "root.marketing.adhoc");
+      assertEquals(createdStatus.err, 0, createdStatus.code);
+      assertTrue(createdStatus.out, createdStatus.out.contains("Queue Path : root.marketing.adhoc"));
+      // A created queue weighs 1, as Apache's do (a weight's share shows as capacity 0).
+      assertTrue(createdStatus.out, createdStatus.out.contains("Weight : 1.00"));
+      assertTrue(runMapred(conf, "-list").out.contains("Queue Name : adhoc"));
+      yarn.killApplication(created);
 
       assertTrue(ConsistencyCheck.of(cluster.scheduler()).isEmpty());
       yarn.killApplication(app);

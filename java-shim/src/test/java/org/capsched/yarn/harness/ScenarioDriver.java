@@ -66,8 +66,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnSched
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AbstractLeafQueue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCreatedQueueDeletionPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMContainerLaunchDiagnosticsConstants;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -76,6 +78,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.NodeUpdateS
 import org.capsched.yarn.ConsistencyCheck;
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.RustPreemptionPolicy;
+import org.capsched.yarn.RustQueueDeletionPolicy;
 import org.apache.hadoop.yarn.util.ControlledClock;
 
 /**
@@ -159,6 +162,8 @@ public final class ScenarioDriver implements AutoCloseable {
   private final ControlledClock clock = new ControlledClock();
   /** The preemption policy the {@code preempt} step runs, made at its first round. */
   private SchedulingEditPolicy preemption;
+  /** The deletion of idle auto-created queues, made at the first {@code expire-queues}. */
+  private SchedulingEditPolicy queueDeletion;
   /**
    * Apache's policy only: the selectors that chose containers in some round (simple class
    * names), for the coverage report — which of its selectors a scenario reached.
@@ -343,6 +348,9 @@ public final class ScenarioDriver implements AutoCloseable {
       break;
     case "preempt":
       preempt();
+      break;
+    case "expire-queues":
+      expireQueues();
       break;
     case "wait":
       clock.tickMsec(Long.parseLong(words.get(1)) * 1000);
@@ -721,6 +729,32 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     rm.drainEvents();
     allocateAll();
+  }
+
+  /**
+   * The auto-created queues' expiration time passes on the real clock (both schedulers'
+   * deletion policies measure idleness on the JVM's monotonic clock), then the deletion
+   * policy — Apache's {@code AutoCreatedQueueDeletionPolicy} with Apache's scheduler, ours
+   * with ours, one instance for the run as the scheduling monitor keeps one — runs twice:
+   * a queue it marks in one round it deletes in the next.
+   */
+  private void expireQueues() throws Exception {
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    if (queueDeletion == null) {
+      queueDeletion = scheduler instanceof CapacityScheduler
+          ? new AutoCreatedQueueDeletionPolicy() : new RustQueueDeletionPolicy();
+      queueDeletion.init(conf, rm.getRMContext(), scheduler);
+    }
+    Configuration loaded = scheduler instanceof CapacityScheduler
+        ? ((CapacityScheduler) scheduler).getConfiguration()
+        : ((RustCapacityScheduler) scheduler).getConfiguration();
+    long seconds = loaded.getLong(CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
+        CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME);
+    Thread.sleep((seconds + 1) * 1000 + 100);
+    for (int round = 0; round < 2; round++) {
+      queueDeletion.editSchedule();
+      rm.drainEvents();
+    }
   }
 
   /** Reads the round's candidates per selector, which Apache's policy keeps for its tests. */
