@@ -127,6 +127,19 @@ impl Scheduler {
                 q.reserved = old.reserved;
             }
         }
+        if !refreshed {
+            // A created queue without a state of its own takes its parent's as it runs
+            // (Apache's QueueStateHelper: a draining parent's child is stopped).
+            for i in 0..tree.queues.len() {
+                let fresh = self.state.queues.index_of_path(tree.queues[i].path()).is_none();
+                if let (true, false, Some(p)) = (fresh, tree.queues[i].config.state_set, tree.queues[i].config.parent) {
+                    tree.queues[i].state = match tree.queues[p].state {
+                        RuntimeState::Draining => RuntimeState::Stopped,
+                        s => s,
+                    };
+                }
+            }
+        }
         for app in self.state.apps.values_mut() {
             let path = self.state.queues.get(app.queue).path();
             app.queue = tree.index_of_path(path).expect("refresh rules keep every queue that has applications");
