@@ -11,6 +11,7 @@
 use super::queue::{queue_key, QueueConfig, ROOT};
 use super::{global_key, CapacitySpec, Properties, PREFIX};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// `<q>.auto-queue-creation-v2.max-queues`' default: children a parent may have.
 pub const DEFAULT_MAX_QUEUES: i64 = 1000;
@@ -87,9 +88,11 @@ pub fn template_for(props: &Properties, parent: &str, leaf: bool) -> Vec<(String
 /// - any other template key is written unless the file sets it for that path.
 pub fn with_dynamic_queues(props: &Properties, dynamic: &[DynamicQueue]) -> Properties {
     let mut out = props.clone();
+    // Siblings share their parent's templates: work each out once.
+    let mut templates: HashMap<(&str, bool), Vec<(String, String)>> = HashMap::new();
     for d in dynamic {
         let Some((parent, _)) = d.path.rsplit_once('.') else { continue };
-        let template = template_for(props, parent, !d.parent);
+        let template = templates.entry((parent, !d.parent)).or_insert_with(|| template_for(props, parent, !d.parent));
         let own_prefix = format!("{PREFIX}{}.", d.path);
         let explicit = |key: &str| props.get_raw(&format!("{own_prefix}{key}")).is_some();
         if !d.parent {
@@ -100,7 +103,7 @@ pub fn with_dynamic_queues(props: &Properties, dynamic: &[DynamicQueue]) -> Prop
             let value = template.iter().find(|(k, _)| k == acl).map_or(" ", |(_, v)| v.as_str());
             out.overlay(&queue_key(&d.path, acl), value);
         }
-        for (key, value) in &template {
+        for (key, value) in template.iter() {
             if key.starts_with("acl_submit_applications") || key.starts_with("acl_administer_queue") || explicit(key) {
                 continue;
             }

@@ -5,7 +5,7 @@
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// Hadoop gives up on variable expansion after this many substitutions (`MAX_SUBST`).
@@ -43,8 +43,8 @@ struct Entry {
 /// The properties of one or more configuration files, in Hadoop's override order.
 #[derive(Debug, Clone, Default)]
 pub struct Properties {
-    /// Raw definitions by trimmed name.
-    entries: HashMap<String, Entry>,
+    /// Raw definitions by trimmed name, in name order (so names with a prefix are a range).
+    entries: BTreeMap<String, Entry>,
     /// Java system properties, consulted first during `${var}` expansion as Hadoop does.
     system: HashMap<String, String>,
     /// Names marked final: later definitions are ignored.
@@ -130,7 +130,11 @@ impl Properties {
 
     /// All property names that start with `prefix`.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries.iter().filter(move |(k, e)| k.starts_with(prefix) && e.value.is_some()).map(|(k, _)| k.as_str())
+        self.entries
+            .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .filter(|(_, e)| e.value.is_some())
+            .map(|(k, _)| k.as_str())
     }
 
     /// Number of properties defined.

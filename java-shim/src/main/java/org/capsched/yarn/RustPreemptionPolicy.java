@@ -43,12 +43,7 @@ public final class RustPreemptionPolicy implements SchedulingEditPolicy {
 
   @Override
   public void init(Configuration config, RMContext context, ResourceScheduler sched) {
-    if (!(sched instanceof RustCapacityScheduler)) {
-      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
-          + " not instance of " + RustCapacityScheduler.class.getCanonicalName()
-          + ": RustPreemptionPolicy preempts for the Rust capacity scheduler only");
-    }
-    scheduler = (RustCapacityScheduler) sched;
+    scheduler = ours(sched, "RustPreemptionPolicy preempts");
     LOG.info("Capacity preemption by the Rust core, every {} ms", getMonitoringInterval());
   }
 
@@ -69,6 +64,20 @@ public final class RustPreemptionPolicy implements SchedulingEditPolicy {
   @Override
   public String getPolicyName() {
     return "RustPreemptionPolicy";
+  }
+
+  /**
+   * {@code sched} as this scheduler, for a monitor policy that works on it alone; for any
+   * other scheduler, the exception Apache's policies throw, saying {@code what} the policy
+   * does and for which scheduler.
+   */
+  static RustCapacityScheduler ours(ResourceScheduler sched, String what) {
+    if (!(sched instanceof RustCapacityScheduler)) {
+      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
+          + " not instance of " + RustCapacityScheduler.class.getCanonicalName()
+          + ": " + what + " for the Rust capacity scheduler only");
+    }
+    return (RustCapacityScheduler) sched;
   }
 
   /**

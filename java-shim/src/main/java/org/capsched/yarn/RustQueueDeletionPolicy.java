@@ -1,7 +1,6 @@
 package org.capsched.yarn;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.yarn.exceptions.YarnRuntimeException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.monitor.SchedulingEditPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
@@ -31,12 +30,7 @@ public final class RustQueueDeletionPolicy implements SchedulingEditPolicy {
 
   @Override
   public void init(Configuration config, RMContext context, ResourceScheduler sched) {
-    if (!(sched instanceof RustCapacityScheduler)) {
-      throw new YarnRuntimeException("Class " + sched.getClass().getCanonicalName()
-          + " not instance of " + RustCapacityScheduler.class.getCanonicalName()
-          + ": RustQueueDeletionPolicy deletes queues of the Rust capacity scheduler only");
-    }
-    scheduler = (RustCapacityScheduler) sched;
+    scheduler = RustPreemptionPolicy.ours(sched, "RustQueueDeletionPolicy deletes queues");
     long seconds = scheduler.acceptedConfiguration().getLong(
         CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
         CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME);
