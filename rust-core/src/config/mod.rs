@@ -176,6 +176,18 @@ impl SchedulerConfig {
         cluster: ClusterSettings,
         dynamic: Vec<DynamicQueue>,
     ) -> Result<Self, ConfigErrors> {
+        Self::read(props, cluster, dynamic, true)
+    }
+
+    /// Reads `props` with the queues in `dynamic` created; `check_rules`: the placement
+    /// rules are checked against the tree, as at a load or a refresh (Apache checks them
+    /// then, not when a queue is created or deleted).
+    fn read(
+        props: std::sync::Arc<Properties>,
+        cluster: ClusterSettings,
+        dynamic: Vec<DynamicQueue>,
+        check_rules: bool,
+    ) -> Result<Self, ConfigErrors> {
         let overlaid;
         let read_from = if dynamic.is_empty() {
             &*props
@@ -193,7 +205,7 @@ impl SchedulerConfig {
         if errors.is_empty() {
             errors.extend(validate::validate(&queues, &cluster, global.resource_calculator));
         }
-        if errors.is_empty() {
+        if errors.is_empty() && check_rules {
             errors.extend(mapping::validate(&global.placement.rules, &mapping::ConfiguredQueues::new(&queues)));
         }
         if !errors.is_empty() {
@@ -225,7 +237,7 @@ impl SchedulerConfig {
     /// The same file read again with other run-time queues, keeping what the scheduler
     /// decided when it took the file (the resource calculator it runs with).
     fn rebuilt_with(&self, dynamic: Vec<DynamicQueue>) -> Result<Self, ConfigErrors> {
-        let mut new = Self::with_dynamic(self.properties.clone(), self.cluster, dynamic)?;
+        let mut new = Self::read(self.properties.clone(), self.cluster, dynamic, false)?;
         new.global.resource_calculator = self.global.resource_calculator;
         Ok(new)
     }
@@ -238,14 +250,16 @@ impl SchedulerConfig {
             return Ok(new);
         }
         let mut kept: Vec<DynamicQueue> = Vec::new();
+        let mut kept_paths: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for d in &self.dynamic {
             let parent = d.path.rsplit_once('.').map_or("", |(p, _)| p);
             if new.queue_index(&d.path).is_some() {
                 continue;
             }
-            let parent_exists = new.queue_index(parent).is_some_and(|i| !new.queues[i].is_leaf())
-                || kept.iter().any(|k| k.path == parent);
+            let parent_exists =
+                new.queue_index(parent).is_some_and(|i| !new.queues[i].is_leaf()) || kept_paths.contains(parent);
             if parent_exists {
+                kept_paths.insert(&d.path);
                 kept.push(d.clone());
             }
         }

@@ -244,21 +244,35 @@ pub(crate) fn read_queue_tree(
 ) -> Vec<QueueConfig> {
     let mut queues: Vec<QueueConfig> = Vec::new();
     let mut stack: Vec<(String, Option<usize>)> = vec![(ROOT.to_string(), None)];
+    // The created queues by path, and each parent's created children in creation order.
+    let created_by_path: std::collections::HashMap<&str, &DynamicQueue> =
+        dynamic.iter().map(|d| (d.path.as_str(), d)).collect();
+    let mut created_under: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    for d in dynamic {
+        if let Some((p, name)) = d.path.rsplit_once('.') {
+            created_under.entry(p).or_default().push(name);
+        }
+    }
     // Depth-first, children in file order; a parent is always pushed before its children.
     while let Some((path, parent)) = stack.pop() {
         let index = queues.len();
-        let mut children = child_names(r, &path);
-        let created = dynamic.iter().find(|d| d.path == path);
-        for d in dynamic {
-            match d.path.rsplit_once('.') {
-                Some((p, name)) if p == path && !children.iter().any(|c| c == name) => children.push(name.to_string()),
-                _ => {}
+        let created = created_by_path.get(path.as_str()).copied();
+        // A created queue is what it was created as, whatever keys its templates write:
+        // its children are the queues created under it.
+        let mut children = if created.is_some() { Vec::new() } else { child_names(r, &path) };
+        for &name in created_under.get(path.as_str()).map(Vec::as_slice).unwrap_or(&[]) {
+            if !children.iter().any(|c| c == name) {
+                children.push(name.to_string());
             }
         }
-        let auto_create = r.boolean(Some(&path), &queue_key(&path, "auto-create-child-queue.enabled"), false);
-        let auto_v2 = created.is_some_and(|d| d.parent)
-            || r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.enabled"), false);
-        let reservable = children.is_empty() && r.boolean(Some(&path), &queue_key(&path, "reservable"), false);
+        let auto_create =
+            created.is_none() && r.boolean(Some(&path), &queue_key(&path, "auto-create-child-queue.enabled"), false);
+        let auto_v2 = match created {
+            Some(d) => d.parent,
+            None => r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.enabled"), false),
+        };
+        let reservable =
+            created.is_none() && children.is_empty() && r.boolean(Some(&path), &queue_key(&path, "reservable"), false);
         if reservable {
             children.push(format!("{}{RESERVATION_DEFAULT_SUFFIX}", path.rsplit('.').next().unwrap_or(&path)));
         }

@@ -502,6 +502,27 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean creationDenied(long handle, String queue, String user, String[] groups)`:
+/// a submission by `user` to the missing `queue` would create a queue whose ACLs (its
+/// templates', its parents') refuse the user.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_creationDenied<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    queue: JString<'l>,
+    user: JString<'l>,
+    groups: JObjectArray<'l, JString<'l>>,
+) -> jboolean {
+    env.with_env(|env| -> NativeResult<jboolean> {
+        let queue = read_string(env, &queue, "queue")?;
+        let user = read_string(env, &user, "user")?;
+        let groups = read_strings(env, &groups, "group")?;
+        ops::creation_denied(handle_ref(handle)?, &queue, &user, &groups)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native String[] deleteExpiredQueues(long handle)`: one round of the deletion of
 /// idle auto-created queues (Apache's `AutoCreatedQueueDeletionPolicy`); the paths deleted.
 #[unsafe(no_mangle)]

@@ -372,6 +372,12 @@ fn monotonic_ms() -> i64 {
     i64::try_from(origin.elapsed().as_millis()).unwrap_or(i64::MAX)
 }
 
+/// Whether a submission by `user` to the missing `queue` would create a queue its ACLs
+/// (its templates', its parents') do not let the user submit to.
+pub fn creation_denied(h: &Handle, queue: &str, user: &str, groups: &[String]) -> NativeResult<bool> {
+    h.read(|s| s.creation_denied(queue, user, groups).is_some())
+}
+
 /// One round of the deletion of idle auto-created queues, now; the paths deleted.
 pub fn delete_expired_queues(h: &Handle) -> NativeResult<Vec<String>> {
     h.with(|s| {

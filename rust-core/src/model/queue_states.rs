@@ -167,7 +167,7 @@ impl QueueTree {
     }
 
     /// Every queue under `index`, parents before their children.
-    fn descendants(&self, index: QueueIndex) -> Vec<QueueIndex> {
+    pub fn descendants(&self, index: QueueIndex) -> Vec<QueueIndex> {
         let mut out = Vec::new();
         let mut stack: Vec<QueueIndex> = self.queues[index].config.children.iter().rev().copied().collect();
         while let Some(q) = stack.pop() {

@@ -62,7 +62,17 @@ impl Scheduler {
     /// users' limits and headrooms.
     pub(super) fn resize_under(&mut self, parent: QueueIndex) {
         let calc = self.state.calculator();
+        // The users' usage ratios are summed afresh only in the leaves below `parent`;
+        // elsewhere they keep the float sums Apache's leaves keep.
+        let below: std::collections::HashSet<QueueIndex> = self.state.queues.descendants(parent).into_iter().collect();
+        let kept: Vec<(QueueIndex, f32)> = (0..self.state.queues.queues.len())
+            .filter(|i| !below.contains(i))
+            .map(|i| (i, self.state.queues.queues[i].users_usage_ratio))
+            .collect();
         self.state.queues.update_effective_capacities(self.state.cluster, calc);
+        for (i, ratio) in kept {
+            self.state.queues.queues[i].users_usage_ratio = ratio;
+        }
         let limits = crate::policy::limits::published_limits_under(&self.state, parent);
         let under: Vec<QueueIndex> = limits.iter().map(|(leaf, _)| *leaf).collect();
         self.state.queues.publish(limits);

@@ -54,6 +54,16 @@ impl Scheduler {
     /// Deletes the created queue at `path` (idle, without children), its siblings' shares
     /// worked out again.
     pub fn delete_dynamic_queue(&mut self, path: &str) -> Result<(), String> {
+        let queues = &self.state.queues;
+        let Some(q) = queues.index_of_path(path).map(|i| queues.get(i)) else {
+            return Err(format!("no queue {path}"));
+        };
+        if !q.config.dynamic {
+            return Err(format!("The queue that we are asked to remove ({path}) is not a DynamicQueue"));
+        }
+        if !q.apps.is_empty() || !q.config.children.is_empty() {
+            return Err(format!("Queue {path} is marked for deletion, but not eligible for deletion"));
+        }
         let new = self.state.config.without_dynamic(path).map_err(|e| e.to_string())?;
         let parent = path.rsplit_once('.').map_or("", |(p, _)| p).to_string();
         self.install(new, Some(&[parent]));

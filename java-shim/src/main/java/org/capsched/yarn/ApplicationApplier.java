@@ -123,6 +123,12 @@ final class ApplicationApplier {
     applications.put(sub.id, app);
     appsByKey.put(key, app);
     queue.getMetrics().submitApp(sub.user, sub.unmanagedAM);
+    RMApp rmApp = rmContext.getRMApps().get(sub.id);
+    if (rmApp != null && !queue.getPath().equals(rmApp.getQueue())) {
+      // A queue the submission created: the RM could not find its path when it recorded
+      // the application (Apache's RM records the placed parent and leaf).
+      rmApp.setQueue(queue.getPath());
+    }
     LOG.info("Accepted application {} from user {} in queue {}", sub.id, sub.user,
         queue.getPath());
     if (!sub.recovering) {

@@ -332,6 +332,14 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::dynamicQueueKeys);
   }
 
+  /**
+   * Whether a submission by {@code user} to the missing {@code queue} would create a queue
+   * whose ACLs (its parent's templates', the queues above it) refuse the user.
+   */
+  boolean creationDenied(String queue, String user, String[] groups) {
+    return whileOpen(h -> creationDenied(h, queue, user, groups));
+  }
+
   /** One round of the deletion of idle auto-created queues; the paths deleted. */
   String[] deleteExpiredQueues() {
     return whileOpen(NativeScheduler::deleteExpiredQueues);
@@ -515,6 +523,9 @@ final class NativeScheduler implements AutoCloseable {
   private static native String[] dynamicQueueKeys(long handle);
 
   private static native String[] deleteExpiredQueues(long handle);
+
+  private static native boolean creationDenied(long handle, String queue, String user,
+      String[] groups);
 
   private static native QueueReport queueReport(long handle);
 

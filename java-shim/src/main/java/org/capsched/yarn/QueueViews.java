@@ -75,19 +75,48 @@ final class QueueViews {
     return out;
   }
 
-  /** The core's figures for the queue at {@code path}, now. */
+  /**
+   * How often a lock-free reader reads again while the core's rows and the directory part
+   * (a queue created or deleted, the directory being rebuilt under the write lock), before
+   * it makes do with what it read, as readers did before queues came and went at run time.
+   */
+  private static final int REBUILD_WAIT_TRIES = 1000;
+
+  private static boolean yielded() {
+    Thread.yield();
+    return true;
+  }
+
+  /**
+   * The core's figures for the queue at {@code path}, now. Read without the scheduler's
+   * lock (the RM calls it under its own locks): a report whose rows do not match the
+   * directory is read again (see {@link #REBUILD_WAIT_TRIES}).
+   */
   QueueSnapshot snapshot(String path) {
-    return new QueueSnapshot(path, core.queueReport(), queues.get().indexOf(path));
+    QueueDirectory dir;
+    QueueReport report;
+    int tries = 0;
+    do {
+      dir = queues.get();
+      report = core.queueReport();
+    } while (report.size() != dir.size() && ++tries < REBUILD_WAIT_TRIES && yielded());
+    return new QueueSnapshot(path, report, dir.indexOf(path));
   }
 
   /** How many of the leaf's users count as active now (none for a parent or unknown queue). */
   int activeUsers(String path) {
-    QueueDirectory dir = queues.get();
+    QueueDirectory dir;
+    ViewReport report;
+    int tries = 0;
+    do {
+      dir = queues.get();
+      report = core.viewReport();
+    } while (report.queues.size() != dir.size() && ++tries < REBUILD_WAIT_TRIES && yielded());
     if (dir.byPath(path) == null) {
       return 0;
     }
     int index = dir.indexOf(path);
-    UserReport users = core.userReport();
+    UserReport users = report.users;
     int active = 0;
     for (int u = 0; u < users.size(); u++) {
       if (users.queueIndex(u) == index && users.isActive(u)) {

@@ -898,15 +898,24 @@ public class RustCapacityScheduler
    * scheduler: the RM calls {@link #checkAndGetApplicationPriority} for a new submission
    * (not a recovered one) just before its own ACL check, which it makes only for Apache's
    * class. A user who may neither submit to nor administer the queue named (when one
-   * resolves) gets Apache's {@code AccessControlException} from the submission call itself;
+   * resolves, or the queue the submission would create, by its templates' ACLs and its
+   * parents') gets Apache's {@code AccessControlException} from the submission call itself;
    * without this the application would be accepted and then fail. The core checks again
    * when the application arrives.
    */
   private void refuseSubmissionWithoutAccess(UserGroupInformation user, String queuePath,
       ApplicationId applicationId) throws YarnException {
-    RustQueue queue = user == null || queuePath == null ? null : queues.resolve(queuePath);
-    if (queue != null && !checkAccess(user, QueueACL.SUBMIT_APPLICATIONS, queue.getPath())
-        && !checkAccess(user, QueueACL.ADMINISTER_QUEUE, queue.getPath())) {
+    if (user == null || queuePath == null) {
+      return;
+    }
+    RustQueue queue = queues.resolve(queuePath);
+    boolean refused = queue != null
+        ? !checkAccess(user, QueueACL.SUBMIT_APPLICATIONS, queue.getPath())
+            && !checkAccess(user, QueueACL.ADMINISTER_QUEUE, queue.getPath())
+        // A queue the submission would create: its templates' ACLs and its parents'.
+        : YarnConfiguration.isAclEnabled(conf)
+            && core.creationDenied(queuePath, user.getShortUserName(), user.getGroupNames());
+    if (refused) {
       throw new YarnException(new AccessControlException("User " + user.getShortUserName()
           + " does not have permission to submit " + applicationId + " to queue " + queuePath));
     }

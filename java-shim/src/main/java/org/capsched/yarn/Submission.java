@@ -7,6 +7,7 @@ import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.placement.ApplicationPlacementContext;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 
@@ -28,7 +29,7 @@ final class Submission {
 
   private Submission(AppAddedSchedulerEvent e, String[] groups, Resource am) {
     this.id = e.getApplicationId();
-    this.queue = e.getQueue();
+    this.queue = queueOf(e);
     this.user = e.getUser();
     this.groups = groups;
     this.priority = e.getApplicatonPriority() == null
@@ -37,6 +38,21 @@ final class Submission {
     this.recovering = e.getIsAppRecovering();
     this.unmanagedAM = e.isUnmanagedAM();
     this.placed = e.getPlacementContext() != null;
+  }
+
+  /**
+   * The queue the application goes to: where a placement rule put it, by its full path (as
+   * Apache's scheduler takes it from the placement context: the RM writes the placed path
+   * into the submission only when its leaf name differs from what was asked), else the
+   * queue the submitter named.
+   */
+  private static String queueOf(AppAddedSchedulerEvent e) {
+    ApplicationPlacementContext placed = e.getPlacementContext();
+    if (placed == null || placed.getQueue() == null) {
+      return e.getQueue();
+    }
+    return placed.hasParentQueue()
+        ? placed.getParentQueue() + "." + placed.getQueue() : placed.getQueue();
   }
 
   /**
