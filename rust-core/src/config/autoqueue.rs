@@ -9,7 +9,7 @@
 //! queue, and a refresh re-applies the templates it finds.
 
 use super::queue::{queue_key, QueueConfig, ROOT};
-use super::{global_key, CapacitySpec, Properties, PREFIX};
+use super::{global_key, Properties, PREFIX};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -137,27 +137,11 @@ pub fn written_keys(props: &Properties, dynamic: &[DynamicQueue]) -> Vec<(String
     out
 }
 
-/// Whether a parent admits a new child by the rule of Apache's legacy queue mode: its
-/// children, if any, all use weights (none a percentage above 0 or an absolute amount).
-pub fn children_use_weights(children: &[&QueueConfig]) -> bool {
-    let weight = children.iter().any(|c| matches!(c.capacity, CapacitySpec::Weight(_)));
-    let percent = children.iter().any(|c| matches!(c.capacity, CapacitySpec::Percent(p) if p > 0.0));
-    let absolute = children.iter().any(|c| matches!(c.capacity, CapacitySpec::Absolute(r) if !r.is_none()));
-    children.is_empty() || (weight && !percent && !absolute)
-}
-
 /// `path` with a short first part replaced by the full path of the one queue with that
-/// name, as Apache's queue manager finds it.
+/// name, as Apache's queue manager finds it (unchanged when none or several have it).
 pub fn normalize(queues: &[QueueConfig], path: &str) -> String {
-    match path.split_once('.') {
-        Some((first, rest)) if !queues.iter().any(|q| q.path == first) => {
-            match queues.iter().filter(|q| q.name == first).collect::<Vec<_>>().as_slice() {
-                [one] => format!("{}.{rest}", one.path),
-                _ => path.to_string(),
-            }
-        }
-        _ => path.to_string(),
-    }
+    super::mapping::normalize_root(&super::mapping::ConfiguredQueues::new(queues), path)
+        .unwrap_or_else(|_| path.to_string())
 }
 
 /// The queues to create for an application sent to `path`, top down (none when `path`
@@ -225,7 +209,7 @@ pub fn plan(queues: &[QueueConfig], props: &Properties, path: &str) -> Result<Ve
             children.len()
         ));
     }
-    if !children_use_weights(&children) {
+    if !super::validate::children_use_weights(children.iter().copied()) {
         return Err(format!(
             "Trying to create new queue={child} but not all the queues under parent={} are using weight-based capacity. Failed to created queue",
             existing.path

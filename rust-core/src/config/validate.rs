@@ -204,6 +204,16 @@ fn modes_of<'a>(queues: impl Iterator<Item = &'a QueueConfig>) -> (bool, bool, b
     (pct, weight, abs)
 }
 
+/// Whether queues `children` count as using weights, by Apache's rule for a parent's
+/// children (`getCapacityConfigurationTypeForQueues`): none at all, or weights and no other
+/// mode among them.
+pub(crate) fn children_use_weights<'a>(children: impl ExactSizeIterator<Item = &'a QueueConfig>) -> bool {
+    let empty = children.len() == 0;
+    let flags = modes_of(children);
+    let mixed = [flags.0, flags.1, flags.2].iter().filter(|&&f| f).count() > 1;
+    !mixed && mode_of(flags, empty) == Mode::Weight
+}
+
 fn mode_of(flags: (bool, bool, bool), empty: bool) -> Mode {
     match flags {
         (_, true, _) => Mode::Weight,

@@ -375,7 +375,7 @@ fn monotonic_ms() -> i64 {
 /// Whether a submission by `user` to the missing `queue` would create a queue its ACLs
 /// (its templates', its parents') do not let the user submit to.
 pub fn creation_denied(h: &Handle, queue: &str, user: &str, groups: &[String]) -> NativeResult<bool> {
-    h.read(|s| s.creation_denied(queue, user, groups).is_some())
+    h.read(|s| s.creation_denied(queue, user, groups))
 }
 
 /// One round of the deletion of idle auto-created queues, now; the paths deleted.

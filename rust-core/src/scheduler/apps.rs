@@ -57,19 +57,23 @@ impl Scheduler {
         if system_full || !creatable_name || !matches!(s.queues.resolve(&sub.queue), Err(ResolveError::Unknown)) {
             return Ok(None);
         }
-        if s.config.cluster.acl_enabled && !sub.recovering {
-            if let Some(leaf) = self.creation_denied(&sub.queue, &sub.user, &sub.groups) {
+        let creation = self.plan_creation(&sub.queue);
+        if let Ok(c) = &creation {
+            if s.config.cluster.acl_enabled && !sub.recovering && !c.admits(&sub.user, &sub.groups) {
                 // As Apache's RM checks a queue to be created against its templates' ACLs and
                 // its existing parents' before the scheduler creates anything.
                 return Err(Rejection(format!(
-                    "User {} does not have permission to submit {} to queue {leaf}",
+                    "User {} does not have permission to submit {} to queue {}",
                     sub.user,
-                    application_name(sub.app_id)
+                    application_name(sub.app_id),
+                    c.leaf
                 )));
             }
         }
-        match self.create_queues(&sub.queue) {
-            Ok((leaf, created)) => {
+        match creation {
+            Ok(c) => {
+                let leaf = c.leaf.clone();
+                let created = self.create_queues(c);
                 if !created.is_empty() {
                     log::info!(
                         "created queue(s) {} for application {}",
@@ -92,26 +96,10 @@ impl Scheduler {
         }
     }
 
-    /// The leaf a submission by `user` to the missing `queue` would create, if `user` could
-    /// not submit there: neither the ACLs its templates give it nor those of the queues
-    /// above it allow the user. None when nothing would be created.
-    pub fn creation_denied(&self, queue: &str, user: &str, groups: &[String]) -> Option<String> {
-        let config = &self.state.config;
-        let created = crate::config::autoqueue::plan(&config.queues, &config.properties, queue).ok()?;
-        if created.is_empty() {
-            return None;
-        }
-        let would_be = config.with_created(&created).ok()?;
-        let leaf = crate::config::autoqueue::normalize(&config.queues, queue);
-        let mut at = would_be.queue_index(&leaf);
-        while let Some(i) = at {
-            let q = &would_be.queues[i];
-            if q.acl_submit_applications.allows(user, groups) || q.acl_administer_queue.allows(user, groups) {
-                return None;
-            }
-            at = q.parent;
-        }
-        Some(leaf)
+    /// Whether a submission by `user` to the missing `queue` would create queues whose
+    /// ACLs (its templates', its parents') refuse the user.
+    pub fn creation_denied(&self, queue: &str, user: &str, groups: &[String]) -> bool {
+        self.plan_creation(queue).is_ok_and(|c| !c.admits(user, groups))
     }
 
     /// Puts `app` into its leaf, its user known there (Apache's users manager adds the user

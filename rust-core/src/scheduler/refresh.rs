@@ -30,16 +30,23 @@ impl Scheduler {
         Ok(self.apply_refresh(new))
     }
 
-    /// Creates the queues an application sent to a missing `path` needs (flexible
-    /// auto-creation), or says why it may not: Apache's checks and messages. Every other
-    /// queue keeps its place among its siblings; the new ones join the end.
-    /// Returns the leaf's full path and the paths created.
-    pub fn create_queues(&mut self, path: &str) -> Result<(String, Vec<String>), String> {
+    /// Works out the queues an application sent to a missing `path` would create (flexible
+    /// auto-creation) and the configuration with them, or says why none may be created:
+    /// Apache's checks and messages. Nothing changes until [`Scheduler::create_queues`].
+    pub fn plan_creation(&self, path: &str) -> Result<Creation, String> {
         let config = &self.state.config;
         let created = autoqueue::plan(&config.queues, &config.properties, path)?;
         let leaf = autoqueue::normalize(&config.queues, path);
-        if !created.is_empty() {
-            let new = config.with_created(&created).map_err(|e| e.to_string())?;
+        let config =
+            if created.is_empty() { None } else { Some(config.with_created(&created).map_err(|e| e.to_string())?) };
+        Ok(Creation { leaf, created, config })
+    }
+
+    /// Swaps a planned creation in. Every other queue keeps its place among its siblings;
+    /// the new ones join the end. Returns the paths created.
+    pub fn create_queues(&mut self, creation: Creation) -> Vec<String> {
+        let Creation { created, config, .. } = creation;
+        if let Some(new) = config {
             // Apache adds the levels one by one, each parent updating below itself.
             let parents: Vec<String> =
                 created.iter().map(|d| d.path.rsplit_once('.').map_or("", |(p, _)| p).to_string()).collect();
@@ -48,7 +55,7 @@ impl Scheduler {
                 self.note_used(parent);
             }
         }
-        Ok((leaf, created.into_iter().map(|d| d.path).collect()))
+        created.into_iter().map(|d| d.path).collect()
     }
 
     /// Deletes the created queue at `path` (idle, without children), its siblings' shares
@@ -176,6 +183,33 @@ impl Scheduler {
                 self.rerun_waiting_after_refresh();
             }
         }
+    }
+}
+
+/// Queues an application would create, worked out by [`Scheduler::plan_creation`].
+pub struct Creation {
+    /// The leaf's full path (it exists already when `created` is empty).
+    pub leaf: String,
+    /// The queues to create, top down.
+    created: Vec<crate::config::DynamicQueue>,
+    /// The configuration with them (None when there are none).
+    config: Option<SchedulerConfig>,
+}
+
+impl Creation {
+    /// Whether `user` may submit to the leaf: the ACLs its templates give it or those of
+    /// the queues above it allow the user.
+    pub fn admits(&self, user: &str, groups: &[String]) -> bool {
+        let Some(config) = &self.config else { return true };
+        let mut at = config.queue_index(&self.leaf);
+        while let Some(i) = at {
+            let q = &config.queues[i];
+            if q.acl_submit_applications.allows(user, groups) || q.acl_administer_queue.allows(user, groups) {
+                return true;
+            }
+            at = q.parent;
+        }
+        false
     }
 }
 

@@ -82,41 +82,47 @@ final class QueueViews {
    */
   private static final int REBUILD_WAIT_TRIES = 1000;
 
-  private static boolean yielded() {
-    Thread.yield();
-    return true;
+  /** The directory and a report of the core's whose rows it names. */
+  private static final class Matched {
+    final QueueDirectory dir;
+    final ViewReport report;
+
+    Matched(QueueDirectory dir, ViewReport report) {
+      this.dir = dir;
+      this.report = report;
+    }
   }
 
   /**
-   * The core's figures for the queue at {@code path}, now. Read without the scheduler's
-   * lock (the RM calls it under its own locks): a report whose rows do not match the
-   * directory is read again (see {@link #REBUILD_WAIT_TRIES}).
+   * The directory and the core's report, read without the scheduler's lock (readers come
+   * under the RM's own locks): read again while their rows part, as they do while a queue
+   * created or deleted has its directory rebuilt under the write lock.
    */
+  private Matched matched() {
+    Matched now = new Matched(queues.get(), core.viewReport());
+    for (int tries = 1; now.report.queues.size() != now.dir.size() && tries < REBUILD_WAIT_TRIES;
+        tries++) {
+      Thread.yield();
+      now = new Matched(queues.get(), core.viewReport());
+    }
+    return now;
+  }
+
+  /** The core's figures for the queue at {@code path}, now (see {@link #matched}). */
   QueueSnapshot snapshot(String path) {
-    QueueDirectory dir;
-    QueueReport report;
-    int tries = 0;
-    do {
-      dir = queues.get();
-      report = core.queueReport();
-    } while (report.size() != dir.size() && ++tries < REBUILD_WAIT_TRIES && yielded());
-    return new QueueSnapshot(path, report, dir.indexOf(path));
+    Matched now = matched();
+    return new QueueSnapshot(path, now.report.queues, now.dir.indexOf(path));
   }
 
   /** How many of the leaf's users count as active now (none for a parent or unknown queue). */
   int activeUsers(String path) {
-    QueueDirectory dir;
-    ViewReport report;
-    int tries = 0;
-    do {
-      dir = queues.get();
-      report = core.viewReport();
-    } while (report.queues.size() != dir.size() && ++tries < REBUILD_WAIT_TRIES && yielded());
+    Matched now = matched();
+    QueueDirectory dir = now.dir;
     if (dir.byPath(path) == null) {
       return 0;
     }
     int index = dir.indexOf(path);
-    UserReport users = report.users;
+    UserReport users = now.report.users;
     int active = 0;
     for (int u = 0; u < users.size(); u++) {
       if (users.queueIndex(u) == index && users.isActive(u)) {

@@ -19,6 +19,7 @@ import org.apache.hadoop.fs.CommonConfigurationKeysPublic;
 import org.apache.hadoop.net.DNSToSwitchMapping;
 import org.apache.hadoop.net.NetworkTopology;
 import org.apache.hadoop.security.Groups;
+import org.apache.hadoop.util.Time;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
@@ -162,6 +163,8 @@ public final class ScenarioDriver implements AutoCloseable {
   private final ControlledClock clock = new ControlledClock();
   /** The preemption policy the {@code preempt} step runs, made at its first round. */
   private SchedulingEditPolicy preemption;
+  /** When the last application was submitted, on the JVM's monotonic clock (ms). */
+  private long lastSubmittedAt;
   /** The deletion of idle auto-created queues, made at the first {@code expire-queues}. */
   private SchedulingEditPolicy queueDeletion;
   /**
@@ -585,6 +588,7 @@ public final class ScenarioDriver implements AutoCloseable {
         .build();
     RMApp app;
     try {
+      lastSubmittedAt = Time.monotonicNow();
       app = MockRMAppSubmitter.submit(rm, data);
     } catch (Exception refused) {
       // The RM's client service refused it before making an application: keep the reason
@@ -732,8 +736,9 @@ public final class ScenarioDriver implements AutoCloseable {
   }
 
   /**
-   * The auto-created queues' expiration time passes on the real clock (both schedulers'
-   * deletion policies measure idleness on the JVM's monotonic clock), then the deletion
+   * The auto-created queues' expiration time passes on the real clock since the last
+   * submission (both schedulers' deletion policies measure idleness on the JVM's monotonic
+   * clock), then the deletion
    * policy — Apache's {@code AutoCreatedQueueDeletionPolicy} with Apache's scheduler, ours
    * with ours, one instance for the run as the scheduling monitor keeps one — runs twice:
    * a queue it marks in one round it deletes in the next.
@@ -750,7 +755,13 @@ public final class ScenarioDriver implements AutoCloseable {
         : ((RustCapacityScheduler) scheduler).getConfiguration();
     long seconds = loaded.getLong(CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
         CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME);
-    Thread.sleep((seconds + 1) * 1000 + 100);
+    // Both policies count whole idle seconds since a queue's last submission (or creation,
+    // which a submission makes) on this clock and want more than `seconds` of them: wait
+    // until that holds for the last submission, however long the steps since took.
+    long idleFrom = lastSubmittedAt + (seconds + 1) * 1000 + 100;
+    for (long left = idleFrom - Time.monotonicNow(); left > 0; left = idleFrom - Time.monotonicNow()) {
+      Thread.sleep(left);
+    }
     for (int round = 0; round < 2; round++) {
       queueDeletion.editSchedule();
       rm.drainEvents();
