@@ -1,5 +1,5 @@
 //! Orders that Apache's scheduler inherits from Java collections, reproduced so that ties
-//! break the same way.
+//! break the same way — and how Java prints a float in the messages Apache makes.
 //!
 //! After `refreshQueues` a parent queue's children come back in the iteration order of the
 //! `HashMap<String, CSQueue>` Apache rebuilds them through (`AbstractParentQueue.reinitialize`),
@@ -122,6 +122,16 @@ pub fn sort_like_java<T: Copy>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Or
         }
         v.copy_within(left..start, left + 1);
         v[left] = pivot;
+    }
+}
+
+/// `Float.toString` for the values Apache's messages print (between 1e-3 and 1e7): the
+/// shortest digits that read back as the same float, and `.0` after a whole number.
+pub fn float_to_string(v: f32) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e7 {
+        format!("{v:.1}")
+    } else {
+        format!("{v}")
     }
 }
 

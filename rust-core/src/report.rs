@@ -82,13 +82,24 @@ pub struct QueueRow {
     /// Applications run in it (a parent that may create children is no leaf, even
     /// childless).
     pub leaf: bool,
-    /// Created at run time (Apache's `creationMethod` `dynamicFlexible`).
-    pub dynamic: bool,
+    /// How it came to be (Apache's `creationMethod`).
+    pub creation: CreationMethod,
     /// Queues may be created under it (`autoCreationEligibility`).
     pub auto_creation: AutoCreation,
 }
 
-/// Whether, and how, queues may be created under a queue.
+/// How a queue came to be (Apache's `creationMethod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreationMethod {
+    /// Configured in the file.
+    Static,
+    /// Created by flexible auto-creation.
+    Flexible,
+    /// A managed parent's leaf (legacy auto-creation).
+    Legacy,
+}
+
+/// Whether queues may be created under a queue (Apache's `autoCreationEligibility`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AutoCreation {
     /// Not at all.
@@ -249,7 +260,13 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 preemption: switches[index],
                 queue_ordering: q.config.queue_ordering,
                 leaf,
-                dynamic: q.config.dynamic,
+                creation: if q.config.managed_leaf {
+                    CreationMethod::Legacy
+                } else if q.config.dynamic {
+                    CreationMethod::Flexible
+                } else {
+                    CreationMethod::Static
+                },
                 auto_creation: if q.config.auto_create_child_queue {
                     AutoCreation::Legacy
                 } else if q.config.auto_queue_v2 {

@@ -25,9 +25,43 @@ pub const DEFAULT_EXPIRATION_SECS: i64 = 300;
 pub struct DynamicQueue {
     /// Its full path.
     pub path: String,
-    /// A parent (created on the way to a deeper leaf) rather than a leaf.
-    pub parent: bool,
+    /// What it was created as.
+    pub kind: DynamicKind,
 }
+
+/// What a run-time queue was created as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DynamicKind {
+    /// A leaf created by flexible auto-creation.
+    Leaf,
+    /// A parent created by flexible auto-creation on the way to a deeper leaf.
+    Parent,
+    /// A leaf of a managed parent (legacy auto-creation, `auto-create-child-queue.enabled`),
+    /// configured by the parent's `leaf-queue-template.*`; `active` when it holds the
+    /// template's guaranteed capacity rather than none (Apache's
+    /// `GuaranteedOrZeroCapacityOverTimePolicy`).
+    Managed { active: bool },
+}
+
+impl DynamicQueue {
+    /// A parent (created on the way to a deeper leaf) rather than a leaf.
+    pub fn is_parent(&self) -> bool {
+        self.kind == DynamicKind::Parent
+    }
+
+    /// Created by flexible auto-creation (Apache's "dynamic" queues, which expire).
+    pub fn is_flexible(&self) -> bool {
+        !matches!(self.kind, DynamicKind::Managed { .. })
+    }
+
+    /// Its parent's full path.
+    pub fn parent_path(&self) -> &str {
+        self.path.rsplit_once('.').map_or("", |(p, _)| p)
+    }
+}
+
+/// A managed parent's template for its leaves: `<parent>.leaf-queue-template.<key>`.
+const LEGACY_TEMPLATE: &str = "leaf-queue-template";
 
 /// The three template kinds, as their key infixes.
 const TEMPLATE: &str = "auto-queue-creation-v2.template.";
@@ -82,20 +116,28 @@ pub fn template_for(props: &Properties, parent: &str, leaf: bool) -> Vec<(String
 
 /// The file's properties with every dynamic queue's keys written in, as Apache's queues
 /// read them:
-/// - a dynamic leaf's `user-limit-factor` is -1 and its `maximum-am-resource-percent` 1.0,
-///   whatever the file says for its path, unless a template sets them;
+/// - a flexible leaf's `user-limit-factor` is -1 and its `maximum-am-resource-percent`
+///   1.0, whatever the file says for its path, unless a template sets them;
 /// - its ACLs are the template's (nobody when the template has none), never the file's;
-/// - any other template key is written unless the file sets it for that path.
+/// - any other template key is written unless the file sets it for that path;
+/// - a managed parent's leaf takes every `leaf-queue-template.*` key over the file's, as
+///   Apache's `ManagedParentQueue` writes them, and the template's capacity only while
+///   active (none otherwise).
 pub fn with_dynamic_queues(props: &Properties, dynamic: &[DynamicQueue]) -> Properties {
     let mut out = props.clone();
     // Siblings share their parent's templates: work each out once.
     let mut templates: HashMap<(&str, bool), Vec<(String, String)>> = HashMap::new();
     for d in dynamic {
-        let Some((parent, _)) = d.path.rsplit_once('.') else { continue };
-        let template = templates.entry((parent, !d.parent)).or_insert_with(|| template_for(props, parent, !d.parent));
+        let parent = d.parent_path();
+        if let DynamicKind::Managed { active } = d.kind {
+            write_managed_leaf(&mut out, props, parent, &d.path, active);
+            continue;
+        }
+        let leaf = !d.is_parent();
+        let template = templates.entry((parent, leaf)).or_insert_with(|| template_for(props, parent, leaf));
         let own_prefix = format!("{PREFIX}{}.", d.path);
         let explicit = |key: &str| props.get_raw(&format!("{own_prefix}{key}")).is_some();
-        if !d.parent {
+        if leaf {
             out.overlay(&queue_key(&d.path, "user-limit-factor"), "-1");
             out.overlay(&queue_key(&d.path, "maximum-am-resource-percent"), "1.0");
         }
@@ -113,11 +155,50 @@ pub fn with_dynamic_queues(props: &Properties, dynamic: &[DynamicQueue]) -> Prop
     out
 }
 
+/// `<parent>.leaf-queue-template.*` by key.
+pub fn legacy_template(props: &Properties, parent: &str) -> Vec<(String, String)> {
+    let prefix = format!("{PREFIX}{parent}.{LEGACY_TEMPLATE}.");
+    let mut out: Vec<(String, String)> = props
+        .names_with_prefix(&prefix)
+        .filter_map(|name| Some((name[prefix.len()..].to_string(), props.get_raw(name)?.to_string())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Writes a managed parent's leaf: every template key, and the template's capacity while
+/// `active` (0 otherwise; the maximum stays the template's either way). ACLs the template
+/// does not give are nobody's.
+fn write_managed_leaf(out: &mut Properties, props: &Properties, parent: &str, leaf: &str, active: bool) {
+    let template = legacy_template(props, parent);
+    for acl in ["acl_submit_applications", "acl_administer_queue"] {
+        if !template.iter().any(|(k, _)| k == acl) {
+            out.overlay(&queue_key(leaf, acl), " ");
+        }
+    }
+    for (key, value) in &template {
+        out.overlay(&queue_key(leaf, key), value);
+    }
+    let configured = template.iter().find(|(k, _)| k == "capacity").map(|(_, v)| v.trim());
+    let capacity = match configured {
+        Some(v) if active && !v.ends_with('w') => v,
+        Some(v) if v.starts_with('[') => "[memory=0,vcores=0]",
+        _ => "0",
+    };
+    out.overlay(&queue_key(leaf, "capacity"), capacity);
+}
+
 /// The keys [`with_dynamic_queues`] writes for the queues in `dynamic`, each queue's
-/// `capacity` included (a weight of 1 when neither file nor template gives one), as
+/// `capacity` included (a weight of 1 when neither file nor template gives one; a managed
+/// leaf's template capacity, whether or not it holds it now, but 0 for those `reads_zero`
+/// names), as
 /// `(name, value)`: what a view of the configuration needs to describe those queues as
 /// Apache's queues describe themselves.
-pub fn written_keys(props: &Properties, dynamic: &[DynamicQueue]) -> Vec<(String, String)> {
+pub fn written_keys(
+    props: &Properties,
+    dynamic: &[DynamicQueue],
+    reads_zero: impl Fn(&str) -> bool,
+) -> Vec<(String, String)> {
     let written = with_dynamic_queues(props, dynamic);
     let mut out = Vec::new();
     for d in dynamic {
@@ -130,7 +211,14 @@ pub fn written_keys(props: &Properties, dynamic: &[DynamicQueue]) -> Vec<(String
             }
         }
         let capacity = queue_key(&d.path, "capacity");
-        if written.get_raw(&capacity).is_none() {
+        if let DynamicKind::Managed { .. } = d.kind {
+            // Apache's configuration holds the template's capacity for every managed leaf;
+            // the share the leaf holds now is the scheduler's to report.
+            let template = props.get_raw(&format!("{PREFIX}{}.{LEGACY_TEMPLATE}.capacity", d.parent_path()));
+            let value = if reads_zero(&d.path) { "0" } else { template.unwrap_or("0") }.to_string();
+            out.retain(|(name, _)| *name != capacity);
+            out.push((capacity, value));
+        } else if written.get_raw(&capacity).is_none() {
             out.push((capacity, "1w".to_string()));
         }
     }
@@ -237,7 +325,44 @@ pub fn plan(queues: &[QueueConfig], props: &Properties, path: &str) -> Result<Ve
         }
     }
     let last = missing.len() - 1;
-    Ok(missing.into_iter().enumerate().map(|(i, path)| DynamicQueue { path, parent: i != last }).collect())
+    Ok(missing
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| DynamicQueue { path, kind: if i == last { DynamicKind::Leaf } else { DynamicKind::Parent } })
+        .collect())
+}
+
+/// The managed parent (`auto-create-child-queue.enabled`) that would create the leaf an
+/// application sent to missing `path` names: the queue `path` names without its last part,
+/// by full path or unambiguous short name, when the file enables legacy auto-creation for
+/// it — Apache's queue manager then takes the legacy path whatever else the parent enables.
+pub fn managed_parent(queues: &[QueueConfig], path: &str) -> Option<usize> {
+    let (parent, _) = path.rsplit_once('.')?;
+    let found = queues.iter().position(|q| q.path == parent).or_else(|| {
+        let mut named = queues.iter().enumerate().filter(|(_, q)| !parent.contains('.') && q.name == parent);
+        match (named.next(), named.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    })?;
+    queues[found].auto_create_child_queue.then_some(found)
+}
+
+/// The leaf a submission to missing `path` creates under managed parent `parent`, or why
+/// none may be created (Apache's `ManagedParentQueue.addChildQueue` limit, with its text).
+/// It starts without a guarantee; the scheduler decides whether it gets the template's.
+pub fn plan_managed(queues: &[QueueConfig], parent: usize, path: &str) -> Result<DynamicQueue, String> {
+    let p = &queues[parent];
+    let leaf_name = path.rsplit_once('.').map_or(path, |(_, leaf)| leaf);
+    let leaf = format!("{}.{leaf_name}", p.path);
+    if p.children.len() as i64 >= p.managed_max_queues {
+        return Err(format!(
+            "Cannot auto create leaf queue {leaf}.Max Child Queue limit exceeded which is configured as : {} and number of child queues is : {}",
+            p.managed_max_queues,
+            p.children.len()
+        ));
+    }
+    Ok(DynamicQueue { path: leaf, kind: DynamicKind::Managed { active: false } })
 }
 
 #[cfg(test)]
@@ -284,11 +409,57 @@ mod tests {
             ("root.a.x.user-limit-factor", "4"),
             ("root.a.x.acl_submit_applications", "bob"),
         ]);
-        let out = with_dynamic_queues(&p, &[DynamicQueue { path: "root.a.x".into(), parent: false }]);
+        let out = with_dynamic_queues(&p, &[DynamicQueue { path: "root.a.x".into(), kind: DynamicKind::Leaf }]);
         let get = |k: &str| out.get_raw(&format!("{PREFIX}root.a.x.{k}")).map(str::to_string);
         assert_eq!(get("maximum-capacity").as_deref(), Some("70"));
         assert_eq!(get("user-limit-factor").as_deref(), Some("-1"));
         assert_eq!(get("maximum-am-resource-percent").as_deref(), Some("1.0"));
         assert_eq!(get("acl_submit_applications").as_deref(), Some(" "));
+    }
+
+    #[test]
+    fn a_managed_parents_template_is_checked_as_apache_builds_the_parent() {
+        let load = |extra: &str| {
+            let xml = format!(
+                "<configuration>
+                <property><name>yarn.scheduler.capacity.root.queues</name><value>m</value></property>
+                <property><name>yarn.scheduler.capacity.root.m.capacity</name><value>100</value></property>
+                <property><name>yarn.scheduler.capacity.root.m.auto-create-child-queue.enabled</name><value>true</value></property>
+                {extra}</configuration>"
+            );
+            crate::config::SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", crate::config::ClusterSettings::default())
+        };
+        let key = |k: &str, v: &str| format!("<property><name>{PREFIX}root.m.{k}</name><value>{v}</value></property>");
+        let m = load(&key("leaf-queue-template.capacity", "25")).expect("a percentage template");
+        assert!(m.queues[1].auto_create_child_queue && !m.queues[1].is_leaf());
+        let too_big = load(&key("leaf-queue-template.capacity", "150")).unwrap_err().to_string();
+        assert!(too_big.contains("Illegal capacity of 150.0 for queue root.m.leaf-queue-template"), "{too_big}");
+        let absolute = load(&key("leaf-queue-template.capacity", "[memory=1024,vcores=1]")).unwrap_err().to_string();
+        assert!(absolute.contains("config type is different from leaf queue template config type"), "{absolute}");
+        let reservable = load(&key("reservable", "true")).unwrap_err().to_string();
+        assert!(reservable.contains("cannot be reservable"), "{reservable}");
+    }
+
+    #[test]
+    fn a_managed_leaf_takes_every_template_key_and_the_share_only_while_active() {
+        let p = props(&[
+            ("root.m.leaf-queue-template.capacity", "40"),
+            ("root.m.leaf-queue-template.user-limit-factor", "3"),
+            ("root.m.leaf-queue-template.acl_submit_applications", "ann"),
+            ("root.m.x.user-limit-factor", "9"),
+        ]);
+        let leaf = |active| DynamicQueue { path: "root.m.x".into(), kind: DynamicKind::Managed { active } };
+        let get = |out: &Properties, k: &str| out.get_raw(&format!("{PREFIX}root.m.x.{k}")).map(str::to_string);
+        let on = with_dynamic_queues(&p, &[leaf(true)]);
+        assert_eq!(get(&on, "capacity").as_deref(), Some("40"));
+        assert_eq!(get(&on, "user-limit-factor").as_deref(), Some("3"), "the template wins over the file");
+        assert_eq!(get(&on, "acl_submit_applications").as_deref(), Some("ann"));
+        assert_eq!(get(&on, "acl_administer_queue").as_deref(), Some(" "));
+        let off = with_dynamic_queues(&p, &[leaf(false)]);
+        assert_eq!(get(&off, "capacity").as_deref(), Some("0"));
+        let view = written_keys(&p, &[leaf(false)], |_| false);
+        assert!(view.contains(&(format!("{PREFIX}root.m.x.capacity"), "40".to_string())));
+        let zeroed = written_keys(&p, &[leaf(false)], |_| true);
+        assert!(zeroed.contains(&(format!("{PREFIX}root.m.x.capacity"), "0".to_string())));
     }
 }

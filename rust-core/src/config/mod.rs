@@ -15,7 +15,7 @@ pub mod validate;
 pub mod xml;
 
 pub use acl::AccessControlList;
-pub use autoqueue::DynamicQueue;
+pub use autoqueue::{DynamicKind, DynamicQueue};
 pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
 pub use mapping::{Action, Fallback, MappingRule, Matcher, PlacementRules};
@@ -236,7 +236,7 @@ impl SchedulerConfig {
 
     /// The same file read again with other run-time queues, keeping what the scheduler
     /// decided when it took the file (the resource calculator it runs with).
-    fn rebuilt_with(&self, dynamic: Vec<DynamicQueue>) -> Result<Self, ConfigErrors> {
+    pub fn rebuilt_with(&self, dynamic: Vec<DynamicQueue>) -> Result<Self, ConfigErrors> {
         let mut new = Self::read(self.properties.clone(), self.cluster, dynamic, false)?;
         new.global.resource_calculator = self.global.resource_calculator;
         Ok(new)
@@ -258,7 +258,13 @@ impl SchedulerConfig {
             }
             let parent_exists =
                 new.queue_index(parent).is_some_and(|i| !new.queues[i].is_leaf()) || kept_paths.contains(parent);
-            if parent_exists {
+            if let DynamicKind::Managed { .. } = d.kind {
+                // A managed parent keeps its leaves while it stays managed; each starts
+                // the refreshed configuration without a guarantee.
+                if new.queue_index(parent).is_some_and(|i| new.queues[i].auto_create_child_queue) {
+                    kept.push(DynamicQueue { path: d.path.clone(), kind: DynamicKind::Managed { active: false } });
+                }
+            } else if parent_exists {
                 kept_paths.insert(&d.path);
                 kept.push(d.clone());
             }

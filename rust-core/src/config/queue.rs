@@ -124,10 +124,22 @@ pub struct QueueConfig {
     pub user_weights: BTreeMap<String, f64>,
     /// `<q>.allow-zero-capacity-sum`: children of a non-zero parent may sum to 0%.
     pub allow_zero_capacity_sum: bool,
-    /// `<q>.auto-create-child-queue.enabled` (legacy auto-creation): Apache makes such a
-    /// queue a managed parent even with no children. This scheduler does not create queues
-    /// on submission; applications sent to it are rejected as to any parent queue.
+    /// `<q>.auto-create-child-queue.enabled` (legacy auto-creation): a managed parent, even
+    /// with no children. Applications placed in a missing child of it create that leaf,
+    /// configured by `<q>.leaf-queue-template.*`.
     pub auto_create_child_queue: bool,
+    /// `<q>.auto-create-child-queue.max-queues` of a managed parent: the leaves past which
+    /// it creates no more.
+    pub managed_max_queues: i64,
+    /// `<q>.auto-create-child-queue.fail-on-exceeding-parent-capacity` of a managed parent:
+    /// refuse a new leaf whose template guarantee would take its leaves past the parent's.
+    pub managed_fail_on_exceeding: bool,
+    /// A leaf a managed parent created (Apache's `AutoCreatedLeafQueue`): not "dynamic" in
+    /// Apache's sense (it never expires), and not limited by `maximum-applications`.
+    pub managed_leaf: bool,
+    /// A managed parent's `leaf-queue-template.capacity`: the guarantee each of its leaves
+    /// holds while active.
+    pub leaf_template_capacity: Option<CapacitySpec>,
     /// Applications sent to a missing queue under this one create it (flexible
     /// auto-creation: `<q>.auto-queue-creation-v2.enabled`, or a parent created so). Such a
     /// queue is a parent even with no children.
@@ -268,7 +280,7 @@ pub(crate) fn read_queue_tree(
         let auto_create =
             created.is_none() && r.boolean(Some(&path), &queue_key(&path, "auto-create-child-queue.enabled"), false);
         let auto_v2 = match created {
-            Some(d) => d.parent,
+            Some(d) => d.is_parent(),
             None => r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.enabled"), false),
         };
         let reservable =
@@ -288,7 +300,30 @@ pub(crate) fn read_queue_tree(
             &queue_key(&path, "auto-queue-creation-v2.max-queues"),
             super::autoqueue::DEFAULT_MAX_QUEUES,
         );
-        if created.is_some() {
+        if auto_create {
+            q.managed_max_queues = r.int(
+                Some(&path),
+                &queue_key(&path, "auto-create-child-queue.max-queues"),
+                super::autoqueue::DEFAULT_MAX_QUEUES,
+            );
+            q.managed_fail_on_exceeding = r.boolean(
+                Some(&path),
+                &queue_key(&path, "auto-create-child-queue.fail-on-exceeding-parent-capacity"),
+                false,
+            );
+            q.leaf_template_capacity = check_leaf_template(r, &path, &q);
+            if r.string(&queue_key(&path, "reservable")).is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+                r.error(
+                    Some(&path),
+                    &queue_key(&path, "reservable"),
+                    "a managed parent (auto-create-child-queue.enabled) cannot be reservable: only leaf queues can"
+                        .to_string(),
+                );
+            }
+        }
+        if created.is_some_and(|d| !d.is_flexible()) {
+            q.managed_leaf = true;
+        } else if created.is_some() {
             q.dynamic = true;
             q.auto_removal =
                 r.boolean(Some(&path), &queue_key(&path, "auto-queue-creation-v2.queue-auto-removal.enable"), true);
@@ -312,6 +347,39 @@ pub(crate) fn read_queue_tree(
         }
     }
     queues
+}
+
+/// A managed parent's leaf template capacity, checked as Apache checks it when it builds
+/// the parent: a percentage within [0, 100], or absolute resources only under a parent that
+/// uses them (a weight reads as none).
+fn check_leaf_template(r: &mut KeyReader<'_>, path: &str, parent: &QueueConfig) -> Option<CapacitySpec> {
+    let key = queue_key(path, "leaf-queue-template.capacity");
+    let value = r.string(&key).map(|v| v.trim().to_string()).filter(|v| !v.is_empty())?;
+    let spec = match super::capacity::parse_capacity(&value) {
+        Ok(spec) => spec,
+        Err(e) => {
+            r.error(Some(path), &key, e);
+            return None;
+        }
+    };
+    match spec {
+        CapacitySpec::Absolute(_) if !matches!(parent.capacity, CapacitySpec::Absolute(_)) => r.error(
+            Some(path),
+            &key,
+            format!("is absolute resources ({value}) but the managed parent's capacity is not: Managed Parent Queue {path} config type is different from leaf queue template config type"),
+        ),
+        CapacitySpec::Percent(pct) if !(0.0..=100.0).contains(&pct) => r.error(
+            Some(path),
+            &key,
+            format!(
+                "Illegal capacity of {} for queue {path}.leaf-queue-template: a percentage must be within [0, 100]",
+                crate::java_order::float_to_string(pct as f32)
+            ),
+        ),
+        CapacitySpec::Weight(_) => return Some(CapacitySpec::Percent(0.0)),
+        _ => {}
+    }
+    Some(spec)
 }
 
 fn child_names(r: &mut KeyReader<'_>, path: &str) -> Vec<String> {
@@ -464,6 +532,10 @@ fn read_queue(
         user_weights,
         allow_zero_capacity_sum: r.boolean(q, &key("allow-zero-capacity-sum"), false),
         auto_create_child_queue: false,
+        managed_max_queues: super::autoqueue::DEFAULT_MAX_QUEUES,
+        managed_fail_on_exceeding: false,
+        managed_leaf: false,
+        leaf_template_capacity: None,
         auto_queue_v2: false,
         auto_queue_max_queues: super::autoqueue::DEFAULT_MAX_QUEUES,
         auto_removal: false,

@@ -39,6 +39,7 @@ pub fn absolute_sums_exceeding(
 ) -> Vec<ConfigError> {
     queues
         .iter()
+        .filter(|parent| !parent.auto_create_child_queue)
         .filter_map(|parent| {
             let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &queues[c]).collect();
             absolute_sum_exceeding(parent, &children, calc, cluster)
@@ -232,6 +233,11 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalcu
         errors.push(ConfigError::queue(&parent.path, format!(
             "children mix capacity modes ({listing}); siblings must all use percentages, all weights, or all absolute resources"
         )));
+        return;
+    }
+    if parent.auto_create_child_queue {
+        // A managed parent's leaves hold its template's share or none, whatever they sum
+        // to (Apache adds them past its parent's checks).
         return;
     }
     let children_mode = mode_of(flags, children.is_empty());

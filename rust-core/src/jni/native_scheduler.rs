@@ -538,6 +538,18 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_deleteExpiredQueue
     .resolve::<ThrowJava>()
 }
 
+/// `static native boolean manageQueues(long handle)`: one round of the queue-management
+/// monitor over managed parents' leaves (Apache's `QueueManagementDynamicEditPolicy`);
+/// whether some leaf's guarantee changed.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_manageQueues<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> { ops::manage_queues(handle_ref(handle)?) }).resolve::<ThrowJava>()
+}
+
 /// `static native String[] dynamicQueueKeys(long handle)`: the configuration keys of the
 /// queues created at run time, as `[name, value, …]` (their templates written in).
 #[unsafe(no_mangle)]

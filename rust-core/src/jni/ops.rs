@@ -386,6 +386,11 @@ pub fn delete_expired_queues(h: &Handle) -> NativeResult<Vec<String>> {
     })
 }
 
+/// One round of the queue-management monitor; whether some managed leaf changed.
+pub fn manage_queues(h: &Handle) -> NativeResult<bool> {
+    h.with(|s| s.manage_queues())
+}
+
 /// The full path of the leaf an application runs in.
 pub fn application_queue(h: &Handle, app: AppKey) -> NativeResult<String> {
     h.read(|s| {
@@ -437,10 +442,12 @@ pub fn queue_paths(h: &Handle) -> NativeResult<Vec<String>> {
 pub fn dynamic_queue_keys(h: &Handle) -> NativeResult<Vec<String>> {
     h.read(|s| {
         let config = &s.state().config;
-        crate::config::autoqueue::written_keys(&config.properties, &config.dynamic)
-            .into_iter()
-            .flat_map(|(k, v)| [k, v])
-            .collect()
+        crate::config::autoqueue::written_keys(&config.properties, &config.dynamic, |leaf| {
+            s.managed_capacity_reads_zero(leaf)
+        })
+        .into_iter()
+        .flat_map(|(k, v)| [k, v])
+        .collect()
     })
 }
 

@@ -5,7 +5,7 @@
 use crate::ids::{AppKey, Locality};
 use crate::model::AmDiagnosis;
 use crate::policy::admission::QueueAcl;
-use crate::report::{AutoCreation, QueueRow, RuntimeState, UserRow};
+use crate::report::{AutoCreation, CreationMethod, QueueRow, RuntimeState, UserRow};
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
@@ -217,12 +217,25 @@ wire_constants! {
         /// 1 for a leaf, 0 for a parent (one that may create children is a parent even
         /// with none).
         LEAF = 30;
-        /// 1 for a queue created at run time (`auto-queue-creation-v2`).
+        /// How it came to be ([`creation_method`]).
         DYNAMIC = 31;
         /// Whether queues may be created under it ([`auto_creation`]).
         AUTO_CREATION = 32;
         /// Longs per queue.
         STRIDE = 33;
+    }
+}
+
+wire_constants! {
+    /// How a queue came to be ([`crate::report::CreationMethod`]; Apache's
+    /// `creationMethod`).
+    creation_method => "CreationCode": i64 {
+        /// `static`: configured in the file.
+        STATIC = 0;
+        /// `dynamicFlexible`: created by flexible auto-creation.
+        FLEXIBLE = 1;
+        /// `dynamicLegacy`: a managed parent's leaf.
+        LEGACY = 2;
     }
 }
 
@@ -379,6 +392,7 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (queue_figures::JAVA, queue_figures::ALL),
     (queue_counts::JAVA, queue_counts::ALL),
     (queue_state::JAVA, queue_state::ALL),
+    (creation_method::JAVA, creation_method::ALL),
     (auto_creation::JAVA, auto_creation::ALL),
     (user_counts::JAVA, user_counts::ALL),
     (container_report::JAVA, container_report::ALL),
@@ -506,7 +520,11 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::PRIORITY_UTILIZATION] =
             i64::from(q.queue_ordering == crate::config::QueueOrdering::PriorityUtilization);
         count[c::LEAF] = i64::from(q.leaf);
-        count[c::DYNAMIC] = i64::from(q.dynamic);
+        count[c::DYNAMIC] = match q.creation {
+            CreationMethod::Static => creation_method::STATIC,
+            CreationMethod::Flexible => creation_method::FLEXIBLE,
+            CreationMethod::Legacy => creation_method::LEGACY,
+        };
         count[c::AUTO_CREATION] = match q.auto_creation {
             AutoCreation::Off => auto_creation::OFF,
             AutoCreation::Flexible => auto_creation::FLEXIBLE,

@@ -4,6 +4,7 @@
 
 pub mod application;
 mod capacities;
+pub(crate) use capacities::template_fraction;
 mod killable;
 mod ledger;
 pub mod node;

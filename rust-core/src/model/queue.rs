@@ -58,6 +58,9 @@ pub struct Queue {
     /// cluster or the configuration changes — so it carries Java's rounding, which the
     /// user-limit formula then sees.
     pub users_usage_ratio: f32,
+    /// A managed parent's leaf: its template's guarantee as a share of the cluster, which
+    /// its used capacity is measured against while it holds none.
+    pub template_share: f64,
 }
 
 impl Queue {
@@ -80,6 +83,7 @@ impl Queue {
             published_limit: Resource::ZERO,
             pending_users: Default::default(),
             users_usage_ratio: 0.0,
+            template_share: 0.0,
         }
     }
 
@@ -156,7 +160,13 @@ impl Queue {
         if cluster.is_none() {
             return 0.0;
         }
-        let guaranteed = calc.max(cluster, self.guaranteed(), minimum_allocation);
+        // Apache measures a managed leaf without a guarantee against its template's.
+        let guarantee = if self.config.managed_leaf && self.absolute_capacity as f32 == 0.0 {
+            cluster.scaled(self.template_share)
+        } else {
+            self.guaranteed()
+        };
+        let guaranteed = calc.max(cluster, guarantee, minimum_allocation);
         calc.divide(cluster, self.used, guaranteed)
     }
 

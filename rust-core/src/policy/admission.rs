@@ -154,6 +154,14 @@ pub fn admit(state: &State, sub: &Submission) -> Result<QueueIndex, Rejection> {
             q.path()
         )));
     }
+    if q.config.managed_leaf && !sub.placed {
+        // Apache lets applications into a managed parent's leaves through its placement
+        // rules only (a submission naming a missing one creates it all the same).
+        return Err(Rejection(format!(
+            "Application {app} submission by user : {} to specified queue : {}  is prohibited. Verify automatic queue mapping for user exists in yarn.scheduler.capacity.queue-mappings",
+            sub.user, sub.queue
+        )));
+    }
     check_running(state, queue, &app)
         .and_then(|()| check_limits(state, queue, &sub.user, &app))
         .map_err(|Rejection(text)| Rejection(format!("{QUEUE_REFUSED}{text}")))?;
@@ -171,8 +179,9 @@ pub fn leaf_that_sees_user(state: &State, sub: &Submission) -> Option<QueueIndex
     let queue = plan_default_child(state, state.queues.resolve(&sub.queue).ok()?);
     let q = state.queues.get(queue);
     let allowed = !state.config.cluster.acl_enabled || may_submit(state, queue, &sub.user, &sub.groups);
-    let under_limit = (q.apps.len() as i64) < maximum_applications(state, queue);
-    (q.is_leaf() && allowed && !state.queues.is_stopped(queue) && under_limit).then_some(queue)
+    let under_limit = q.config.managed_leaf || (q.apps.len() as i64) < maximum_applications(state, queue);
+    let prohibited = q.config.managed_leaf && !sub.placed;
+    (q.is_leaf() && allowed && !prohibited && !state.queues.is_stopped(queue) && under_limit).then_some(queue)
 }
 
 /// How Apache's scheduler prefixes a leaf's refusal of a submission (the exception's
@@ -230,6 +239,10 @@ fn check_running(state: &State, queue: QueueIndex, app: &str) -> Result<(), Reje
 /// `user`.
 fn check_limits(state: &State, queue: QueueIndex, user: &str, app: &str) -> Result<(), Rejection> {
     let q = state.queues.get(queue);
+    if q.config.managed_leaf {
+        // Apache's managed leaves work their limits out but do not hold submissions to them.
+        return Ok(());
+    }
     let in_queue = q.apps.len() as i64;
     if in_queue >= maximum_applications(state, queue) {
         return Err(Rejection(format!(

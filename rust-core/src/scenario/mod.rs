@@ -92,6 +92,9 @@ pub enum Step {
     /// of idle auto-created queues runs twice (it marks a queue in one round and deletes it
     /// in the next).
     ExpireQueues,
+    /// `manage-queues`: one round of the queue-management monitor over managed parents'
+    /// leaves (Apache's `QueueManagementDynamicEditPolicy`).
+    ManageQueues,
 }
 
 impl Step {
@@ -120,6 +123,7 @@ impl Step {
             Step::Preempt => "preempt",
             Step::Wait { .. } => "wait",
             Step::ExpireQueues => "expire-queues",
+            Step::ManageQueues => "manage-queues",
         }
     }
 }

@@ -200,6 +200,7 @@ impl Scenario {
                 "show" => steps.push((line_no, Step::Show { queue: first("a queue")? })),
                 "preempt" => steps.push((line_no, Step::Preempt)),
                 "expire-queues" => steps.push((line_no, Step::ExpireQueues)),
+                "manage-queues" => steps.push((line_no, Step::ManageQueues)),
                 "wait" => {
                     let s = positional.first().ok_or_else(|| err("'wait' needs a number of seconds".into()))?;
                     let seconds = s.parse().map_err(|_| err(format!("bad number of seconds {s}")))?;

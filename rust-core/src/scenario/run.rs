@@ -316,6 +316,11 @@ impl Runner {
                     format!("deleted {}", deleted.join(", "))
                 })
             }
+            Step::ManageQueues => Ok(if self.scheduler.manage_queues() {
+                "managed leaves' guarantees changed".into()
+            } else {
+                "no managed leaf changed".into()
+            }),
             Step::Expect(e) => self.check(e).map_err(err),
             Step::Show { queue } => {
                 let st = self.scheduler.state();

@@ -10,6 +10,7 @@ mod activation;
 mod apps;
 mod expiry;
 mod heartbeat;
+mod managed;
 mod nodes;
 mod refresh;
 mod runnable;
@@ -111,6 +112,8 @@ pub struct Scheduler {
     am_diagnoses: Vec<(AppKey, AmDiagnosis)>,
     /// The clock and memory of the deletion of idle auto-created queues.
     expiry: expiry::QueueExpiry,
+    /// The guarantees managed parents' leaves hold (legacy auto-creation).
+    managed: managed::ManagedParents,
 }
 
 impl Scheduler {
@@ -125,6 +128,7 @@ impl Scheduler {
             killed: Vec::new(),
             am_diagnoses: Vec::new(),
             expiry: expiry::QueueExpiry::default(),
+            managed: managed::ManagedParents::default(),
         };
         scheduler.resize_cluster();
         scheduler
@@ -144,6 +148,7 @@ impl Scheduler {
             killed: Vec::new(),
             am_diagnoses: Vec::new(),
             expiry: expiry::QueueExpiry::default(),
+            managed: managed::ManagedParents::default(),
         }
     }
 

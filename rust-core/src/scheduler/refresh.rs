@@ -3,7 +3,7 @@
 
 use super::Scheduler;
 use crate::config::validate::absolute_sums_exceeding;
-use crate::config::{autoqueue, ConfigError, ConfigErrors, SchedulerConfig};
+use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, SchedulerConfig};
 use crate::model::{Queue, QueueTree, RuntimeState, State};
 use std::sync::Arc;
 
@@ -35,8 +35,16 @@ impl Scheduler {
     /// Apache's checks and messages. Nothing changes until [`Scheduler::create_queues`].
     pub fn plan_creation(&self, path: &str) -> Result<Creation, String> {
         let config = &self.state.config;
-        let created = autoqueue::plan(&config.queues, &config.properties, path)?;
-        let leaf = autoqueue::normalize(&config.queues, path);
+        let (created, leaf) = match autoqueue::managed_parent(&config.queues, path) {
+            Some(parent) => {
+                let leaf = self.plan_managed_leaf(parent, path)?;
+                let path = leaf.path.clone();
+                (vec![leaf], path)
+            }
+            None => {
+                (autoqueue::plan(&config.queues, &config.properties, path)?, autoqueue::normalize(&config.queues, path))
+            }
+        };
         let config =
             if created.is_empty() { None } else { Some(config.with_created(&created).map_err(|e| e.to_string())?) };
         Ok(Creation { leaf, created, config })
@@ -50,6 +58,7 @@ impl Scheduler {
             // Apache adds the levels one by one, each parent updating below itself.
             let parents: Vec<String> =
                 created.iter().map(|d| d.path.rsplit_once('.').map_or("", |(p, _)| p).to_string()).collect();
+            self.note_managed_created(&created);
             self.install(new, Some(&parents));
             for parent in &parents {
                 self.note_used(parent);
@@ -102,7 +111,26 @@ impl Scheduler {
             ));
             new.global.resource_calculator = running;
         }
+        if new.dynamic.iter().any(|d| matches!(d.kind, DynamicKind::Managed { active: true })) {
+            // A configuration loaded again (a refused refresh): its managed leaves start
+            // without a guarantee, as those of a refreshed file do.
+            let inactive = new
+                .dynamic
+                .iter()
+                .map(|d| match d.kind {
+                    DynamicKind::Managed { .. } => {
+                        DynamicQueue { path: d.path.clone(), kind: DynamicKind::Managed { active: false } }
+                    }
+                    _ => d.clone(),
+                })
+                .collect();
+            match new.rebuilt_with(inactive) {
+                Ok(rebuilt) => new = rebuilt,
+                Err(e) => log::error!("could not reload the managed leaves without their guarantees: {e}"),
+            }
+        }
         self.install(new, None);
+        self.reactivate_managed_after_refresh();
         for n in &notices {
             log::warn!("{n}");
         }
@@ -114,7 +142,7 @@ impl Scheduler {
     /// do and updates every queue; queues created or deleted under parents keep every
     /// other queue's place and update those parents' subtrees alone, in turn, as Apache
     /// does.
-    fn install(&mut self, new: SchedulerConfig, changed_under: Option<&[String]>) {
+    pub(super) fn install(&mut self, new: SchedulerConfig, changed_under: Option<&[String]>) {
         let refreshed = changed_under.is_none();
         let mut tree = QueueTree::build(&new);
         // check_refresh found the states the rules allow.
@@ -226,9 +254,13 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
     for old in &state.queues.queues {
         let path = old.path();
         match new.queue_index(path) {
-            None if old.config.dynamic => {
-                // A created queue goes with its parent, unless it still has applications.
-                if !old.apps.is_empty() {
+            None if old.config.dynamic || old.config.managed_leaf => {
+                // A created queue goes with its parent, unless it still has applications
+                // (a managed leaf whose parent stays but stops being managed: that parent's
+                // own error says why).
+                let parent_stays =
+                    old.config.managed_leaf && new.queue_index(path.rsplit_once('.').map_or("", |(p, _)| p)).is_some();
+                if !old.apps.is_empty() && !parent_stays {
                     errors.push(ConfigError::queue(
                         path,
                         format!("cannot be removed with its parent: {} applications are still in it", old.apps.len()),
@@ -252,6 +284,7 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
             }
             Some(i) => {
                 let newq = &new.queues[i];
+                errors.extend(managed_parent_conversion(old, newq));
                 if old.is_leaf() && !newq.is_leaf() {
                     let becomes = tree.queues[i].state;
                     if old.state != RuntimeState::Stopped && becomes != RuntimeState::Stopped {
@@ -269,6 +302,7 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
             }
         }
     }
+    errors.extend(managed_leaves_exceeding(state, new));
     // Apache checks absolute parents against their children's sum again as it reloads,
     // with the running calculator and the live cluster.
     if !state.cluster.is_none() {
@@ -279,4 +313,50 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
     } else {
         Err(ConfigErrors(errors))
     }
+}
+
+/// Apache's rules for managed parents (`auto-create-child-queue.enabled`) across a
+/// refresh: one stays managed, and a configured parent cannot become one (its configured
+/// children could not be managed). A leaf may, as it may become any parent.
+fn managed_parent_conversion(old: &Queue, new: &crate::config::QueueConfig) -> Option<ConfigError> {
+    let path = old.path();
+    if old.config.auto_create_child_queue && !new.auto_create_child_queue {
+        return Some(ConfigError::queue(path, format!(
+            "Cannot convert auto create enabled parent queue: {path} to leaf queue. Please check  parent queue's configuration auto-create-child-queue.enabled is set to true"
+        )));
+    }
+    if !old.config.auto_create_child_queue && new.auto_create_child_queue && !old.is_leaf() {
+        return Some(ConfigError::queue(path, format!(
+            "Can not convert parent queue: {path} to auto create enabled parent queue since it could have other pre-configured queues which is not supported"
+        )));
+    }
+    None
+}
+
+/// A managed parent the new file has refuse leaves past its capacity
+/// (`fail-on-exceeding-parent-capacity`) is checked as Apache's `ManagedParentQueue`
+/// checks it on reload: its leaves' capacities (shares of it) summed against its own
+/// capacity (a share of its parent), both as they stand before the refresh.
+fn managed_leaves_exceeding(state: &State, new: &SchedulerConfig) -> Vec<ConfigError> {
+    let mut errors = Vec::new();
+    for old in state.queues.queues.iter().filter(|q| q.config.auto_create_child_queue) {
+        let path = old.path();
+        if !new.queue_index(path).is_some_and(|i| new.queues[i].managed_fail_on_exceeding) {
+            continue;
+        }
+        let relative = |q: &Queue| match q.config.capacity {
+            crate::config::CapacitySpec::Percent(p) => p as f32 / 100.0,
+            _ => 0.0,
+        };
+        let children: f32 = old.config.children.iter().map(|&c| relative(state.queues.get(c))).sum();
+        let own = relative(old);
+        if own < children {
+            errors.push(ConfigError::queue(path, format!(
+                "Total of Auto Created leaf queues guaranteed capacity : {} exceeds Parent queue's {path} guaranteed capacity {}.Cannot enforce policy to auto create queues beyond parent queue's capacity",
+                crate::java_order::float_to_string(children),
+                crate::java_order::float_to_string(own)
+            )));
+        }
+    }
+    errors
 }

@@ -387,3 +387,57 @@ fn created_queues_live_until_idle_past_their_expiration() {
     assert_eq!(s.delete_expired_queues(), vec!["root.u.alice".to_string()]);
     assert!(s.state().invariant_violations().is_empty());
 }
+
+/// Legacy auto-creation: a managed parent's placed submissions create leaves holding the
+/// template's share while the parent has one free; an unplaced one creates its leaf and is
+/// refused; the monitor moves the share from an idle leaf to one with applications; a
+/// refresh hands the shares out again; and the leaves never expire.
+#[test]
+fn managed_leaves_hold_the_template_share_or_none() {
+    let xml = "<configuration>
+        <property><name>yarn.scheduler.capacity.root.queues</name><value>a,m</value></property>
+        <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>80</value></property>
+        <property><name>yarn.scheduler.capacity.root.m.capacity</name><value>20</value></property>
+        <property><name>yarn.scheduler.capacity.root.m.auto-create-child-queue.enabled</name><value>true</value></property>
+        <property><name>yarn.scheduler.capacity.root.m.leaf-queue-template.capacity</name><value>50</value></property>
+        <property><name>yarn.scheduler.capacity.root.m.leaf-queue-template.maximum-applications</name><value>1</value></property>
+        </configuration>";
+    let config = || SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+    let mut s = Scheduler::new(config(), 0);
+    s.add_node("n1", "h1", "/r", Resource::new(16 * GB, 16));
+    let placed = |id: i32, queue: &str, user: &str| {
+        let mut sub = Submission::new(id, queue, user, Resource::new(GB, 1));
+        sub.placed = true;
+        sub
+    };
+    let abs = |s: &Scheduler, path: &str| {
+        let q = s.state().queues.get(s.state().queues.index_of_path(path).expect(path));
+        (q.absolute_capacity * 1000.0).round() / 1000.0
+    };
+    let (a1, _) = s.submit(&placed(1, "root.m.u1", "u1")).expect("creates root.m.u1");
+    s.submit(&placed(2, "root.m.u1", "u1")).expect("maximum-applications does not hold a managed leaf");
+    let (b1, _) = s.submit(&placed(3, "root.m.u2", "u2")).expect("creates root.m.u2");
+    let (c1, _) = s.submit(&placed(4, "root.m.u3", "u3")).expect("creates root.m.u3");
+    for key in [a1, b1, c1] {
+        s.add_attempt(key, 1, false);
+    }
+    assert_eq!((abs(&s, "root.m.u1"), abs(&s, "root.m.u2"), abs(&s, "root.m.u3")), (0.1, 0.1, 0.0));
+    let q = s.state().queues.get(s.state().queues.index_of_path("root.m.u3").unwrap());
+    assert!(q.config.managed_leaf && !q.config.dynamic);
+
+    let refused = s.submit(&Submission::new(5, "root.m.zed", "nobody", Resource::new(GB, 1))).unwrap_err();
+    assert!(refused.0.contains("to specified queue : root.m.zed  is prohibited"), "{}", refused.0);
+    assert!(s.state().queues.index_of_path("root.m.zed").is_some(), "the leaf is created all the same");
+
+    assert!(!s.manage_queues(), "every active leaf has applications; nothing is free");
+    s.remove_app(b1);
+    assert!(s.manage_queues());
+    assert_eq!((abs(&s, "root.m.u1"), abs(&s, "root.m.u2"), abs(&s, "root.m.u3")), (0.1, 0.0, 0.1));
+
+    s.refresh(config()).expect("the same file again");
+    assert_eq!((abs(&s, "root.m.u1"), abs(&s, "root.m.u3"), abs(&s, "root.m.zed")), (0.1, 0.1, 0.0));
+    assert!(s.managed_capacity_reads_zero("root.m.zed") && !s.managed_capacity_reads_zero("root.m.u1"));
+    s.set_clock(1_000_000);
+    assert!(s.delete_expired_queues().is_empty() && s.delete_expired_queues().is_empty(), "managed leaves stay");
+    assert!(s.state().invariant_violations().is_empty());
+}

@@ -345,6 +345,11 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::deleteExpiredQueues);
   }
 
+  /** One round of the queue-management monitor; whether some managed leaf changed. */
+  boolean manageQueues() {
+    return whileOpen(NativeScheduler::manageQueues);
+  }
+
   String[] queuePaths() {
     return whileOpen(NativeScheduler::queuePaths);
   }
@@ -523,6 +528,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native String[] dynamicQueueKeys(long handle);
 
   private static native String[] deleteExpiredQueues(long handle);
+
+  private static native boolean manageQueues(long handle);
 
   private static native boolean creationDenied(long handle, String queue, String user,
       String[] groups);

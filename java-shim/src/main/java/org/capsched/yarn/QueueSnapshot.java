@@ -250,10 +250,23 @@ public final class QueueSnapshot {
 
   /**
    * How it came to be, by Apache's REST name: {@code dynamicFlexible} (created by a
-   * submission) or {@code static} (configured).
+   * submission), {@code dynamicLegacy} (a managed parent's leaf) or {@code static}
+   * (configured).
    */
   public String getCreationMethod() {
-    return counts[count + Wire.QueueCounts.DYNAMIC] != 0 ? "dynamicFlexible" : "static";
+    switch ((int) counts[count + Wire.QueueCounts.DYNAMIC]) {
+    case Wire.CreationCode.FLEXIBLE:
+      return "dynamicFlexible";
+    case Wire.CreationCode.LEGACY:
+      return "dynamicLegacy";
+    default:
+      return "static";
+    }
+  }
+
+  /** A managed parent's leaf (Apache's {@code AutoCreatedLeafQueue}). */
+  public boolean isAutoCreatedLeaf() {
+    return counts[count + Wire.QueueCounts.DYNAMIC] == Wire.CreationCode.LEGACY;
   }
 
   /**

@@ -609,6 +609,24 @@ public class RustCapacityScheduler
   }
 
   /**
+   * One round of the queue-management monitor ({@link RustQueueManagementPolicy}): the core
+   * moves managed parents' guarantees between their leaves, and the queue directory follows.
+   */
+  void manageQueues() {
+    writeLock.lock();
+    try {
+      if (core.manageQueues()) {
+        rebuildQueues(conf);
+      }
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
    * One round of capacity preemption ({@link RustPreemptionPolicy}): the core decides which
    * containers to mark, kill or unreserve, and each decision goes to the RM's dispatcher as
    * the event Apache's policy sends, to be applied on the scheduler's event thread. A

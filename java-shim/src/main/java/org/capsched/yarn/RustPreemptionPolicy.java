@@ -103,6 +103,10 @@ public final class RustPreemptionPolicy implements SchedulingEditPolicy {
         LOG.info("Scheduling monitor: {} is named; this scheduler deletes idle auto-created "
             + "queues with {}, by the same keys", policy, RustQueueDeletionPolicy.class.getName());
         policy = RustQueueDeletionPolicy.class.getName();
+      } else if (policy.equals(RustQueueManagementPolicy.APACHE_POLICY)) {
+        LOG.info("Scheduling monitor: {} is named; this scheduler manages auto-created leaves "
+            + "with {}, by the same keys", policy, RustQueueManagementPolicy.class.getName());
+        policy = RustQueueManagementPolicy.class.getName();
       } else if (policy.startsWith(
           "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.")) {
         LOG.warn("Scheduling monitor: {} works on Apache's CapacityScheduler only; this "

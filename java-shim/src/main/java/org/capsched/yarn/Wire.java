@@ -148,6 +148,16 @@ final class Wire {
     }
   }
 
+  /** How a queue came to be, in {@link QueueCounts#DYNAMIC} (Apache's {@code creationMethod}). */
+  static final class CreationCode {
+    static final int STATIC = 0;
+    static final int FLEXIBLE = 1;
+    static final int LEGACY = 2;
+
+    private CreationCode() {
+    }
+  }
+
   /**
    * Whether queues may be created under a queue, in {@link QueueCounts#AUTO_CREATION}
    * (Apache's {@code autoCreationEligibility}).

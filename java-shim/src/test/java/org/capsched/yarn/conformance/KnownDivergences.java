@@ -70,6 +70,17 @@ final class KnownDivergences {
               && o.replace(" am=user-am-limit", " am=queue-am-limit")
                   .equals(f.getValue().replace(" am=user-am-limit", " am=queue-am-limit"));
         }));
+    // After a queue-management round, only managed leaves (and the headroom of their
+    // applications) differ: Apache's still show what they had before the round.
+    CHECKS.put("managed-leaf-lag", (apache, ours) -> apache.containsKey("queue-management")
+        && onlyManagedLeavesDiffer(apache, ours));
+    // After a refresh, only the leaves of a managed parent configured in absolute
+    // resources differ, Apache's sharing the parent's minimum among all of them.
+    CHECKS.put("managed-absolute-refresh", (apache, ours) -> apache.containsKey("refresh")
+        && onlyManagedLeavesDiffer(apache, ours) && apache.entrySet().stream().anyMatch(f ->
+            f.getKey().startsWith("rest ") && f.getKey().endsWith(" | mode")
+            && "absolute".equals(f.getValue())
+            && managedLeaves(apache).contains(f.getKey().substring(5, f.getKey().length() - 7))));
     // Apache's absolute capacities do not follow its configured percentages (kept from
     // the weights before a refresh); ours do.
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
@@ -124,6 +135,49 @@ final class KnownDivergences {
       }
     }
     return null;
+  }
+
+  /** The managed parents' leaves the snapshot lists. */
+  private static java.util.List<String> managedLeaves(Map<String, String> snapshot) {
+    String leaves = snapshot.get("managed-leaves");
+    return leaves == null ? java.util.Collections.emptyList()
+        : java.util.Arrays.asList(leaves.split(","));
+  }
+
+  /**
+   * Whether every difference is about a managed parent's leaf: its own facts (metrics, capacities, limits, users, REST view), or the headroom of
+   * an application in it, everything else about the application agreeing.
+   */
+  private static boolean onlyManagedLeavesDiffer(Map<String, String> apache,
+      Map<String, String> ours) {
+    java.util.List<String> leaves = managedLeaves(apache);
+    if (leaves.isEmpty() || !leaves.equals(managedLeaves(ours))) {
+      return false;
+    }
+    java.util.Set<String> keys = new java.util.TreeSet<>(apache.keySet());
+    keys.addAll(ours.keySet());
+    boolean differ = false;
+    for (String key : keys) {
+      String theirs = apache.get(key);
+      String mine = ours.get(key);
+      if (java.util.Objects.equals(theirs, mine)) {
+        continue;
+      }
+      differ = true;
+      String about = key.substring(key.indexOf(' ') + 1);
+      boolean leafFact = leaves.stream().anyMatch(l -> about.equals(l) || about.startsWith(l + " "));
+      boolean headroomOnly = key.startsWith("app ") && theirs != null && mine != null
+          && leaves.stream().anyMatch(l -> theirs.contains(" queue=" + l + " "))
+          && withoutHeadroom(theirs).equals(withoutHeadroom(mine));
+      if (!leafFact && !headroomOnly) {
+        return false;
+      }
+    }
+    return differ;
+  }
+
+  private static String withoutHeadroom(String appFact) {
+    return appFact.replaceAll(" headroom=\\S+", "");
   }
 
   /** Whether the applications' usage adds up to what the nodes have allocated. */

@@ -71,6 +71,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCrea
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMContainerLaunchDiagnosticsConstants;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueManagementDynamicEditPolicy;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
@@ -80,6 +81,7 @@ import org.capsched.yarn.ConsistencyCheck;
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.RustPreemptionPolicy;
 import org.capsched.yarn.RustQueueDeletionPolicy;
+import org.capsched.yarn.RustQueueManagementPolicy;
 import org.apache.hadoop.yarn.util.ControlledClock;
 
 /**
@@ -167,6 +169,10 @@ public final class ScenarioDriver implements AutoCloseable {
   private long lastSubmittedAt;
   /** The deletion of idle auto-created queues, made at the first {@code expire-queues}. */
   private SchedulingEditPolicy queueDeletion;
+  /** The managed parents' queue management, made at the first {@code manage-queues}. */
+  private SchedulingEditPolicy queueManagement;
+  /** How many {@code manage-queues} rounds ran. */
+  private int queueManagementRounds;
   /**
    * Apache's policy only: the selectors that chose containers in some round (simple class
    * names), for the coverage report — which of its selectors a scenario reached.
@@ -354,6 +360,9 @@ public final class ScenarioDriver implements AutoCloseable {
       break;
     case "expire-queues":
       expireQueues();
+      break;
+    case "manage-queues":
+      manageQueues();
       break;
     case "wait":
       clock.tickMsec(Long.parseLong(words.get(1)) * 1000);
@@ -766,6 +775,45 @@ public final class ScenarioDriver implements AutoCloseable {
       queueDeletion.editSchedule();
       rm.drainEvents();
     }
+  }
+
+  /**
+   * One round of the queue-management monitor over managed parents' leaves — Apache's
+   * {@code QueueManagementDynamicEditPolicy} with Apache's scheduler (its changes reach the
+   * scheduler as an event, applied once the dispatcher drains), ours with ours; one instance
+   * for the run, as the scheduling monitor keeps one.
+   */
+  private void manageQueues() {
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    if (queueManagement == null) {
+      queueManagement = scheduler instanceof CapacityScheduler
+          ? new QueueManagementDynamicEditPolicy() : new RustQueueManagementPolicy();
+      queueManagement.init(conf, rm.getRMContext(), scheduler);
+    }
+    queueManagement.editSchedule();
+    rm.drainEvents();
+    queueManagementRounds++;
+  }
+
+  /** The queues among the facts' whose parent the configuration in force makes managed. */
+  private List<String> managedLeaves(Set<String> factKeys) {
+    ResourceScheduler scheduler = rm.getResourceScheduler();
+    CapacitySchedulerConfiguration loaded = scheduler instanceof CapacityScheduler
+        ? ((CapacityScheduler) scheduler).getConfiguration()
+        : new CapacitySchedulerConfiguration(
+            ((RustCapacityScheduler) scheduler).getConfiguration(), false);
+    List<String> leaves = new ArrayList<>();
+    for (String key : factKeys) {
+      if (!key.startsWith("queue-capacity ")) {
+        continue;
+      }
+      String queue = key.substring("queue-capacity ".length());
+      int dot = queue.lastIndexOf('.');
+      if (dot > 0 && loaded.isAutoCreateChildQueueEnabled(queue.substring(0, dot))) {
+        leaves.add(queue);
+      }
+    }
+    return leaves;
   }
 
   /** Reads the round's candidates per selector, which Apache's policy keeps for its tests. */
@@ -1260,6 +1308,13 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
+    }
+    List<String> managed = managedLeaves(facts.keySet());
+    if (!managed.isEmpty()) {
+      facts.put("managed-leaves", String.join(",", managed));
+    }
+    if (queueManagementRounds > 0) {
+      facts.put("queue-management", "rounds=" + queueManagementRounds);
     }
     if (expectation != null) {
       facts.put("expect", expectation);

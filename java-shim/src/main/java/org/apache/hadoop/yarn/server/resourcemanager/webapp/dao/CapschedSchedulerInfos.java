@@ -166,7 +166,7 @@ public final class CapschedSchedulerInfos {
     info.orderingPolicyDisplayName = info.orderingPolicyInfo;
     Integer priority = conf.getDefaultApplicationPriorityConfPerQueue(path);
     info.defaultPriority = priority == null ? 0 : priority;
-    info.isAutoCreatedLeafQueue = false;
+    info.isAutoCreatedLeafQueue = q.isAutoCreatedLeaf();
     info.maxApplicationLifetime = q.getMaximumApplicationLifetime();
     info.defaultApplicationLifetime = q.getDefaultApplicationLifetime();
     return info;
@@ -213,7 +213,7 @@ public final class CapschedSchedulerInfos {
     info.creationMethod = q.getCreationMethod();
     info.autoCreationEligibility = q.getAutoCreationEligibility();
     info.isAbsoluteResource = "absolute".equals(info.mode);
-    info.autoCreateChildQueueEnabled = false;
+    info.autoCreateChildQueueEnabled = conf.isAutoCreateChildQueueEnabled(path);
     info.leafQueueTemplate = new LeafQueueTemplateInfo(conf, path);
   }
 
@@ -229,11 +229,23 @@ public final class CapschedSchedulerInfos {
         percent(clamp(q.getAbsoluteMaximumCapacity())),
         leaf ? percent(q.getMaximumAmResourcePercent()) : 0f,
         (float) q.getWeight(), state.normalizedWeight(index),
-        conf.getMinimumResourceRequirement(DEFAULT_PARTITION, q.getPath(),
-            ABSOLUTE_RESOURCE_TYPES),
+        configuredMinimum(conf, q),
         conf.getMaximumResourceRequirement(DEFAULT_PARTITION, q.getPath(),
             ABSOLUTE_RESOURCE_TYPES),
         q.getEffectiveMinResource(), q.getEffectiveMaxResource());
+  }
+
+  /**
+   * The minimum resources configured for the queue; none for a managed parent's leaf that
+   * holds no guarantee now, as Apache zeroes such a leaf's configured minimum.
+   */
+  private static Resource configuredMinimum(CapacitySchedulerConfiguration conf,
+      QueueSnapshot q) {
+    if (q.isAutoCreatedLeaf() && q.getAbsoluteCapacity() == 0) {
+      return Resource.newInstance(0, 0);
+    }
+    return conf.getMinimumResourceRequirement(DEFAULT_PARTITION, q.getPath(),
+        ABSOLUTE_RESOURCE_TYPES);
   }
 
   /** The queue's resources in the default partition, the AM's share too for a leaf. */
