@@ -233,6 +233,15 @@ impl QueueTree {
                 tree.queues[parent].config.children.iter().map(|&c| tree.queues[c].path().to_string()).collect()
             };
             let current = paths(old, before);
+            if self.queues[p].config.auto_create_child_queue {
+                // A managed parent keeps its leaves in the order it created them (Apache's
+                // refresh re-reads its settings, not its list of children).
+                let kept: Vec<QueueIndex> = current.iter().filter_map(|c| self.index_of_path(c)).collect();
+                if kept.len() == self.queues[p].config.children.len() {
+                    self.queues[p].config.children = kept;
+                }
+                continue;
+            }
             let parsed = paths(self, p);
             let parsed_keys: Vec<&str> = parsed.iter().map(String::as_str).collect();
             let mut inserted: Vec<&str> = current.iter().map(String::as_str).collect();

@@ -33,11 +33,14 @@ final class KnownDivergences {
     CHECKS.put("moved-runnable-count", (apache, ours) -> !runnableCountsAddUp(apache)
         && runnableCountsAddUp(ours));
     // Both refused a refresh, and Apache's queues' states, capacities or maximums have
-    // moved to what the refused file said where ours have not.
+    // moved to what the refused file said where ours have not (or its leaves' application
+    // limits are left unset, -1).
     CHECKS.put("half-applied-refusal", (apache, ours) -> "refused".equals(apache.get("refresh"))
         && "refused".equals(ours.get("refresh"))
         && (differIn(apache, ours, "state=") || differIn(apache, ours, "capacity=")
-            || differIn(apache, ours, "max=")));
+            || differIn(apache, ours, "max=") || apache.entrySet().stream().anyMatch(f ->
+                f.getKey().startsWith("queue-limits ") && f.getValue().startsWith("max-apps=-1 ")
+                && !ours.getOrDefault(f.getKey(), "").startsWith("max-apps=-1 "))));
     // Apache's leaf lists an application that max-parallel-apps still holds among its
     // pending ones (more active and pending than runnable); ours does not.
     CHECKS.put("unrunnable-made-pending", (apache, ours) -> !leavesListOnlyRunnable(apache)
@@ -74,6 +77,11 @@ final class KnownDivergences {
     // applications) differ: Apache's still show what they had before the round.
     CHECKS.put("managed-leaf-lag", (apache, ours) -> apache.containsKey("queue-management")
         && onlyManagedLeavesDiffer(apache, ours));
+    // Apache's preemption round failed (the RM's monitor logs and skips it); ours ran.
+    CHECKS.put("preemption-fails-on-empty-managed-parent", (apache, ours) ->
+        apache.containsKey("preemption-round-failed") && !ours.containsKey("preemption-round-failed")
+        && listed(apache, "managed-parents").stream().anyMatch(p -> managedLeaves(apache).stream()
+            .noneMatch(l -> l.startsWith(p + "."))));
     // After a refresh, only the leaves of a managed parent configured in absolute
     // resources differ, Apache's sharing the parent's minimum among all of them.
     CHECKS.put("managed-absolute-refresh", (apache, ours) -> apache.containsKey("refresh")
@@ -139,9 +147,14 @@ final class KnownDivergences {
 
   /** The managed parents' leaves the snapshot lists. */
   private static java.util.List<String> managedLeaves(Map<String, String> snapshot) {
-    String leaves = snapshot.get("managed-leaves");
-    return leaves == null ? java.util.Collections.emptyList()
-        : java.util.Arrays.asList(leaves.split(","));
+    return listed(snapshot, "managed-leaves");
+  }
+
+  /** The comma-separated list of one fact, empty when there is no such fact. */
+  private static java.util.List<String> listed(Map<String, String> snapshot, String fact) {
+    String list = snapshot.get(fact);
+    return list == null || list.isEmpty() ? java.util.Collections.emptyList()
+        : java.util.Arrays.asList(list.split(","));
   }
 
   /**

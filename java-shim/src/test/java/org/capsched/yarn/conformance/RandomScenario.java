@@ -65,6 +65,8 @@ final class RandomScenario {
     int share;
     int max;
     boolean stopped;
+    /** A managed parent (legacy auto-creation): no children of its own, and not a leaf. */
+    boolean managed;
     final Map<String, String> settings = new LinkedHashMap<>();
 
     Queue(String name) {
@@ -111,6 +113,12 @@ final class RandomScenario {
     private final Random placement;
     /** Auto-created queues, for about a quarter of the seeds. */
     private final Random autoQueues;
+    /** Legacy auto-created leaves under a managed parent, for about a sixth of the seeds. */
+    private final Random legacyQueues;
+    /** The managed parent (auto-create-child-queue.enabled), else null. */
+    private Queue managedParent;
+    /** Its full path. */
+    private String managedPath;
     /** The parent that creates queues (auto-queue-creation-v2), else null. */
     private Queue creatingParent;
     /** Queues submissions asked for under {@link #creatingParent}, so far. */
@@ -165,6 +173,7 @@ final class RandomScenario {
       moveReservation = new Random(seed * 0xA0761D6478BD642FL + 8);
       placement = new Random(seed * 0x2545F4914F6CDD1DL + 9);
       autoQueues = new Random(seed * 0x94D049BB133111EBL + 10);
+      legacyQueues = new Random(seed * 0x2545F4914F6CDD1DL + 11);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -192,6 +201,7 @@ final class RandomScenario {
       choosePreemption();
       choosePlacement();
       chooseAutoQueues();
+      chooseManagedParent();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
@@ -237,6 +247,11 @@ final class RandomScenario {
           pressureInside();
         }
         maybePreempt();
+      }
+      if (managedParent != null && legacyQueues.nextInt(3) == 0) {
+        // The queue-management monitor, once, near the end: Apache's lag behind it is listed.
+        s.append("manage-queues\n");
+        features.add("event:manage-queues");
       }
       s.append("heartbeat all rounds=2\n");
       return new RandomScenario(s.toString(), features);
@@ -337,6 +352,52 @@ final class RandomScenario {
         c.put("auto-queue-creation-v2.maximum-queue-depth", "3");
         features.add("autoqueue:maximum-queue-depth");
       }
+    }
+
+    /**
+     * For about a sixth of the seeds whose tree is in percentages or weights and that have
+     * no placement rules of their own: a leaf becomes a managed parent
+     * ({@code auto-create-child-queue.enabled}) with a leaf template, and
+     * {@code u:%user:M.%user} places the submissions that name no queue in a leaf
+     * created for their user (see {@link #submit}); some submissions name a leaf under it
+     * themselves, which Apache creates and refuses.
+     */
+    private void chooseManagedParent() {
+      if (legacyQueues.nextInt(6) != 0 || mode == Mode.ABSOLUTE || groupsMapping != null) {
+        return;
+      }
+      List<Queue> candidates = leaves();
+      candidates.removeIf(q -> parentsOf(q).contains(creatingParent));
+      if (candidates.isEmpty() || leaves().size() < 3) {
+        return;
+      }
+      managedParent = candidates.get(legacyQueues.nextInt(candidates.size()));
+      managedParent.managed = true;
+      // The leaf's own settings (an ordering policy, user limits) mean nothing on a parent.
+      managedParent.settings.clear();
+      List<String> names = new ArrayList<>();
+      for (Queue q : parentsOf(managedParent)) {
+        names.add(q.name);
+      }
+      managedPath = String.join(".", names);
+      Map<String, String> c = managedParent.settings;
+      c.put("auto-create-child-queue.enabled", "true");
+      c.put("leaf-queue-template.capacity", pick(legacyQueues, "20", "30", "50", "100"));
+      features.add("autoqueue:legacy");
+      if (legacyQueues.nextInt(2) == 0) {
+        c.put("leaf-queue-template.maximum-capacity", pick(legacyQueues, "50", "80", "100"));
+        c.put("leaf-queue-template.user-limit-factor", pick(legacyQueues, "1", "2", "3"));
+        features.add("autoqueue:legacy-template-limits");
+      }
+      if (legacyQueues.nextInt(3) == 0) {
+        c.put("auto-create-child-queue.max-queues", Integer.toString(1 + legacyQueues.nextInt(3)));
+        features.add("autoqueue:legacy-max-queues");
+      }
+      if (legacyQueues.nextInt(4) == 0) {
+        c.put("auto-create-child-queue.fail-on-exceeding-parent-capacity", "true");
+        features.add("autoqueue:legacy-fail-on-exceeding");
+      }
+      global.put("queue-mappings", "u:%user:" + managedPath + ".%user");
     }
 
     /** A queue under the creating parent that may not exist yet: one, two or three levels. */
@@ -815,7 +876,7 @@ final class RandomScenario {
     }
 
     private static void collectLeaves(Queue q, List<Queue> out) {
-      if (q.isLeaf()) {
+      if (q.isLeaf() && !q.managed) {
         out.add(q);
       }
       for (Queue c : q.children) {
@@ -946,6 +1007,15 @@ final class RandomScenario {
         features.add("event:submit-placed");
       } else if (creatingParent != null && autoQueues.nextInt(3) == 0) {
         queue = dynamicQueue();
+      } else if (managedParent != null && legacyQueues.nextInt(3) == 0) {
+        if (legacyQueues.nextInt(4) == 0) {
+          // Named by the submitter, not placed: created, and the application refused.
+          queue = managedPath + ".x" + legacyQueues.nextInt(2);
+          features.add("event:submit-managed-unplaced");
+        } else {
+          queue = "default";
+          features.add("event:submit-managed-placed");
+        }
       }
       StringBuilder line = new StringBuilder(String.format("app %s queue=%s user=u%d", app, queue, r.nextInt(4)));
       int kind = r.nextInt(12);
@@ -1096,6 +1166,10 @@ final class RandomScenario {
         features.add(parent.stopped ? "refresh:stop-parent" : "refresh:restart-parent");
       } else if (kind == 6) {
         Queue parent = root.children.get(r.nextInt(root.children.size()));
+        if (parent.managed) {
+          // A managed parent has no configured children (Apache's would break).
+          parent = root.children.get(root.children.get(0) == parent ? 1 : 0);
+        }
         parent.children.add(newLeaf(parent));
         assignShares(root);
         features.add("refresh:add-leaf");
@@ -1146,7 +1220,11 @@ final class RandomScenario {
     }
 
     private String pick(String... values) {
-      return values[r.nextInt(values.length)];
+      return pick(r, values);
+    }
+
+    private static String pick(Random from, String... values) {
+      return values[from.nextInt(values.length)];
     }
 
     private static void prop(StringBuilder c, String key, String value) {

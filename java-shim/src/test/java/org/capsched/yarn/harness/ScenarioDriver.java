@@ -171,6 +171,8 @@ public final class ScenarioDriver implements AutoCloseable {
   private SchedulingEditPolicy queueDeletion;
   /** The managed parents' queue management, made at the first {@code manage-queues}. */
   private SchedulingEditPolicy queueManagement;
+  /** The exception the last {@code preempt} round failed with (its class), else null. */
+  private String lastPreemptionFailure;
   /** How many {@code manage-queues} rounds ran. */
   private int queueManagementRounds;
   /**
@@ -736,7 +738,14 @@ public final class ScenarioDriver implements AutoCloseable {
       preemption = new RustPreemptionPolicy(clock);
       preemption.init(conf, rm.getRMContext(), scheduler);
     }
-    preemption.editSchedule();
+    lastPreemptionFailure = null;
+    try {
+      preemption.editSchedule();
+    } catch (RuntimeException e) {
+      // As the RM's scheduling monitor does (SchedulingMonitor.PolicyInvoker): the round is
+      // logged and skipped, the next one tried again.
+      lastPreemptionFailure = e.getClass().getSimpleName();
+    }
     if (preemption instanceof ProportionalCapacityPreemptionPolicy) {
       noteSelectorsThatChose((ProportionalCapacityPreemptionPolicy) preemption);
     }
@@ -795,22 +804,35 @@ public final class ScenarioDriver implements AutoCloseable {
     queueManagementRounds++;
   }
 
-  /** The queues among the facts' whose parent the configuration in force makes managed. */
-  private List<String> managedLeaves(Set<String> factKeys) {
+  /** The queues among the facts' that the configuration in force makes managed parents. */
+  private List<String> managedParents(Set<String> factKeys) {
     ResourceScheduler scheduler = rm.getResourceScheduler();
     CapacitySchedulerConfiguration loaded = scheduler instanceof CapacityScheduler
         ? ((CapacityScheduler) scheduler).getConfiguration()
         : new CapacitySchedulerConfiguration(
             ((RustCapacityScheduler) scheduler).getConfiguration(), false);
+    List<String> parents = new ArrayList<>();
+    for (String key : factKeys) {
+      if (key.startsWith("queue-capacity ")) {
+        String queue = key.substring("queue-capacity ".length());
+        if (loaded.isAutoCreateChildQueueEnabled(queue)) {
+          parents.add(queue);
+        }
+      }
+    }
+    return parents;
+  }
+
+  /** The queues among the facts' whose parent is one of {@code parents}. */
+  private static List<String> managedLeaves(Set<String> factKeys, List<String> parents) {
     List<String> leaves = new ArrayList<>();
     for (String key : factKeys) {
-      if (!key.startsWith("queue-capacity ")) {
-        continue;
-      }
-      String queue = key.substring("queue-capacity ".length());
-      int dot = queue.lastIndexOf('.');
-      if (dot > 0 && loaded.isAutoCreateChildQueueEnabled(queue.substring(0, dot))) {
-        leaves.add(queue);
+      if (key.startsWith("queue-capacity ")) {
+        String queue = key.substring("queue-capacity ".length());
+        int dot = queue.lastIndexOf('.');
+        if (dot > 0 && parents.contains(queue.substring(0, dot))) {
+          leaves.add(queue);
+        }
       }
     }
     return leaves;
@@ -1309,9 +1331,13 @@ public final class ScenarioDriver implements AutoCloseable {
     if (lastRefresh != null) {
       facts.put("refresh", lastRefresh);
     }
-    List<String> managed = managedLeaves(facts.keySet());
-    if (!managed.isEmpty()) {
-      facts.put("managed-leaves", String.join(",", managed));
+    List<String> managedParents = managedParents(facts.keySet());
+    if (!managedParents.isEmpty()) {
+      facts.put("managed-parents", String.join(",", managedParents));
+      facts.put("managed-leaves", String.join(",", managedLeaves(facts.keySet(), managedParents)));
+    }
+    if (lastPreemptionFailure != null) {
+      facts.put("preemption-round-failed", lastPreemptionFailure);
     }
     if (queueManagementRounds > 0) {
       facts.put("queue-management", "rounds=" + queueManagementRounds);
