@@ -385,6 +385,13 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
             format!("{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"),
         ));
     }
+    let legacy_mode_key = key("legacy-queue-mode.enabled");
+    if !r.boolean(None, &legacy_mode_key, true) {
+        r.warnings.push(ConfigError::at_key(
+            &legacy_mode_key,
+            "false asks for Apache's capacity-vector queue mode, which this scheduler does not model: capacities, limits and auto-created queues are worked out as in the legacy queue mode (the default)".to_string(),
+        ));
+    }
     let max_apps_key = key("maximum-applications");
     let maximum_applications = r.int(None, &max_apps_key, d.maximum_applications);
     if maximum_applications < 0 {

@@ -32,8 +32,6 @@ impl QueueTree {
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
             let (parent_abs, parent_max) = (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
-            let (parent_template, parent_capacity) =
-                (self.queues[p].config.leaf_template_capacity, self.queues[p].config.capacity);
             // Apache normalizes weights in floats, summed in child order.
             let weight_sum: f32 = children
                 .iter()
@@ -64,11 +62,6 @@ impl QueueTree {
                 q.effective_min = cluster.scaled(q.absolute_capacity);
                 q.effective_max = cluster.scaled(q.absolute_maximum_capacity);
                 q.configured_max = None;
-                if q.config.managed_leaf {
-                    q.template_share = f64::from(
-                        template_fraction(parent_template, parent_capacity, calc, cluster) * parent_abs as f32,
-                    );
-                }
             }
             self.absolute_children(p, &children, cluster, calc);
         }
@@ -145,22 +138,6 @@ impl QueueTree {
             q.absolute_capacity = f64::from(shares.0 * p_abs as f32);
             q.absolute_maximum_capacity = f64::from(shares.1 * p_abs_max as f32);
         }
-    }
-}
-
-/// A managed parent's leaf template guarantee as a share of the parent: a percentage over
-/// 100, or absolute resources over the parent's own (Apache's `ManagedParentQueue` divides
-/// them with the running calculator); none otherwise.
-pub fn template_fraction(
-    template: Option<CapacitySpec>,
-    parent: CapacitySpec,
-    calc: ResourceCalculator,
-    cluster: Resource,
-) -> f32 {
-    match (template, parent) {
-        (Some(CapacitySpec::Percent(pct)), _) => pct as f32 / 100.0,
-        (Some(CapacitySpec::Absolute(t)), CapacitySpec::Absolute(p)) => calc.divide(cluster, t, p) as f32,
-        _ => 0.0,
     }
 }
 

@@ -4,7 +4,6 @@
 
 pub mod application;
 mod capacities;
-pub(crate) use capacities::template_fraction;
 mod killable;
 mod ledger;
 pub mod node;

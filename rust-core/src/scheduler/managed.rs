@@ -13,8 +13,9 @@
 
 use super::Scheduler;
 use crate::config::autoqueue::{self, DynamicKind, DynamicQueue};
+use crate::config::CapacitySpec;
 use crate::ids::QueueIndex;
-use crate::model::template_fraction;
+use crate::resource::{Resource, ResourceCalculator};
 use std::collections::{HashMap, HashSet};
 
 /// Apache's `CSQueueUtils.EPSILON`, added to the capacity a parent has free.
@@ -28,6 +29,13 @@ pub(super) struct ManagedParents {
     /// Leaves a refresh left without a guarantee and that have not held one since: Apache's
     /// configuration reads their capacity as 0 then (the template's otherwise).
     zeroed_by_refresh: HashSet<String>,
+    /// The template's guarantee as a share of the cluster, per managed parent, as the policy
+    /// last worked it out (at a leaf's creation and each time it hands shares out): what a
+    /// leaf without a share has its used capacity measured against.
+    template_absolute: HashMap<String, f32>,
+    /// While a refresh hands the shares out: each managed parent's absolute capacity as
+    /// Apache's refreshed parent sees it at that moment (see `Scheduler::reinit_absolute`).
+    reinit_absolute: HashMap<String, f32>,
 }
 
 /// What one round decides for one managed parent.
@@ -43,7 +51,45 @@ impl Scheduler {
         let q = self.state.queues.get(parent);
         let (calc, cluster) = (self.state.calculator(), self.state.cluster);
         template_fraction(q.config.leaf_template_capacity, q.config.capacity, calc, cluster)
-            * q.absolute_capacity as f32
+            * self.parent_absolute(parent)
+    }
+
+    /// The policy works the template's guarantee out again (Apache's
+    /// `updateTemplateAbsoluteCapacities`), keeping the one before when the template gives
+    /// the parent no share.
+    fn note_template_absolute(&mut self, parent: QueueIndex) {
+        let share = self.template_absolute(parent);
+        let q = self.state.queues.get(parent);
+        let (calc, cluster) = (self.state.calculator(), self.state.cluster);
+        if template_fraction(q.config.leaf_template_capacity, q.config.capacity, calc, cluster) > 0.0 {
+            let path = q.path().to_string();
+            self.managed.template_absolute.insert(path, share);
+        }
+    }
+
+    /// Each managed leaf's `template_share` (what its used capacity is measured against
+    /// while it holds no share) is the template guarantee the policy last worked out.
+    pub(super) fn sync_template_shares(&mut self) {
+        if self.managed.template_absolute.is_empty() {
+            return;
+        }
+        for i in 0..self.state.queues.queues.len() {
+            let q = &self.state.queues.queues[i];
+            if !q.config.managed_leaf {
+                continue;
+            }
+            let parent = q.config.parent.map(|p| self.state.queues.queues[p].path().to_string());
+            let share = parent.and_then(|p| self.managed.template_absolute.get(&p).copied()).unwrap_or(0.0);
+            self.state.queues.queues[i].template_share = f64::from(share);
+        }
+    }
+
+    /// The managed parent's absolute capacity as the policy sees it: the parent's own, but
+    /// while a refresh hands the shares out, what Apache's parent holds half-way through
+    /// its refresh.
+    fn parent_absolute(&self, parent: QueueIndex) -> f32 {
+        let q = self.state.queues.get(parent);
+        self.managed.reinit_absolute.get(q.path()).copied().unwrap_or(q.absolute_capacity as f32)
     }
 
     fn activated(&self, parent: &str) -> f32 {
@@ -83,6 +129,11 @@ impl Scheduler {
 
     /// Books the guarantee of the managed leaves in `created` that start with one.
     pub(super) fn note_managed_created(&mut self, created: &[DynamicQueue]) {
+        for d in created.iter().filter(|d| !d.is_flexible()) {
+            if let Some(parent) = self.state.queues.index_of_path(d.parent_path()) {
+                self.note_template_absolute(parent);
+            }
+        }
         for d in created {
             if d.kind == (DynamicKind::Managed { active: true }) {
                 let Some(parent) = self.state.queues.index_of_path(d.parent_path()) else { continue };
@@ -108,23 +159,83 @@ impl Scheduler {
 
     /// After a refresh: as Apache's refreshed managed parents, every leaf starts without a
     /// guarantee and those with applications get one again, oldest application first.
-    pub(super) fn reactivate_managed_after_refresh(&mut self) {
+    pub(super) fn reactivate_managed_after_refresh(&mut self, reinit_absolute: HashMap<String, f32>) {
         self.managed.activated.clear();
+        self.managed.reinit_absolute = reinit_absolute;
         self.managed.zeroed_by_refresh =
             self.state.config.dynamic.iter().filter(|d| !d.is_flexible()).map(|d| d.path.clone()).collect();
         let parents: Vec<QueueIndex> = (0..self.state.queues.queues.len())
             .filter(|&i| self.state.queues.get(i).config.auto_create_child_queue)
             .collect();
-        if self.apply_managed_changes(&parents) {
+        let changed = self.apply_managed_changes(&parents);
+        self.managed.reinit_absolute.clear();
+        if changed {
             // Apache's refresh hands the shares out before it updates the whole tree.
             self.resize_cluster();
         }
+    }
+
+    /// What each managed parent of `new` (a refreshed configuration) holds as its absolute
+    /// capacity while Apache's refresh hands its leaves' shares out, before the whole tree
+    /// is updated: every queue on its path, top down, reloads its capacity from the new file
+    /// and keeps the normalized weight it had (0 for a queue that had a percentage, or was
+    /// not there), and takes the larger of the two times its parent's — or nothing, when
+    /// both are 0 (a queue that now has a weight but had a percentage). So after a refresh
+    /// that turns percentages into weights above a managed parent, its leaves get no share
+    /// until the queue-management monitor next runs.
+    pub(super) fn reinit_absolute(&self, new: &crate::config::SchedulerConfig) -> HashMap<String, f32> {
+        let old = &self.state.queues;
+        let old_weight = |path: &str| -> f32 {
+            let Some(i) = old.index_of_path(path) else { return 0.0 };
+            let q = old.get(i);
+            let CapacitySpec::Weight(w) = q.config.capacity else { return 0.0 };
+            let Some(p) = q.config.parent else { return 0.0 };
+            let sum: f32 = old
+                .get(p)
+                .config
+                .children
+                .iter()
+                .map(|&c| match old.get(c).config.capacity {
+                    CapacitySpec::Weight(w) => (w as f32).max(0.0),
+                    _ => 0.0,
+                })
+                .fold(0.0, |sum, w| sum + w);
+            if sum > 1e-6 {
+                (w as f32).max(0.0) / sum
+            } else {
+                0.0
+            }
+        };
+        let mut absolute: Vec<f32> = vec![0.0; new.queues.len()];
+        let mut out = HashMap::new();
+        for (i, q) in new.queues.iter().enumerate() {
+            absolute[i] = match q.parent {
+                None => 1.0,
+                Some(p) => {
+                    let configured = match q.capacity {
+                        CapacitySpec::Percent(pct) => pct as f32 / 100.0,
+                        _ => 0.0,
+                    };
+                    let share = configured.max(old_weight(&q.path));
+                    if share > 0.0 {
+                        share * absolute[p]
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            if q.auto_create_child_queue {
+                out.insert(q.path.clone(), absolute[i]);
+            }
+        }
+        out
     }
 
     fn apply_managed_changes(&mut self, parents: &[QueueIndex]) -> bool {
         let mut flips: HashMap<String, bool> = HashMap::new();
         let mut changed_under: Vec<String> = Vec::new();
         for &parent in parents {
+            self.note_template_absolute(parent);
             let changes = self.managed_changes(parent);
             if changes.deactivate.is_empty() && changes.activate.is_empty() {
                 continue;
@@ -148,6 +259,7 @@ impl Scheduler {
             self.managed.activated.insert(path.clone(), held);
             changed_under.push(path);
         }
+        self.sync_template_shares();
         if flips.is_empty() {
             return false;
         }
@@ -197,7 +309,7 @@ impl Scheduler {
             .filter(|&&l| deactivate.iter().any(|d| d == queues.get(l).path()))
             .map(|&l| queues.get(l).absolute_capacity as f32)
             .sum();
-        let free = p.absolute_capacity as f32 - self.activated(p.path()) + freed + EPSILON;
+        let free = self.parent_absolute(parent) - self.activated(p.path()) + freed + EPSILON;
         let mut activate: Vec<String> = Vec::new();
         if free >= template {
             // The leaves' schedulable applications (pending or active), oldest submission
@@ -224,5 +336,21 @@ impl Scheduler {
             }
         }
         Changes { deactivate, activate }
+    }
+}
+
+/// A managed parent's leaf template guarantee as a share of the parent: a percentage over
+/// 100, or absolute resources over the parent's own (Apache's `ManagedParentQueue` divides
+/// them with the running calculator); none otherwise.
+pub fn template_fraction(
+    template: Option<CapacitySpec>,
+    parent: CapacitySpec,
+    calc: ResourceCalculator,
+    cluster: Resource,
+) -> f32 {
+    match (template, parent) {
+        (Some(CapacitySpec::Percent(pct)), _) => pct as f32 / 100.0,
+        (Some(CapacitySpec::Absolute(t)), CapacitySpec::Absolute(p)) => calc.divide(cluster, t, p) as f32,
+        _ => 0.0,
     }
 }

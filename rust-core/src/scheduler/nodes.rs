@@ -50,6 +50,7 @@ impl Scheduler {
         self.state.cluster = total;
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities(total, calc);
+        self.sync_template_shares();
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
         self.activate_all();
@@ -70,6 +71,7 @@ impl Scheduler {
             .map(|i| (i, self.state.queues.queues[i].users_usage_ratio))
             .collect();
         self.state.queues.update_effective_capacities(self.state.cluster, calc);
+        self.sync_template_shares();
         for (i, ratio) in kept {
             self.state.queues.queues[i].users_usage_ratio = ratio;
         }

@@ -129,8 +129,9 @@ impl Scheduler {
                 Err(e) => log::error!("could not reload the managed leaves without their guarantees: {e}"),
             }
         }
+        let reinit_absolute = self.reinit_absolute(&new);
         self.install(new, None);
-        self.reactivate_managed_after_refresh();
+        self.reactivate_managed_after_refresh(reinit_absolute);
         for n in &notices {
             log::warn!("{n}");
         }

@@ -224,7 +224,14 @@ public class RustCapacityScheduler
         in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties)) {
       writeLock.lock();
       try {
-        warnings = refresh.commit();
+        try {
+          warnings = refresh.commit();
+        } catch (SchedulerConfigurationException e) {
+          // The core loaded the configuration in force again (as Apache's scheduler does):
+          // what it says of its created queues may have changed with it.
+          rebuildQueues(conf);
+          throw e;
+        }
         rebuildQueues(newConf);
         accepted = source.merged(in, newConf);
         tellAmDiagnoses();

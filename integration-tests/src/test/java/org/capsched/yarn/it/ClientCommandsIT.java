@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.security.PrivilegedExceptionAction;
 import java.util.Collections;
 import java.util.concurrent.Callable;
 
@@ -31,7 +32,8 @@ import org.junit.Test;
  * running our scheduler with real NodeManagers: {@code yarn queue -status},
  * {@code mapred queue -list / -showacls}, {@code yarn application -status} of a rejected
  * submission, {@code -movetoqueue} (allowed and refused), {@code -updatePriority}, a
- * submission placed by a mapping rule and one that creates its queue.
+ * submission placed by a mapping rule, one that creates its queue, and one a mapping rule
+ * places in a leaf a managed parent creates for it.
  */
 public class ClientCommandsIT {
 
@@ -41,7 +43,13 @@ public class ClientCommandsIT {
     extra.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY, 5);
     // A placement rule for whoever runs the test: submissions naming no queue go to qa.
     String me = UserGroupInformation.getCurrentUser().getShortUserName();
-    extra.set("yarn.scheduler.capacity.queue-mappings", "u:" + me + ":qa");
+    // ... and analyst's go to a leaf of their own under support, a managed parent that
+    // creates it from its template (legacy auto-creation).
+    extra.set("yarn.scheduler.capacity.queue-mappings",
+        "u:" + me + ":qa,u:analyst:root.support.analyst");
+    extra.set("yarn.scheduler.capacity.root.support.auto-create-child-queue.enabled", "true");
+    extra.set("yarn.scheduler.capacity.root.support.leaf-queue-template.capacity", "50");
+    extra.set("yarn.scheduler.capacity.root.support.leaf-queue-template.maximum-capacity", "80");
     // marketing creates the queues submissions name under it (one configured, by weight).
     extra.set("yarn.scheduler.capacity.root.marketing.queues", "campaigns");
     extra.set("yarn.scheduler.capacity.root.marketing.campaigns.capacity", "1w");
@@ -136,6 +144,24 @@ public class ClientCommandsIT {
       assertTrue(createdStatus.out, createdStatus.out.contains("Weight : 1.00"));
       assertTrue(runMapred(conf, "-list").out.contains("Queue Name : adhoc"));
       yarn.killApplication(created);
+
+      // analyst's submission naming no queue: the rule creates root.support.analyst, which
+      // holds the template's half of support.
+      ApplicationId managed = UserGroupInformation.createRemoteUser("analyst").doAs(
+          (PrivilegedExceptionAction<ApplicationId>) () -> {
+            try (YarnClient asAnalyst = YarnClient.createYarnClient()) {
+              asAnalyst.init(conf);
+              asAnalyst.start();
+              return submit(asAnalyst, "default", 0);
+            }
+          });
+      waitForState(yarn, managed, YarnApplicationState.ACCEPTED);
+      assertEquals("root.support.analyst", yarn.getApplicationReport(managed).getQueue());
+      Output managedStatus = run(new QueueCLI(), conf, "-status", "root.support.analyst");
+      assertEquals(managedStatus.err, 0, managedStatus.code);
+      assertTrue(managedStatus.out, managedStatus.out.contains("Capacity : 50.00%"));
+      assertTrue(managedStatus.out, managedStatus.out.contains("Maximum Capacity : 80.00%"));
+      yarn.killApplication(managed);
 
       assertTrue(ConsistencyCheck.of(cluster.scheduler()).isEmpty());
       yarn.killApplication(app);

@@ -82,6 +82,11 @@ final class KnownDivergences {
         apache.containsKey("preemption-round-failed") && !ours.containsKey("preemption-round-failed")
         && listed(apache, "managed-parents").stream().anyMatch(p -> managedLeaves(apache).stream()
             .noneMatch(l -> l.startsWith(p + "."))));
+    // Right after a refresh in a tree with a managed parent, Apache's queue metrics read
+    // no used share and nothing available for some queues (and some leaves' AM limits are
+    // worked out from other figures); ours the figures themselves.
+    CHECKS.put("zeroed-gauges-after-refresh", (apache, ours) -> apache.containsKey("refresh")
+        && apache.containsKey("managed-parents") && onlyZeroedGauges(apache, ours));
     // After a refresh, only the leaves of a managed parent configured in absolute
     // resources differ, Apache's sharing the parent's minimum among all of them.
     CHECKS.put("managed-absolute-refresh", (apache, ours) -> apache.containsKey("refresh")
@@ -145,6 +150,48 @@ final class KnownDivergences {
     return null;
   }
 
+  /** Gauges Apache's metrics show as 0 after such a refresh. */
+  private static final java.util.Set<String> ZEROED_GAUGES = new java.util.HashSet<>(
+      java.util.Arrays.asList("AvailableMB", "AvailableVCores", "UsedCapacity",
+          "AbsoluteUsedCapacity"));
+
+  /**
+   * Whether some difference is a queue gauge of {@link #ZEROED_GAUGES} that Apache shows as
+   * 0 (and ours does not), and every other one is a leaf's ApplicationMaster limit.
+   */
+  private static boolean onlyZeroedGauges(Map<String, String> apache, Map<String, String> ours) {
+    java.util.Set<String> keys = new java.util.TreeSet<>(apache.keySet());
+    keys.addAll(ours.keySet());
+    boolean zeroed = false;
+    for (String key : keys) {
+      String theirs = apache.get(key);
+      String mine = ours.get(key);
+      if (java.util.Objects.equals(theirs, mine) || key.startsWith("queue-active-")
+          || key.equals("preemption-selectors")) {
+        continue;
+      }
+      if (theirs == null || mine == null) {
+        return false;
+      }
+      int bar = key.indexOf(" | ");
+      String field = bar < 0 ? "" : key.substring(bar + 3);
+      if (key.startsWith("metrics ") && ZEROED_GAUGES.contains(field)
+          && Double.parseDouble(theirs) == 0) {
+        zeroed = true;
+      } else if (!(key.startsWith("metrics ") && field.startsWith("AMResourceLimit")
+          || key.startsWith("rest ") && (field.startsWith("AMResourceLimit.")
+              || field.contains(".amLimit.") || field.contains(".userAmLimit."))
+          || key.startsWith("queue-limits ") && withoutAmLimits(theirs).equals(withoutAmLimits(mine)))) {
+        return false;
+      }
+    }
+    return zeroed;
+  }
+
+  private static String withoutAmLimits(String limitsFact) {
+    return limitsFact.replaceAll(" (user-)?am-limit=\\S+", "");
+  }
+
   /** The managed parents' leaves the snapshot lists. */
   private static java.util.List<String> managedLeaves(Map<String, String> snapshot) {
     return listed(snapshot, "managed-leaves");
@@ -173,7 +220,9 @@ final class KnownDivergences {
     for (String key : keys) {
       String theirs = apache.get(key);
       String mine = ours.get(key);
-      if (java.util.Objects.equals(theirs, mine)) {
+      if (java.util.Objects.equals(theirs, mine) || key.startsWith("queue-active-")
+          || key.equals("preemption-selectors")) {
+        // (The users-active facts are read by other checks, not compared.)
         continue;
       }
       differ = true;

@@ -820,6 +820,7 @@ public final class ScenarioDriver implements AutoCloseable {
         }
       }
     }
+    java.util.Collections.sort(parents);
     return parents;
   }
 
@@ -835,6 +836,7 @@ public final class ScenarioDriver implements AutoCloseable {
         }
       }
     }
+    java.util.Collections.sort(leaves);
     return leaves;
   }
 
