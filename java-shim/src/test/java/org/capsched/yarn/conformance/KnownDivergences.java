@@ -85,7 +85,7 @@ final class KnownDivergences {
     // Right after a refresh in a tree with a managed parent, Apache's queue metrics read
     // no used share and nothing available for some queues (and some leaves' AM limits are
     // worked out from other figures); ours the figures themselves.
-    CHECKS.put("zeroed-gauges-after-refresh", (apache, ours) -> apache.containsKey("refresh")
+    CHECKS.put("zeroed-gauges-after-refresh", (apache, ours) -> "refresh".equals(apache.get("step"))
         && apache.containsKey("managed-parents") && onlyZeroedGauges(apache, ours));
     // After a refresh, only the leaves of a managed parent configured in absolute
     // resources differ, Apache's sharing the parent's minimum among all of them.
@@ -150,42 +150,56 @@ final class KnownDivergences {
     return null;
   }
 
+  /**
+   * The facts that differ between the two snapshots, of those the harness compares (the
+   * users-active facts and the selectors that chose are read by checks, not compared).
+   */
+  private static java.util.List<String> differingFacts(Map<String, String> apache,
+      Map<String, String> ours) {
+    java.util.Set<String> keys = new java.util.TreeSet<>(apache.keySet());
+    keys.addAll(ours.keySet());
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (String key : keys) {
+      if (!java.util.Objects.equals(apache.get(key), ours.get(key))
+          && !key.startsWith("queue-active-") && !key.equals("preemption-selectors")) {
+        out.add(key);
+      }
+    }
+    return out;
+  }
+
   /** Gauges Apache's metrics show as 0 after such a refresh. */
   private static final java.util.Set<String> ZEROED_GAUGES = new java.util.HashSet<>(
       java.util.Arrays.asList("AvailableMB", "AvailableVCores", "UsedCapacity",
           "AbsoluteUsedCapacity"));
 
   /**
-   * Whether some difference is a queue gauge of {@link #ZEROED_GAUGES} that Apache shows as
-   * 0 (and ours does not), and every other one is a leaf's ApplicationMaster limit.
+   * Whether every difference is a queue gauge of {@link #ZEROED_GAUGES} that Apache shows as
+   * 0 (and ours does not) or a leaf's ApplicationMaster limit, and there is one.
    */
   private static boolean onlyZeroedGauges(Map<String, String> apache, Map<String, String> ours) {
-    java.util.Set<String> keys = new java.util.TreeSet<>(apache.keySet());
-    keys.addAll(ours.keySet());
-    boolean zeroed = false;
-    for (String key : keys) {
+    boolean differ = false;
+    for (String key : differingFacts(apache, ours)) {
+      differ = true;
       String theirs = apache.get(key);
       String mine = ours.get(key);
-      if (java.util.Objects.equals(theirs, mine) || key.startsWith("queue-active-")
-          || key.equals("preemption-selectors")) {
-        continue;
-      }
       if (theirs == null || mine == null) {
         return false;
       }
       int bar = key.indexOf(" | ");
       String field = bar < 0 ? "" : key.substring(bar + 3);
-      if (key.startsWith("metrics ") && ZEROED_GAUGES.contains(field)
-          && Double.parseDouble(theirs) == 0) {
-        zeroed = true;
-      } else if (!(key.startsWith("metrics ") && field.startsWith("AMResourceLimit")
+      boolean zeroedGauge = key.startsWith("metrics ") && ZEROED_GAUGES.contains(field)
+          && Double.parseDouble(theirs) == 0;
+      boolean amLimit = key.startsWith("metrics ") && field.startsWith("AMResourceLimit")
           || key.startsWith("rest ") && (field.startsWith("AMResourceLimit.")
               || field.contains(".amLimit.") || field.contains(".userAmLimit."))
-          || key.startsWith("queue-limits ") && withoutAmLimits(theirs).equals(withoutAmLimits(mine)))) {
+          || key.startsWith("queue-limits ")
+              && withoutAmLimits(theirs).equals(withoutAmLimits(mine));
+      if (!zeroedGauge && !amLimit) {
         return false;
       }
     }
-    return zeroed;
+    return differ;
   }
 
   private static String withoutAmLimits(String limitsFact) {
@@ -214,17 +228,10 @@ final class KnownDivergences {
     if (leaves.isEmpty() || !leaves.equals(managedLeaves(ours))) {
       return false;
     }
-    java.util.Set<String> keys = new java.util.TreeSet<>(apache.keySet());
-    keys.addAll(ours.keySet());
     boolean differ = false;
-    for (String key : keys) {
+    for (String key : differingFacts(apache, ours)) {
       String theirs = apache.get(key);
       String mine = ours.get(key);
-      if (java.util.Objects.equals(theirs, mine) || key.startsWith("queue-active-")
-          || key.equals("preemption-selectors")) {
-        // (The users-active facts are read by other checks, not compared.)
-        continue;
-      }
       differ = true;
       String about = key.substring(key.indexOf(' ') + 1);
       boolean leafFact = leaves.stream().anyMatch(l -> about.equals(l) || about.startsWith(l + " "));

@@ -171,6 +171,8 @@ public final class ScenarioDriver implements AutoCloseable {
   private SchedulingEditPolicy queueDeletion;
   /** The managed parents' queue management, made at the first {@code manage-queues}. */
   private SchedulingEditPolicy queueManagement;
+  /** The kind of the last step (its first word). */
+  private String lastStep;
   /** The exception the last {@code preempt} round failed with (its class), else null. */
   private String lastPreemptionFailure;
   /** How many {@code manage-queues} rounds ran. */
@@ -259,6 +261,7 @@ public final class ScenarioDriver implements AutoCloseable {
   /** Applies one scenario line. */
   public void step(List<String> words, Map<String, String> named, String block) throws Exception {
     String verb = words.get(0);
+    lastStep = verb;
     expectation = null;
     if (APPLICATION_STEPS.contains(verb) && refusedSubmissions.containsKey(words.get(1))) {
       return;
@@ -1337,6 +1340,9 @@ public final class ScenarioDriver implements AutoCloseable {
     if (!managedParents.isEmpty()) {
       facts.put("managed-parents", String.join(",", managedParents));
       facts.put("managed-leaves", String.join(",", managedLeaves(facts.keySet(), managedParents)));
+    }
+    if (lastStep != null) {
+      facts.put("step", lastStep);
     }
     if (lastPreemptionFailure != null) {
       facts.put("preemption-round-failed", lastPreemptionFailure);
