@@ -34,10 +34,11 @@ public class PreemptionMonitorTest {
   }
 
   @Test
-  public void apachesPreemptionPolicyIsRunAsOursAndItsQueueManagementPoliciesAreLeftOut() {
+  public void apachesPreemptionAndQueueManagementPoliciesAreRunAsOursAndItsAutoRefreshIsLeftOut() {
     Configuration conf = monitors(true, ProportionalCapacityPreemptionPolicy.class.getName(),
         QUEUE_MANAGEMENT, AUTO_REFRESH, "com.example.OwnPolicy");
-    assertArrayEquals(new String[] {RustPreemptionPolicy.class.getName(), "com.example.OwnPolicy"},
+    assertArrayEquals(new String[] {RustPreemptionPolicy.class.getName(),
+        RustQueueManagementPolicy.class.getName(), "com.example.OwnPolicy"},
         RustPreemptionPolicy.monitorsFor(conf).getTrimmedStrings(
             YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES));
     assertArrayEquals("the operator's configuration itself is left alone",
