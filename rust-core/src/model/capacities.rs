@@ -32,14 +32,7 @@ impl QueueTree {
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
             let (parent_abs, parent_max) = (self.queues[p].absolute_capacity, self.queues[p].absolute_maximum_capacity);
-            // Apache normalizes weights in floats, summed in child order.
-            let weight_sum: f32 = children
-                .iter()
-                .map(|&c| match self.queues[c].config.capacity {
-                    CapacitySpec::Weight(w) => (w as f32).max(0.0),
-                    _ => 0.0,
-                })
-                .fold(0.0, |sum, w| sum + w);
+            let weight_sum = self.children_weight_sum(p);
             for &c in &children {
                 let q = &mut self.queues[c];
                 // Apache keeps capacities as Java floats: a percentage becomes
@@ -64,6 +57,37 @@ impl QueueTree {
                 q.configured_max = None;
             }
             self.absolute_children(p, &children, cluster, calc);
+        }
+    }
+
+    /// The weights of `parent`'s children, summed as Apache normalizes them: in floats, in
+    /// child order, a negative weight counting as none.
+    pub(crate) fn children_weight_sum(&self, parent: QueueIndex) -> f32 {
+        self.queues[parent]
+            .config
+            .children
+            .iter()
+            .map(|&c| match self.queues[c].config.capacity {
+                CapacitySpec::Weight(w) => (w as f32).max(0.0),
+                _ => 0.0,
+            })
+            .fold(0.0, |sum, w| sum + w)
+    }
+
+    /// Queue `q`'s weight over its siblings' (Apache's normalized weight); 0 for a queue
+    /// without a weight, or whose siblings' weights sum to nothing.
+    pub(crate) fn normalized_weight(&self, q: QueueIndex) -> f32 {
+        let queue = &self.queues[q];
+        match (queue.config.capacity, queue.config.parent) {
+            (CapacitySpec::Weight(w), Some(p)) => {
+                let sum = self.children_weight_sum(p);
+                if sum > 1e-6 {
+                    w as f32 / sum
+                } else {
+                    0.0
+                }
+            }
+            _ => 0.0,
         }
     }
 

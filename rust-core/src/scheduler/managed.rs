@@ -48,21 +48,27 @@ impl Scheduler {
     /// The template's guarantee as a share of the whole cluster: its share of the parent
     /// times the parent's absolute capacity.
     fn template_absolute(&self, parent: QueueIndex) -> f32 {
+        self.template_fraction(parent) * self.parent_absolute(parent)
+    }
+
+    /// The template's guarantee as a share of the parent (see [`template_fraction`]).
+    fn template_fraction(&self, parent: QueueIndex) -> f32 {
         let q = self.state.queues.get(parent);
-        let (calc, cluster) = (self.state.calculator(), self.state.cluster);
-        template_fraction(q.config.leaf_template_capacity, q.config.capacity, calc, cluster)
-            * self.parent_absolute(parent)
+        template_fraction(
+            q.config.leaf_template_capacity,
+            q.config.capacity,
+            self.state.calculator(),
+            self.state.cluster,
+        )
     }
 
     /// The policy works the template's guarantee out again (Apache's
     /// `updateTemplateAbsoluteCapacities`), keeping the one before when the template gives
     /// the parent no share.
     fn note_template_absolute(&mut self, parent: QueueIndex) {
-        let share = self.template_absolute(parent);
-        let q = self.state.queues.get(parent);
-        let (calc, cluster) = (self.state.calculator(), self.state.cluster);
-        if template_fraction(q.config.leaf_template_capacity, q.config.capacity, calc, cluster) > 0.0 {
-            let path = q.path().to_string();
+        if self.template_fraction(parent) > 0.0 {
+            let share = self.template_absolute(parent);
+            let path = self.state.queues.get(parent).path().to_string();
             self.managed.template_absolute.insert(path, share);
         }
     }
@@ -129,14 +135,11 @@ impl Scheduler {
 
     /// Books the guarantee of the managed leaves in `created` that start with one.
     pub(super) fn note_managed_created(&mut self, created: &[DynamicQueue]) {
-        for d in created.iter().filter(|d| !d.is_flexible()) {
-            if let Some(parent) = self.state.queues.index_of_path(d.parent_path()) {
-                self.note_template_absolute(parent);
-            }
-        }
         for d in created {
-            if d.kind == (DynamicKind::Managed { active: true }) {
-                let Some(parent) = self.state.queues.index_of_path(d.parent_path()) else { continue };
+            let DynamicKind::Managed { active } = d.kind else { continue };
+            let Some(parent) = self.state.queues.index_of_path(d.parent_path()) else { continue };
+            self.note_template_absolute(parent);
+            if active {
                 let share = self.template_absolute(parent);
                 *self.managed.activated.entry(d.parent_path().to_string()).or_default() += share;
             }
@@ -154,7 +157,7 @@ impl Scheduler {
                 c.auto_create_child_queue && !c.managed_fail_on_exceeding
             })
             .collect();
-        self.apply_managed_changes(&parents)
+        self.apply_managed_changes(&parents, false)
     }
 
     /// After a refresh: as Apache's refreshed managed parents, every leaf starts without a
@@ -167,12 +170,8 @@ impl Scheduler {
         let parents: Vec<QueueIndex> = (0..self.state.queues.queues.len())
             .filter(|&i| self.state.queues.get(i).config.auto_create_child_queue)
             .collect();
-        let changed = self.apply_managed_changes(&parents);
+        self.apply_managed_changes(&parents, true);
         self.managed.reinit_absolute.clear();
-        if changed {
-            // Apache's refresh hands the shares out before it updates the whole tree.
-            self.resize_cluster();
-        }
     }
 
     /// What each managed parent of `new` (a refreshed configuration) holds as its absolute
@@ -185,27 +184,7 @@ impl Scheduler {
     /// until the queue-management monitor next runs.
     pub(super) fn reinit_absolute(&self, new: &crate::config::SchedulerConfig) -> HashMap<String, f32> {
         let old = &self.state.queues;
-        let old_weight = |path: &str| -> f32 {
-            let Some(i) = old.index_of_path(path) else { return 0.0 };
-            let q = old.get(i);
-            let CapacitySpec::Weight(w) = q.config.capacity else { return 0.0 };
-            let Some(p) = q.config.parent else { return 0.0 };
-            let sum: f32 = old
-                .get(p)
-                .config
-                .children
-                .iter()
-                .map(|&c| match old.get(c).config.capacity {
-                    CapacitySpec::Weight(w) => (w as f32).max(0.0),
-                    _ => 0.0,
-                })
-                .fold(0.0, |sum, w| sum + w);
-            if sum > 1e-6 {
-                (w as f32).max(0.0) / sum
-            } else {
-                0.0
-            }
-        };
+        let old_weight = |path: &str| old.index_of_path(path).map_or(0.0, |i| old.normalized_weight(i));
         let mut absolute: Vec<f32> = vec![0.0; new.queues.len()];
         let mut out = HashMap::new();
         for (i, q) in new.queues.iter().enumerate() {
@@ -231,7 +210,10 @@ impl Scheduler {
         out
     }
 
-    fn apply_managed_changes(&mut self, parents: &[QueueIndex]) -> bool {
+    /// Works out and swaps in each of `parents`' changes; true when some leaf changed. At a
+    /// refresh (`refreshing`) the whole tree is updated after, as Apache's refresh updates it
+    /// once the shares are handed out; otherwise only below the parents that changed.
+    fn apply_managed_changes(&mut self, parents: &[QueueIndex], refreshing: bool) -> bool {
         let mut flips: HashMap<String, bool> = HashMap::new();
         let mut changed_under: Vec<String> = Vec::new();
         for &parent in parents {
@@ -274,6 +256,10 @@ impl Scheduler {
             })
             .collect();
         match self.state.config.rebuilt_with(dynamic) {
+            Ok(new) if refreshing => {
+                self.install(new, Some(&[]));
+                self.resize_cluster();
+            }
             Ok(new) => self.install(new, Some(&changed_under)),
             // The same file with the same queues read before: a leaf's capacity alone moved.
             Err(e) => log::error!("could not change the managed leaves' guarantees: {e}"),
@@ -287,14 +273,16 @@ impl Scheduler {
         let queues = &self.state.queues;
         let p = queues.get(parent);
         let template = self.template_absolute(parent);
-        let is_active = |path: &str| {
-            self.state
-                .config
-                .dynamic
-                .iter()
-                .any(|d| d.path == path && d.kind == (DynamicKind::Managed { active: true }))
-        };
-        let leaves: Vec<QueueIndex> = p.config.children.clone();
+        let active: HashSet<&str> = self
+            .state
+            .config
+            .dynamic
+            .iter()
+            .filter(|d| d.kind == (DynamicKind::Managed { active: true }))
+            .map(|d| d.path.as_str())
+            .collect();
+        let is_active = |path: &str| active.contains(path);
+        let leaves: &[QueueIndex] = &p.config.children;
         // Applications Apache's leaf counts: every one with an attempt, runnable or not.
         let in_leaf = |leaf: QueueIndex| {
             queues.get(leaf).apps.iter().filter(|k| self.state.apps.get(k).is_some_and(|a| a.attempt.is_some())).count()
