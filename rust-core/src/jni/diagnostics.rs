@@ -9,7 +9,7 @@ use super::wire::container_report as f;
 use crate::ids::ContainerId;
 use crate::scheduler::Scheduler;
 use jni::objects::{JClass, JLongArray, JString};
-use jni::sys::jlong;
+use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 
 /// `static native long[] containerReport(long handle)`
@@ -56,6 +56,23 @@ pub fn container_report(s: &mut Scheduler) -> Vec<[i64; f::STRIDE]> {
     let mut rows: Vec<_> = live.chain(reserved).chain(leaving).collect();
     rows.sort_unstable();
     rows
+}
+
+/// `static native boolean preemptionTieOrderMattered(long handle)`
+///
+/// Whether the last preemption round's ideal assignment hung on the order of equally
+/// under-served queues (see [`crate::preemption::Preemption::last_round_tie_order_mattered`]),
+/// for the side-by-side harness.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_preemptionTieOrderMattered<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jboolean {
+    env.with_env(|_env| -> NativeResult<jboolean> {
+        with_scheduler(handle, |s| s.preemption().last_round_tie_order_mattered())
+    })
+    .resolve::<ThrowJava>()
 }
 
 /// `static native void checkPanicFunnel(String message)`

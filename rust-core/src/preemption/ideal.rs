@@ -156,6 +156,9 @@ fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
 pub(super) struct UnderServed {
     order: Vec<QueueIndex>,
     seen: HashSet<QueueIndex>,
+    /// Whether the round's result hung on the order in which equally under-served queues
+    /// were offered resources (see [`UnderServed::tie_order_mattered`]).
+    tie_order_mattered: bool,
 }
 
 impl UnderServed {
@@ -168,6 +171,16 @@ impl UnderServed {
     /// In the order they were first found.
     pub fn queues(&self) -> &[QueueIndex] {
         &self.order
+    }
+
+    /// True if, in some pass, two or more queues were equally under-served and what was
+    /// left to hand out ran short of the shares they were offered: whichever came first
+    /// got its whole share, the others less. Apache takes such a group from a priority
+    /// heap filled from a `HashSet` of objects hashed by identity, so its order - and the
+    /// ideal assignment, and what the round selects - changes from one JVM to the next;
+    /// ours offers them in queue order.
+    pub fn tie_order_mattered(&self) -> bool {
+        self.tie_order_mattered
     }
 }
 
@@ -333,11 +346,15 @@ impl Pass<'_> {
                 self.under_served.add(q);
             }
             let snapshot = *unassigned;
+            let tied = group.len() > 1;
             for q in group {
                 if !calc.any_above_zero(*unassigned) {
+                    self.under_served.tie_order_mattered |= tied;
                     break;
                 }
-                let offered = calc.normalize_up_each(snapshot, self.tqs[q].normalized).component_min(*unassigned);
+                let share = calc.normalize_up_each(snapshot, self.tqs[q].normalized);
+                let offered = share.component_min(*unassigned);
+                self.under_served.tie_order_mattered |= tied && offered != share;
                 let left = self.offer(q, offered, t);
                 let took = sub(offered, left);
                 if calc.gt(t, took, Resource::ZERO) {

@@ -134,6 +134,8 @@ pub struct Round {
 #[derive(Debug, Clone, Default)]
 pub struct Preemption {
     marked: HashMap<ContainerRef, i64>,
+    /// Whether the last round's result hung on the order of equally under-served queues.
+    last_round_tie_order_mattered: bool,
 }
 
 impl Preemption {
@@ -233,6 +235,7 @@ impl Preemption {
                 );
             }
         }
+        self.last_round_tie_order_mattered = under_served.tie_order_mattered();
         if settings.observe_only {
             return Round { actions, reordered, looked_up, looked_up_among_all };
         }
@@ -264,6 +267,14 @@ impl Preemption {
     /// How many containers are remembered as marked (for reports and tests).
     pub fn marked(&self) -> usize {
         self.marked.len()
+    }
+
+    /// Whether the last round's ideal assignment hung on the order in which equally
+    /// under-served queues were offered what was left, an order Apache's policy takes
+    /// from identity hash codes (so its own result differs from one JVM to the next).
+    /// For the side-by-side harness, which cannot expect Apache's pick there.
+    pub fn last_round_tie_order_mattered(&self) -> bool {
+        self.last_round_tie_order_mattered
     }
 }
 

@@ -169,6 +169,46 @@ fn leaves_are_visited_in_the_order_of_javas_hash_set_of_their_paths() {
     assert_eq!(order, ["root.a", "root.b"]);
 }
 
+/// a (33.5%, preemption disabled) holds 40 GB of a node of 100 GB and 1 MB and asks for
+/// nothing more; b and c (33.25% each) hold 20 GB each, b asks for more, and c too if
+/// `c_asks`.
+fn b_and_c_tied(c_asks: bool) -> Scheduler {
+    let xml = "<configuration>
+          <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,c</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>33.5</value></property>
+          <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>33.25</value></property>
+          <property><name>yarn.scheduler.capacity.root.c.capacity</name><value>33.25</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.disable_preemption</name><value>true</value></property>
+          <property><name>yarn.scheduler.capacity.user-limit-factor</name><value>3</value></property>
+          <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name><value>1.0</value></property>
+        </configuration>";
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(100 * GB + 1, 100));
+    running_app(&mut s, n, 1, "a", 39);
+    beat(&mut s, n, 39);
+    running_app(&mut s, n, 2, "b", 60);
+    beat(&mut s, n, 19);
+    running_app(&mut s, n, 3, "c", if c_asks { 60 } else { 19 });
+    beat(&mut s, n, 19);
+    s
+}
+
+#[test]
+fn a_round_says_when_equally_under_served_queues_were_offered_more_than_was_left() {
+    // b and c are equally far below their guarantees (20 GB of 34,048 MB each) and the
+    // only queues asking; of the 20,481 MB nobody holds, each is offered half rounded up
+    // (10,241 MB), so whichever comes second gets 1 MB less: the order decided, and
+    // Apache's order changes from one JVM to the next.
+    let mut s = b_and_c_tied(true);
+    s.preemption_round_with(&on(), 0);
+    assert!(s.preemption().last_round_tie_order_mattered());
+    // With c asking for nothing more, b is alone: the order is the policy's own.
+    let mut s = b_and_c_tied(false);
+    s.preemption_round_with(&on(), 0);
+    assert!(!s.preemption().last_round_tie_order_mattered());
+}
+
 /// Intra-queue preemption on, in the given order.
 fn intra(order: crate::config::IntraQueueOrder) -> Settings {
     Settings { intra_queue_enabled: true, intra_queue_order: order, ..on() }

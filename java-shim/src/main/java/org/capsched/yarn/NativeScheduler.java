@@ -322,6 +322,15 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::containerReport);
   }
 
+  /**
+   * Whether the last preemption round's ideal assignment hung on the order of equally
+   * under-served queues, an order Apache's policy takes from identity hash codes (a
+   * diagnostics native, for the side-by-side harness).
+   */
+  boolean preemptionTieOrderMattered() {
+    return whileOpen(NativeScheduler::preemptionTieOrderMattered);
+  }
+
   /** Every queue's full path, in tree order (the order of {@link #queueReport}'s records). */
   /**
    * The configuration keys of the queues created at run time, as
@@ -522,6 +531,8 @@ final class NativeScheduler implements AutoCloseable {
       int node, long memory, long vcores, int priority, long allocationRequestId, boolean am);
 
   private static native long[] containerReport(long handle);
+
+  private static native boolean preemptionTieOrderMattered(long handle);
 
   private static native String[] queuePaths(long handle);
 

@@ -45,6 +45,15 @@ public final class ConsistencyCheck {
   }
 
   /**
+   * Whether the core's last preemption round hung on the order of equally under-served
+   * queues (see {@code Preemption::last_round_tie_order_mattered} in rust-core), for the
+   * side-by-side snapshot.
+   */
+  public static boolean preemptionTieOrderMattered(RustCapacityScheduler scheduler) {
+    return scheduler.inspect(NativeScheduler::preemptionTieOrderMattered);
+  }
+
+  /**
    * The containers the core has marked killable (lazy preemption), by node: for the
    * side-by-side snapshot, next to Apache's nodes' killable containers.
    */

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -91,6 +92,8 @@ public class ScenarioConformanceTest {
       throws Exception {
     List<Map<String, String>> apache = run(CapacityScheduler.class, lines, report, restEvery);
     List<Map<String, String>> ours = run(RustCapacityScheduler.class, lines, report, restEvery);
+    dumpFacts(name, "apache", lines, apache);
+    dumpFacts(name, "ours", lines, ours);
     for (String outcome : outcomes(apache)) {
       report.add("  outcome: " + name + ": " + outcome);
     }
@@ -129,6 +132,29 @@ public class ScenarioConformanceTest {
         + String.join("\n" + name + " diverges ", steps);
     report.add(message);
     return message;
+  }
+
+  /**
+   * With {@code -PfactsDir=DIR} (system property {@code capsched.facts.dir}), writes every
+   * fact of every step one scheduler's run produced to {@code DIR/NAME.SIDE.facts}, so that
+   * runs can be compared with each other (a timing-dependent step shows as a difference
+   * between two runs of the same side), not only with the other scheduler.
+   */
+  private static void dumpFacts(String name, String side, List<ScenarioLine> lines,
+      List<Map<String, String>> snapshots) throws IOException {
+    String dir = System.getProperty("capsched.facts.dir", "");
+    if (dir.isEmpty()) {
+      return;
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < snapshots.size(); i++) {
+      out.append("== line ").append(lines.get(i).number).append(" (").append(lines.get(i).text).append(")\n");
+      for (Map.Entry<String, String> e : snapshots.get(i).entrySet()) {
+        out.append(e.getKey()).append(" = ").append(e.getValue()).append('\n');
+      }
+    }
+    Files.createDirectories(Paths.get(dir));
+    Files.write(Paths.get(dir, name + "." + side + ".facts"), out.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   /**
@@ -200,10 +226,12 @@ public class ScenarioConformanceTest {
     TreeSet<String> keys = new TreeSet<>(apache.keySet());
     keys.addAll(ours.keySet());
     for (String k : keys) {
-      if (k.equals("preemption-selectors") || k.startsWith("queue-active-count ")
+      if (k.equals("preemption-selectors") || k.equals("preemption-tie-order-mattered")
+          || k.startsWith("queue-active-count ")
           || k.startsWith("queue-active-users ")) {
         // Read by the coverage report (which of Apache's selectors chose) and by
-        // divergences.txt's checks (the users a leaf's limit is shared among, and Apache's
+        // divergences.txt's checks (whether our preemption round hung on the order of tied
+        // queues, the users a leaf's limit is shared among, and Apache's
         // count of active users), not compared: Apache's forgetting a user still counted
         // active (miscounted-user) is compared by its consequences - the limits, headroom
         // and REST view - so that a scenario is compared on for as long as it has none.

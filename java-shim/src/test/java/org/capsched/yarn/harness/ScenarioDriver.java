@@ -175,6 +175,12 @@ public final class ScenarioDriver implements AutoCloseable {
   private String lastStep;
   /** The exception the last {@code preempt} round failed with (its class), else null. */
   private String lastPreemptionFailure;
+  /**
+   * Whether our last preemption round hung on the order of equally under-served queues,
+   * which Apache's policy takes from identity hash codes (see divergences.txt,
+   * preemption-tie-order).
+   */
+  private boolean lastPreemptionTieOrderMattered;
   /** How many {@code manage-queues} rounds ran. */
   private int queueManagementRounds;
   /**
@@ -751,6 +757,9 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (preemption instanceof ProportionalCapacityPreemptionPolicy) {
       noteSelectorsThatChose((ProportionalCapacityPreemptionPolicy) preemption);
+    } else {
+      lastPreemptionTieOrderMattered =
+          ConsistencyCheck.preemptionTieOrderMattered((RustCapacityScheduler) scheduler);
     }
     rm.drainEvents();
     allocateAll();
@@ -1346,6 +1355,9 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (lastPreemptionFailure != null) {
       facts.put("preemption-round-failed", lastPreemptionFailure);
+    }
+    if (lastPreemptionTieOrderMattered) {
+      facts.put("preemption-tie-order-mattered", "true");
     }
     if (queueManagementRounds > 0) {
       facts.put("queue-management", "rounds=" + queueManagementRounds);
