@@ -259,6 +259,13 @@ impl Scheduler {
             self.state.unbook_reservation(node);
             return vec![Allocation::unreserved(&r)];
         }
+        let n = &self.state.nodes[&node];
+        if self.state.apps[&r.app].blacklist.excludes(&n.host, &n.rack) {
+            // The application has blacklisted the node since it reserved it: Apache skips
+            // the application there (before counting an opportunity) and keeps the
+            // reservation, which holds the node until the blacklist or the ask changes.
+            return Vec::new();
+        }
         // Each heartbeat of its reserved node is a scheduling opportunity for the request
         // (Apache counts it before trying the node), whatever comes of it.
         if let Some(app) = self.state.apps.get_mut(&r.app) {

@@ -132,6 +132,22 @@ fn a_container_that_fits_no_node_yet_reserves_one_and_is_placed_there_later() {
 }
 
 #[test]
+fn a_reservation_on_a_node_the_application_blacklisted_since_is_kept_but_not_served() {
+    let (mut s, [n, _], placed, big) = crowded();
+    assert_eq!(s.node_heartbeat(n, &[])[0].kind, AllocationKind::Reserve);
+    s.update_blacklist(big, false, &["h1".to_string()], &[]);
+    // The node frees room enough, but the application keeps away from it: the
+    // reservation stays (as Apache's), the node serves nobody else.
+    let finished = [(placed[0].app, placed[0].container)];
+    assert!(s.node_heartbeat(n, &finished).is_empty());
+    assert_eq!(s.state().nodes[&n].reservation.map(|r| r.app), Some(big));
+    consistent(&s);
+    s.update_blacklist(big, false, &[], &["h1".to_string()]);
+    assert_eq!(s.node_heartbeat(n, &[])[0].kind, AllocationKind::AllocateReserved);
+    consistent(&s);
+}
+
+#[test]
 fn a_reservation_no_longer_wanted_is_dropped() {
     let (mut s, [n, _], _, big) = crowded();
     assert_eq!(s.node_heartbeat(n, &[])[0].kind, AllocationKind::Reserve);
