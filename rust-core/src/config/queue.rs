@@ -499,7 +499,8 @@ fn read_queue(
                 path,
                 &k,
                 format!(
-                    "user weight {w} is more than {most}, the number of users minimum-user-limit-percent                      ({minimum_user_limit_percent}) lets share the queue at once"
+                    "user weight {w} is more than {most}, the number of users minimum-user-limit-percent \
+                     ({minimum_user_limit_percent}) lets share the queue at once"
                 ),
             ));
         }

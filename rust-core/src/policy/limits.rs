@@ -249,23 +249,30 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
 pub fn headroom(state: &State, app: AppKey) -> Resource {
     let Some(a) = state.apps.get(&app) else { return Resource::ZERO };
     let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
-    let forgotten = a.headroom_user_forgotten.then_some(Resource::ZERO);
-    headroom_in(state, leaf, &a.user, forgotten)
+    headroom_in(state, leaf, &a.user, a.headroom_user_forgotten)
 }
 
 /// What any application of `user` in the leaf could still get: the headroom above, which
 /// Apache also publishes as the user's available resources in its queue metrics.
 pub fn user_headroom(state: &State, leaf: QueueIndex, user: &str) -> Resource {
-    headroom_in(state, leaf, user, None)
+    headroom_in(state, leaf, user, false)
 }
 
-/// The headroom of `user` in `leaf`, counting the user as holding `user_used` there when
-/// given (a forgotten user's), else what it holds.
-fn headroom_in(state: &State, leaf: QueueIndex, user: &str, user_used: Option<Resource>) -> Resource {
+/// The headroom of `user` in `leaf`. A `forgotten` user (one the leaf dropped after its
+/// application moved away, whose old record Apache's headroom provider still holds)
+/// counts as holding nothing there. A user the leaf has no record of weighs 1: Apache
+/// looks the weight up among the leaf's users, finds none, and takes the default.
+fn headroom_in(state: &State, leaf: QueueIndex, user: &str, forgotten: bool) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(leaf);
-    let user_used = user_used.unwrap_or_else(|| q.users.get(user).map_or(Resource::ZERO, |u| u.used));
-    let user_room = limit_for_user(state, leaf, user).minus(user_used);
+    let record = q.users.get(user);
+    let user_used = if forgotten { Resource::ZERO } else { record.map_or(Resource::ZERO, |u| u.used) };
+    let limit = if record.is_some() {
+        limit_for_user(state, leaf, user)
+    } else {
+        user_limit(calc, &user_limit_inputs(state, leaf))
+    };
+    let user_room = limit.minus(user_used);
     let queue_room = q.published_limit.minus(q.used);
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
     // What the cluster has free, not floored: Apache subtracts plainly, so where the

@@ -34,13 +34,15 @@ final class KnownDivergences {
         && runnableCountsAddUp(ours));
     // Both refused a refresh, and Apache's queues' states, capacities or maximums have
     // moved to what the refused file said where ours have not (or its leaves' application
-    // limits are left unset, -1).
+    // limits are left unset, -1, or a managed parent's leaves read a configured capacity
+    // of 0% as the refused refresh's managed parent left them).
     CHECKS.put("half-applied-refusal", (apache, ours) -> "refused".equals(apache.get("refresh"))
         && "refused".equals(ours.get("refresh"))
         && (differIn(apache, ours, "state=") || differIn(apache, ours, "capacity=")
             || differIn(apache, ours, "max=") || apache.entrySet().stream().anyMatch(f ->
                 f.getKey().startsWith("queue-limits ") && f.getValue().startsWith("max-apps=-1 ")
-                && !ours.getOrDefault(f.getKey(), "").startsWith("max-apps=-1 "))));
+                && !ours.getOrDefault(f.getKey(), "").startsWith("max-apps=-1 "))
+            || onlyManagedLeavesVectorsZeroed(apache, ours)));
     // Apache's leaf lists an application that max-parallel-apps still holds among its
     // pending ones (more active and pending than runnable); ours does not.
     CHECKS.put("unrunnable-made-pending", (apache, ours) -> !leavesListOnlyRunnable(apache)
@@ -210,6 +212,23 @@ final class KnownDivergences {
   private static String withoutPreemptionChoices(String fact) {
     return fact == null ? "" : fact.replaceAll(" told-preempted=\\[[^\\]]*\\]", "")
         .replaceAll(" reserved(-for)?=\\S+", "");
+  }
+
+  /**
+   * Whether every differing fact is a managed leaf's configured capacity vector in the
+   * REST view, Apache's reading 0% in every resource.
+   */
+  private static boolean onlyManagedLeavesVectorsZeroed(Map<String, String> apache,
+      Map<String, String> ours) {
+    java.util.Set<String> managed = new java.util.HashSet<>(managedLeaves(apache));
+    java.util.List<String> differing = differingFacts(apache, ours);
+    return !differing.isEmpty() && differing.stream().allMatch(key -> {
+      String[] parts = key.split(" ");
+      String value = apache.getOrDefault(key, "");
+      return key.startsWith("rest ") && parts.length > 1 && managed.contains(parts[1])
+          && key.contains("queueCapacityVectorInfo.")
+          && (value.equals("0.0%") || value.matches("\\[(\\S+=0\\.0%,?)+\\]"));
+    });
   }
 
   /** Gauges Apache's metrics show as 0 after such a refresh. */

@@ -546,6 +546,11 @@ final class RandomScenario {
       // Users share the greedy leaf evenly, so one user can be over its limit.
       if (intra.nextBoolean()) {
         greedyLeaf.settings.put("minimum-user-limit-percent", new String[] {"25", "50"}[intra.nextInt(2)]);
+        // A user weight drawn for the old percentage may be more than the new one allows
+        // (Apache would refuse to start): the lightest weight drawn instead.
+        int mulp = Integer.parseInt(greedyLeaf.settings.get("minimum-user-limit-percent"));
+        greedyLeaf.settings.replaceAll((k, v) -> k.startsWith("user-settings.") && k.endsWith(".weight")
+            && Double.parseDouble(v) > 100.0 / mulp ? "0.5" : v);
         features.add("preemption:intra-queue-user-limit");
       }
     }
