@@ -10,8 +10,11 @@ use crate::resource::{Resource, ResourceCalculator};
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
 /// parent may still use under its own `limit` (less what blocked siblings leave unusable),
-/// plus what the child already holds, rounded down to the minimum allocation. The child
-/// applies its own maximum.
+/// plus what its killable containers hold (room it may take back) and what the child
+/// already holds, rounded down to the minimum allocation. The child applies its own
+/// maximum. As in Apache, nothing is floored: a parent holding more than its limit (a
+/// refresh shrank it, a node left) passes a limit below zero in some resource, which
+/// decides what its children's ApplicationMaster limits are worked out from.
 pub fn child_limit(
     state: &State,
     limit: Resource,
@@ -21,10 +24,7 @@ pub fn child_limit(
 ) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    // The child's usage (and what the parent's killable containers hold, room it may take
-    // back) is added first: a parent may hold more than its limit (a refresh shrank it),
-    // where Apache's difference goes negative and `minus` would stop at zero.
-    let room = limit.plus(c.used).plus(state.killable_under(parent)).minus(blocked).minus(p.used);
+    let room = limit.difference(blocked).difference(p.used).plus(state.killable_under(parent)).plus(c.used);
     state.calculator().round_down_to(room, state.minimum_allocation())
 }
 
