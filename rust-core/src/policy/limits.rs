@@ -102,9 +102,14 @@ pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource 
     weighted_limit(state, queue, user_limit(state.calculator(), &user_limit_inputs(state, queue)), user)
 }
 
+/// `limit` (the limit for one unit of user weight) scaled by `user`'s weight in `queue`.
+/// The weight is the one the leaf's record of the user holds: a user the leaf has no
+/// record of (it was forgotten there) weighs 1, as Apache looks the weight up among the
+/// leaf's users, finds none, and takes the default.
 pub fn weighted_limit(state: &State, queue: QueueIndex, limit: Resource, user: &str) -> Resource {
-    let weights = &state.queues.get(queue).config.user_weights;
-    if weights.is_empty() {
+    let q = state.queues.get(queue);
+    let weights = &q.config.user_weights;
+    if weights.is_empty() || !q.users.contains_key(user) {
         return limit;
     }
     let weight = weights.get(user).copied().unwrap_or(1.0);
@@ -260,19 +265,12 @@ pub fn user_headroom(state: &State, leaf: QueueIndex, user: &str) -> Resource {
 
 /// The headroom of `user` in `leaf`. A `forgotten` user (one the leaf dropped after its
 /// application moved away, whose old record Apache's headroom provider still holds)
-/// counts as holding nothing there. A user the leaf has no record of weighs 1: Apache
-/// looks the weight up among the leaf's users, finds none, and takes the default.
+/// counts as holding nothing there.
 fn headroom_in(state: &State, leaf: QueueIndex, user: &str, forgotten: bool) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(leaf);
-    let record = q.users.get(user);
-    let user_used = if forgotten { Resource::ZERO } else { record.map_or(Resource::ZERO, |u| u.used) };
-    let limit = if record.is_some() {
-        limit_for_user(state, leaf, user)
-    } else {
-        user_limit(calc, &user_limit_inputs(state, leaf))
-    };
-    let user_room = limit.minus(user_used);
+    let user_used = if forgotten { Resource::ZERO } else { q.users.get(user).map_or(Resource::ZERO, |u| u.used) };
+    let user_room = limit_for_user(state, leaf, user).minus(user_used);
     let queue_room = q.published_limit.minus(q.used);
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
     // What the cluster has free, not floored: Apache subtracts plainly, so where the

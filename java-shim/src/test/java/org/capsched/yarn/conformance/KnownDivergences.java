@@ -195,19 +195,24 @@ final class KnownDivergences {
         if (!withoutPreemptionChoices(apache.get(key)).equals(withoutPreemptionChoices(ours.get(key)))) {
           return false;
         }
-        java.util.regex.Matcher leaf = java.util.regex.Pattern.compile("queue=(\\S+)")
-            .matcher(apache.getOrDefault(key, ""));
+        java.util.regex.Matcher leaf = APP_QUEUE.matcher(apache.getOrDefault(key, ""));
         for (String path = leaf.find() ? leaf.group(1) : ""; !path.isEmpty();
             path = path.contains(".") ? path.substring(0, path.lastIndexOf('.')) : "") {
           touched.add(path);
         }
       }
     }
-    return !differing.isEmpty() && differing.stream().allMatch(key -> key.startsWith("app ")
-        || key.startsWith("node ")
-            && withoutPreemptionChoices(apache.get(key)).equals(withoutPreemptionChoices(ours.get(key)))
-        || key.split(" ").length > 1 && touched.contains(key.split(" ")[1]));
+    return !differing.isEmpty() && differing.stream().allMatch(key -> {
+      String[] words = key.split(" ");
+      return key.startsWith("app ")
+          || key.startsWith("node ")
+              && withoutPreemptionChoices(apache.get(key)).equals(withoutPreemptionChoices(ours.get(key)))
+          || words.length > 1 && touched.contains(words[1]);
+    });
   }
+
+  /** An application fact's leaf. */
+  private static final java.util.regex.Pattern APP_QUEUE = java.util.regex.Pattern.compile("queue=(\\S+)");
 
   private static String withoutPreemptionChoices(String fact) {
     return fact == null ? "" : fact.replaceAll(" told-preempted=\\[[^\\]]*\\]", "")
