@@ -159,7 +159,7 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
                 limit: limits::limit_for_user(state, index, name),
                 active_applications: u.active_apps,
                 pending_applications: u.pending_apps,
-                weight: q.config.user_weights.get(name.as_str()).copied().unwrap_or(1.0),
+                weight: q.config.user_weight(name),
                 apps_counted_active: u.apps_counted_active,
                 headroom: limits::user_headroom(state, index, name),
                 am_limit: limits::user_am_limit(state, index, name, queue_am_limit),

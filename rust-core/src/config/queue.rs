@@ -229,6 +229,11 @@ impl Lifetimes {
 }
 
 impl QueueConfig {
+    /// `user`'s weight here (`<q>.user-settings.<user>.weight`; 1 when not given).
+    pub fn user_weight(&self, user: &str) -> f64 {
+        self.user_weights.get(user).copied().unwrap_or(1.0)
+    }
+
     /// True for a queue applications run in: no children, and not a managed parent.
     pub fn is_leaf(&self) -> bool {
         self.children.is_empty() && !self.auto_create_child_queue && !self.auto_queue_v2

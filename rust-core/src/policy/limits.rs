@@ -80,10 +80,11 @@ pub fn within_limit(state: &State, used: Resource, limit: Resource, could_unrese
 /// The user-limit inputs of a leaf queue as they stand.
 pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit {
     let q = state.queues.get(queue);
-    let (active_used, active_weight) =
-        q.users.iter().filter(|(_, u)| u.is_active()).fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
-            (used.plus(u.used), w + q.config.user_weights.get(name).copied().unwrap_or(1.0))
-        });
+    let (active_used, active_weight) = q
+        .users
+        .iter()
+        .filter(|(_, u)| u.is_active())
+        .fold((Resource::ZERO, 0.0), |(used, w), (name, u)| (used.plus(u.used), w + q.config.user_weight(name)));
     QueueForUserLimit {
         cluster: state.cluster,
         guaranteed: q.guaranteed(),
@@ -108,12 +109,8 @@ pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource 
 /// leaf's users, finds none, and takes the default.
 pub fn weighted_limit(state: &State, queue: QueueIndex, limit: Resource, user: &str) -> Resource {
     let q = state.queues.get(queue);
-    let weights = &q.config.user_weights;
-    if weights.is_empty() || !q.users.contains_key(user) {
-        return limit;
-    }
-    let weight = weights.get(user).copied().unwrap_or(1.0);
-    if weight == 1.0 {
+    let weight = q.config.user_weight(user);
+    if weight == 1.0 || !q.users.contains_key(user) {
         return limit;
     }
     weighted_user_limit(state.calculator(), limit, weight, state.minimum_allocation())
@@ -167,8 +164,7 @@ pub fn user_limit_among_all(calc: ResourceCalculator, q: &QueueForUserLimit, all
 /// precision as Apache sums them; [`weighted_limit`] gives each user's.
 pub fn unit_limit_among_all(state: &State, queue: QueueIndex) -> Resource {
     let q = state.queues.get(queue);
-    let weights = &q.config.user_weights;
-    let all_weight: f32 = q.users.keys().map(|name| weights.get(name).copied().unwrap_or(1.0) as f32).sum();
+    let all_weight: f32 = q.users.keys().map(|name| q.config.user_weight(name) as f32).sum();
     user_limit_among_all(state.calculator(), &user_limit_inputs(state, queue), f64::from(all_weight))
 }
 
@@ -235,7 +231,7 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
     let calc = state.calculator();
     let q = state.queues.get(queue);
     let users = q.users.values().filter(|u| u.is_active()).count() + q.pending_users.get();
-    let weight = q.config.user_weights.get(user).copied().unwrap_or(1.0);
+    let weight = q.config.user_weight(user);
     let share = ((q.config.minimum_user_limit_percent / 100.0) as f32).max(1.0 / users.max(1) as f32);
     let share = (share * weight as f32).min(1.0);
     let by = if q.config.user_limit_factor == -1.0 {
