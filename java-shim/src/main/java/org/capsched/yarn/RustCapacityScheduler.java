@@ -220,17 +220,31 @@ public class RustCapacityScheduler
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = source.read(newConf);
     String[] warnings;
-    try (NativeScheduler.PreparedRefresh refresh = core.prepareRefresh(in.xml, in.source,
-        in.fileCapacityProperties, in.codeCapacityProperties, in.systemProperties)) {
+    NativeScheduler.PreparedRefresh refresh;
+    try {
+      refresh = core.prepareRefresh(in.xml, in.source, in.fileCapacityProperties,
+          in.codeCapacityProperties, in.systemProperties);
+    } catch (SchedulerConfigurationException e) {
+      // The file itself is refused; the core has loaded the configuration in force again.
+      writeLock.lock();
+      try {
+        reloaded();
+      } finally {
+        writeLock.unlock();
+      }
+      throw refused(in, e);
+    } catch (NativeSchedulerPoisonedException e) {
+      handOver(e);
+      throw e;
+    }
+    try (NativeScheduler.PreparedRefresh prepared = refresh) {
       writeLock.lock();
       try {
         try {
-          warnings = refresh.commit();
+          warnings = prepared.commit();
         } catch (SchedulerConfigurationException e) {
-          // The core loaded the configuration in force again (as Apache's scheduler does):
-          // what it says of its created queues may have changed with it.
-          rebuildQueues(conf);
-          throw e;
+          reloaded();
+          throw refused(in, e);
         }
         rebuildQueues(newConf);
         accepted = source.merged(in, newConf);
@@ -238,9 +252,6 @@ public class RustCapacityScheduler
       } finally {
         writeLock.unlock();
       }
-    } catch (SchedulerConfigurationException e) {
-      throw new IOException("Failed to re-init queues from " + in.source + ": "
-          + e.getMessage(), e);
     } catch (NativeSchedulerPoisonedException e) {
       handOver(e);
       throw e;
@@ -250,6 +261,20 @@ public class RustCapacityScheduler
     }
     super.reinitialize(RustPreemptionPolicy.monitorsFor(newConf), context);
     LOG.info("Queues refreshed from {}: {}", in.source, queues);
+  }
+
+  /**
+   * After a refused refresh the core has loaded the configuration in force again (as
+   * Apache's scheduler does): what it says of its created queues may have changed with it,
+   * and the limits worked out again may have activated applications. Under the write lock.
+   */
+  private void reloaded() {
+    rebuildQueues(conf);
+    tellAmDiagnoses();
+  }
+
+  private static IOException refused(ConfigurationInputs in, SchedulerConfigurationException e) {
+    return new IOException("Failed to re-init queues from " + in.source + ": " + e.getMessage(), e);
   }
 
   /**
