@@ -165,6 +165,16 @@ public final class ScenarioDriver implements AutoCloseable {
   private final ControlledClock clock = new ControlledClock();
   /** The preemption policy the {@code preempt} step runs, made at its first round. */
   private SchedulingEditPolicy preemption;
+  /**
+   * Whether preemption for queues of higher priority is on: its selector takes a node's
+   * containers oldest first by their creation times, in wall-clock milliseconds, and the
+   * order of two created in the same millisecond comes from a hash map. Two runs cannot
+   * share such ties, so each node update then starts in a millisecond of its own (see
+   * {@link #heartbeat}).
+   */
+  private final boolean containerAgesMatter;
+  /** The wall-clock millisecond the last node update ended in. */
+  private long lastNodeUpdateMillis;
   /** When the last application was submitted, on the JVM's monotonic clock (ms). */
   private long lastSubmittedAt;
   /** The deletion of idle auto-created queues, made at the first {@code expire-queues}. */
@@ -236,6 +246,10 @@ public final class ScenarioDriver implements AutoCloseable {
       conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
     }
     this.acceptedXml = configXml;
+    Configuration scheduling = new Configuration(false);
+    scheduling.addResource(new java.io.ByteArrayInputStream(configXml.getBytes(StandardCharsets.UTF_8)));
+    this.containerAgesMatter = scheduling.getBoolean(
+        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled", false);
     RMStateStore store = null;
     if (Boolean.parseBoolean(cluster.get("recovery"))) {
       store = new DurableMemoryStateStore();
@@ -672,9 +686,13 @@ public final class ScenarioDriver implements AutoCloseable {
         // The event an NM heartbeat turns into inside the RM (RMNodeImpl's status update),
         // sent directly: MockNM's own heartbeat round trip costs ~0.4 s in MockRM.
         RMNode node = rm.getRMContext().getRMNodes().get(nm.getNodeId());
+        while (containerAgesMatter && System.currentTimeMillis() <= lastNodeUpdateMillis) {
+          Thread.onSpinWait();
+        }
         scheduler.handle(new NodeUpdateSchedulerEvent(node));
         rm.drainEvents();
         launchAllocatedAms();
+        lastNodeUpdateMillis = System.currentTimeMillis();
       }
     }
     allocateAll();
