@@ -78,6 +78,11 @@ final class RandomScenario {
     }
   }
 
+  /** The opening phase a seed may have, for one of the preemption policy's selectors. */
+  private enum SelectorPhase {
+    NONE, QUEUE_PRIORITY, RESERVED_CONTAINERS
+  }
+
   private static final class Generator {
     private final Random r;
     private final Random topology;
@@ -115,6 +120,17 @@ final class RandomScenario {
     private final Random autoQueues;
     /** Legacy auto-created leaves under a managed parent, for about a sixth of the seeds. */
     private final Random legacyQueues;
+    /**
+     * Whether the seed opens with a selector phase ({@link #selectorPhase()}), and which:
+     * for about three seeds in 20 (not the soak's), drawn apart from the others so that the
+     * remaining seeds stay what they were. A seed so drawn has preemption on, with the
+     * phase's selector, even when placement rules then leave it without the phase.
+     */
+    private final Random selectors;
+    private SelectorPhase selectorPhase = SelectorPhase.NONE;
+    /** The phase's leaves: the one that fills the cluster, and the under-served one. */
+    private Queue hogLeaf;
+    private Queue starvedLeaf;
     /** The managed parent (auto-create-child-queue.enabled), else null. */
     private Queue managedParent;
     /** Its full path. */
@@ -174,6 +190,7 @@ final class RandomScenario {
       placement = new Random(seed * 0x2545F4914F6CDD1DL + 9);
       autoQueues = new Random(seed * 0x94D049BB133111EBL + 10);
       legacyQueues = new Random(seed * 0x2545F4914F6CDD1DL + 11);
+      selectors = new Random(seed * 0xD6E8FEB86659FD93L + 12);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -198,10 +215,18 @@ final class RandomScenario {
             memory, vcores));
       }
       chooseTree();
+      if (faults == null) {
+        int phase = selectors.nextInt(20);
+        // The reserved-container selector reaches fewer of its phases (Fifo's takes what it
+        // leaves): twice as many seeds.
+        selectorPhase = phase == 0 ? SelectorPhase.QUEUE_PRIORITY
+            : phase <= 2 ? SelectorPhase.RESERVED_CONTAINERS : SelectorPhase.NONE;
+      }
       choosePreemption();
       choosePlacement();
       chooseAutoQueues();
       chooseManagedParent();
+      planSelectorPhase();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
@@ -228,6 +253,7 @@ final class RandomScenario {
       for (String line : nodeLines) {
         s.append(line);
       }
+      selectorPhase();
       int steps = 25 + r.nextInt(35);
       if (soakSteps > 0) {
         steps = soakSteps;
@@ -422,7 +448,8 @@ final class RandomScenario {
 
     /** For about a third of the seeds, the scheduling monitor on and the policy's keys. */
     private void choosePreemption() {
-      preempting = preemption.nextInt(3) == 0;
+      // The draw is taken whatever the phase, so that the stream stays where it was.
+      preempting = preemption.nextInt(3) == 0 | selectorPhase != SelectorPhase.NONE;
       if (!preempting) {
         return;
       }
@@ -464,11 +491,11 @@ final class RandomScenario {
         features.add("preemption:conservative-drf");
       }
       chooseIntraQueuePreemption(policy);
-      if (forReservations.nextInt(4) == 0) {
+      if (forReservations.nextInt(4) == 0 | selectorPhase == SelectorPhase.RESERVED_CONTAINERS) {
         fullKeys.put(policy + "select_based_on_reserved_containers", "true");
         features.add("preemption:for-reservations");
       }
-      if (queuePriority.nextInt(3) == 0) {
+      if (queuePriority.nextInt(3) == 0 | selectorPhase == SelectorPhase.QUEUE_PRIORITY) {
         chooseQueuePriorities();
       }
       if (lazy.nextInt(3) == 0) {
@@ -510,6 +537,106 @@ final class RandomScenario {
           child.settings.put("priority", Integer.toString(queuePriority.nextInt(4)));
         }
       }
+    }
+
+    /**
+     * The selector phase's leaves and the settings it needs: the leaf of the largest
+     * guarantee is left under-served, and the leaf of the smallest guarantee in another
+     * branch of the root fills the cluster. Both branches may grow to the whole cluster and
+     * both users to their leaf's maximum, so that the first fills every node and the
+     * second's reservation is only for want of room on one node. For the queue-priority
+     * phase the under-served branch has the higher priority. Preemption is not disabled on
+     * the way to the first leaf (elsewhere it may be). Each leaf takes ten
+     * applications whatever its share (the global maximum-applications may leave none to
+     * a small leaf). The seed's other settings (limits, the policy's keys) stay as drawn:
+     * some phases find nothing to take, as some clusters do. Seeds with placement rules
+     * have no phase (the rules may send its applications elsewhere, or refuse them).
+     */
+    private void planSelectorPhase() {
+      if (groupsMapping != null) {
+        selectorPhase = SelectorPhase.NONE;
+      }
+      if (selectorPhase == SelectorPhase.NONE) {
+        return;
+      }
+      List<Queue> leaves = leaves();
+      Map<Queue, Double> guarantees = new LinkedHashMap<>();
+      for (Queue leaf : leaves) {
+        List<Queue> path = parentsOf(leaf);
+        double guarantee = 1;
+        for (int i = 1; i < path.size(); i++) {
+          int siblings = 0;
+          for (Queue sibling : path.get(i - 1).children) {
+            siblings += sibling.share;
+          }
+          guarantee *= (double) path.get(i).share / siblings;
+        }
+        guarantees.put(leaf, guarantee);
+      }
+      for (Queue leaf : leaves) {
+        if (starvedLeaf == null || guarantees.get(leaf) > guarantees.get(starvedLeaf)) {
+          starvedLeaf = leaf;
+        }
+      }
+      Queue starvedBranch = parentsOf(starvedLeaf).get(1);
+      for (Queue leaf : leaves) {
+        if (parentsOf(leaf).get(1) != starvedBranch
+            && (hogLeaf == null || guarantees.get(leaf) < guarantees.get(hogLeaf))) {
+          hogLeaf = leaf;
+        }
+      }
+      if (hogLeaf == null) {
+        selectorPhase = SelectorPhase.NONE;
+        return;
+      }
+      for (Queue leaf : new Queue[] {hogLeaf, starvedLeaf}) {
+        for (Queue q : parentsOf(leaf)) {
+          q.max = 100;
+          if (leaf == hogLeaf) {
+            q.settings.remove("disable_preemption");
+          }
+        }
+        leaf.settings.put("user-limit-factor", "100");
+        leaf.settings.put("maximum-applications", "10");
+      }
+      if (selectorPhase == SelectorPhase.QUEUE_PRIORITY) {
+        parentsOf(hogLeaf).get(1).settings.put("priority", "0");
+        starvedBranch.settings.put("priority", "3");
+      }
+      features.add(selectorPhase == SelectorPhase.QUEUE_PRIORITY
+          ? "preemption:phase-queue-priority" : "preemption:phase-reserved-containers");
+    }
+
+    /**
+     * The selector phase, before the workload: one application fills every node with
+     * 1 GB containers, stops asking and gives its oldest back, the same number on each
+     * node; then an application of the under-served leaf asks for containers one size
+     * bigger than that (in every resource), which fit on no node though the cluster has
+     * room for them, so that it reserves one. Rounds of the policy take room for the
+     * reservation, and both applications end, leaving an empty cluster to the workload.
+     */
+    private void selectorPhase() {
+      if (selectorPhase == SelectorPhase.NONE) {
+        return;
+      }
+      // Freed on each node: with three nodes or more one is enough for the cluster to
+      // have room for the bigger container beside the second AM; with two, two are.
+      int freedPerNode = nodes.size() >= 3 ? 1 : 2;
+      s.append(String.format("app selector1 queue=%s user=u7 am=1G%n", hogLeaf.name));
+      s.append(String.format("ask selector1 memory=1G count=%d%n", clusterMemoryGb));
+      s.append("heartbeat all rounds=12\n");
+      s.append("ask selector1 memory=1G count=0\n");
+      s.append(String.format("finish selector1 count=%d%n", freedPerNode * nodes.size()));
+      s.append(String.format("app selector2 queue=%s user=u8 am=1G%n", starvedLeaf.name));
+      s.append("heartbeat all\n");
+      s.append(String.format("ask selector2 memory=%dG vcores=%d count=2%n", freedPerNode + 1, freedPerNode + 1));
+      s.append("heartbeat all rounds=2\n");
+      s.append("preempt\n");
+      s.append("wait ").append(15 + selectors.nextInt(10)).append('\n');
+      s.append("preempt\n");
+      s.append("heartbeat all rounds=2\n");
+      s.append("unregister selector1\nunregister selector2\n");
+      features.add("event:preempt");
     }
 
     /** For about half the seeds with preemption, preemption inside queues too. */
