@@ -57,11 +57,15 @@ final class KnownDivergences {
     CHECKS.put("recovered-app-uncounted", (apache, ours) -> !parentsCountChildren(apache)
         && parentsCountChildren(ours));
     // Apache told an application waiting for its AM that a container was assigned though
-    // it holds none (a proposal its commit check refused); ours still says activated.
+    // it holds none (a proposal its commit check refused); ours still says activated. One
+    // whose AM container is reserved elsewhere (a proposal to place it on another node,
+    // refused) must agree in everything else.
     CHECKS.put("assigned-before-commit", (apache, ours) -> apache.entrySet().stream()
         .anyMatch(f -> f.getKey().startsWith("app ") && f.getValue().contains(" am=assigned")
-            && f.getValue().contains(" live=0 reserved=0 ")
-            && ours.getOrDefault(f.getKey(), "").contains(" am=activated")));
+            && f.getValue().contains(" live=0 ")
+            && ours.getOrDefault(f.getKey(), "").contains(" am=activated")
+            && (f.getValue().contains(" reserved=0 ")
+                || f.getValue().replace(" am=assigned", " am=activated").equals(ours.get(f.getKey())))));
     // Right after a refresh (accepted, or refused: Apache then reloads the file in force),
     // an application held back from activation is told Apache's
     // queue AM limit where ours names the user's, or the other way round; everything else
