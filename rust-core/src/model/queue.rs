@@ -129,9 +129,10 @@ impl Queue {
         self.pending_users.look_up(self.users.values());
     }
 
-    /// A limit of this leaf counting all its users was looked up (see `PendingUsersCount`).
-    pub fn user_limit_among_all_looked_up(&mut self) {
-        self.pending_users.look_up_among_all(self.users.values());
+    /// The limit of this leaf counting all its users was looked up, `limit` as worked out
+    /// now (see `PendingUsersCount`).
+    pub fn user_limit_among_all_looked_up(&mut self, limit: Resource) {
+        self.pending_users.look_up_among_all(self.users.values(), limit);
     }
 
     /// Full path.

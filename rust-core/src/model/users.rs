@@ -52,7 +52,9 @@ impl UserState {
 /// limits, and it recomputes only at a limit lookup after something invalidated the cache
 /// (`userLimitNeedsRecompute`: a user becoming active or inactive, a container charged or
 /// released, the cluster or the configuration changing). Submissions and activations do
-/// not invalidate it, so the count the per-user ApplicationMaster limit reads can lag.
+/// not invalidate it, so the count the per-user ApplicationMaster limit reads can lag; nor
+/// does a user joining the leaf, so the limit counting all users (intra-queue preemption's)
+/// is handed out again as last worked out.
 #[derive(Debug, Clone, Default)]
 pub struct PendingUsersCount {
     /// Bumped by every invalidation.
@@ -63,6 +65,8 @@ pub struct PendingUsersCount {
     /// Likewise for the limit counting all users, which Apache caches apart and which
     /// recounts the same figure when it is worked out.
     counted_among_all_at: Option<u64>,
+    /// That limit, before each user's weight, as last worked out.
+    limit_among_all: Resource,
     count: usize,
 }
 
@@ -79,11 +83,21 @@ impl PendingUsersCount {
         self.counted_at = self.recount_if_stale(at, users);
     }
 
-    /// A lookup of the limit counting all users (intra-queue preemption's): counts the
-    /// users again if that limit was invalidated since it was last worked out.
-    pub fn look_up_among_all<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
+    /// A lookup of the limit counting all users (intra-queue preemption's), `limit` as
+    /// worked out now: if the cached one was invalidated since it was last worked out,
+    /// `limit` is cached and the users are counted again.
+    pub fn look_up_among_all<'a>(&mut self, users: impl Iterator<Item = &'a UserState>, limit: Resource) {
         let at = self.counted_among_all_at;
+        if at != Some(self.version) {
+            self.limit_among_all = limit;
+        }
         self.counted_among_all_at = self.recount_if_stale(at, users);
+    }
+
+    /// The limit counting all users as Apache hands it out now: the cached one, unless
+    /// something invalidated it since it was worked out (then it is worked out afresh).
+    pub fn cached_among_all(&self) -> Option<Resource> {
+        (self.counted_among_all_at == Some(self.version)).then_some(self.limit_among_all)
     }
 
     /// Counts the users whose applications all wait for activation, unless the cached
@@ -129,6 +143,23 @@ mod tests {
         count.invalidate();
         count.look_up([&waiting, &waiting.clone()].into_iter());
         assert_eq!(count.get(), 2);
+    }
+
+    #[test]
+    fn the_limit_among_all_is_handed_out_again_until_an_invalidation() {
+        let mut cache = PendingUsersCount::default();
+        assert_eq!(cache.cached_among_all(), None, "nothing worked out yet");
+        let two = Resource::new(9 * 1024, 9);
+        cache.look_up_among_all(std::iter::empty(), two);
+        assert_eq!(cache.cached_among_all(), Some(two));
+        // A user joining does not invalidate: a lookup now keeps what was cached.
+        cache.look_up_among_all(std::iter::empty(), Resource::new(6 * 1024, 6));
+        assert_eq!(cache.cached_among_all(), Some(two));
+        cache.invalidate();
+        assert_eq!(cache.cached_among_all(), None, "invalidated: worked out afresh");
+        let three = Resource::new(6 * 1024, 6);
+        cache.look_up_among_all(std::iter::empty(), three);
+        assert_eq!(cache.cached_among_all(), Some(three));
     }
 
     #[test]

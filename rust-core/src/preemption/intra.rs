@@ -165,7 +165,10 @@ fn leaf_demand(
     let size_based = q.config.fair_size_based_weight;
     let mut users: Vec<TempUser> = Vec::new();
     let mut user_index: HashMap<&str, usize> = HashMap::default();
-    let unit_limit = limits::unit_limit_among_all(state, tq.queue);
+    // Apache's cached limit, unless invalidated since (a user who joined the leaf since
+    // does not count until then).
+    let unit_limit =
+        q.pending_users.cached_among_all().unwrap_or_else(|| limits::unit_limit_among_all(state, tq.queue));
     let mut temp: Vec<TempApp> = Vec::with_capacity(apps.len());
     for &(key, a) in &apps {
         let user = *user_index.entry(a.user.as_str()).or_insert_with(|| {

@@ -172,7 +172,8 @@ impl Scheduler {
             self.state.queues.queues[leaf].user_limit_looked_up();
         }
         for leaf in round.looked_up_among_all {
-            self.state.queues.queues[leaf].user_limit_among_all_looked_up();
+            let limit = crate::policy::limits::unit_limit_among_all(&self.state, leaf);
+            self.state.queues.queues[leaf].user_limit_among_all_looked_up(limit);
         }
         round.actions
     }
