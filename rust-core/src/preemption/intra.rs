@@ -90,6 +90,8 @@ pub(super) struct Leaf {
     queue: QueueIndex,
     apps: Vec<TempApp>,
     users: Vec<TempUser>,
+    /// The leaf's user limit counting all users, at weight one, as the demand read it.
+    unit_limit: Resource,
 }
 
 /// What each under-served leaf's applications owe one another, given the containers
@@ -291,7 +293,7 @@ fn leaf_demand(
             );
         }
     }
-    Some(Leaf { queue: tq.queue, apps, users })
+    Some(Leaf { queue: tq.queue, apps, users, unit_limit })
 }
 
 /// Each application owed something, the highest first, is given it by the lower-priority
@@ -421,7 +423,8 @@ pub(super) fn select(
     }
 }
 
-/// The leaves whose users' limits counting all users the demand looked up.
-pub(super) fn looked_up(leaves: &[Leaf]) -> impl Iterator<Item = QueueIndex> + '_ {
-    leaves.iter().map(|l| l.queue)
+/// The leaves whose users' limits counting all users the demand looked up, each with the
+/// limit it read (for the leaf's cache to keep).
+pub(super) fn looked_up(leaves: &[Leaf]) -> impl Iterator<Item = (QueueIndex, Resource)> + '_ {
+    leaves.iter().map(|l| (l.queue, l.unit_limit))
 }

@@ -126,8 +126,8 @@ pub struct Round {
     /// pending asks), as Apache's policy does through the leaf's user-limit cache.
     pub looked_up: Vec<QueueIndex>,
     /// Leaves whose users' limits counting all users the round looked up (intra-queue
-    /// preemption's, through the leaf's other user-limit cache).
-    pub looked_up_among_all: Vec<QueueIndex>,
+    /// preemption's, through the leaf's other user-limit cache), each with the limit read.
+    pub looked_up_among_all: Vec<(QueueIndex, Resource)>,
 }
 
 /// The policy across rounds: when each container still remembered was first marked.

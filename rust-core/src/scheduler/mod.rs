@@ -171,8 +171,7 @@ impl Scheduler {
         for leaf in round.looked_up {
             self.state.queues.queues[leaf].user_limit_looked_up();
         }
-        for leaf in round.looked_up_among_all {
-            let limit = crate::policy::limits::unit_limit_among_all(&self.state, leaf);
+        for (leaf, limit) in round.looked_up_among_all {
             self.state.queues.queues[leaf].user_limit_among_all_looked_up(limit);
         }
         round.actions

@@ -220,37 +220,36 @@ public class RustCapacityScheduler
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = source.read(newConf);
     String[] warnings;
-    NativeScheduler.PreparedRefresh refresh;
     try {
-      refresh = core.prepareRefresh(in.xml, in.source, in.fileCapacityProperties,
-          in.codeCapacityProperties, in.systemProperties);
-    } catch (SchedulerConfigurationException e) {
-      // The file itself is refused; the core has loaded the configuration in force again.
-      writeLock.lock();
+      NativeScheduler.PreparedRefresh refresh;
       try {
-        reloaded();
-      } finally {
-        writeLock.unlock();
-      }
-      throw refused(in, e);
-    } catch (NativeSchedulerPoisonedException e) {
-      handOver(e);
-      throw e;
-    }
-    try (NativeScheduler.PreparedRefresh prepared = refresh) {
-      writeLock.lock();
-      try {
+        refresh = core.prepareRefresh(in.xml, in.source, in.fileCapacityProperties,
+            in.codeCapacityProperties, in.systemProperties);
+      } catch (SchedulerConfigurationException e) {
+        // The file itself is refused; the core has loaded the configuration in force again.
+        writeLock.lock();
         try {
-          warnings = prepared.commit();
-        } catch (SchedulerConfigurationException e) {
           reloaded();
-          throw refused(in, e);
+        } finally {
+          writeLock.unlock();
         }
-        rebuildQueues(newConf);
-        accepted = source.merged(in, newConf);
-        tellAmDiagnoses();
-      } finally {
-        writeLock.unlock();
+        throw refused(in, e);
+      }
+      try (NativeScheduler.PreparedRefresh prepared = refresh) {
+        writeLock.lock();
+        try {
+          try {
+            warnings = prepared.commit();
+          } catch (SchedulerConfigurationException e) {
+            reloaded();
+            throw refused(in, e);
+          }
+          rebuildQueues(newConf);
+          accepted = source.merged(in, newConf);
+          tellAmDiagnoses();
+        } finally {
+          writeLock.unlock();
+        }
       }
     } catch (NativeSchedulerPoisonedException e) {
       handOver(e);

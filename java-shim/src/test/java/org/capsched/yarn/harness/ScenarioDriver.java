@@ -246,16 +246,14 @@ public final class ScenarioDriver implements AutoCloseable {
       conf.set(YarnConfiguration.RM_STORE, MemoryRMStateStore.class.getName());
     }
     this.acceptedXml = configXml;
-    Configuration scheduling = new Configuration(false);
-    scheduling.addResource(new java.io.ByteArrayInputStream(configXml.getBytes(StandardCharsets.UTF_8)));
-    this.containerAgesMatter = scheduling.getBoolean(
-        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled", false);
     RMStateStore store = null;
     if (Boolean.parseBoolean(cluster.get("recovery"))) {
       store = new DurableMemoryStateStore();
       store.init(conf);
     }
     this.rm = RmHarness.start(conf, store);
+    this.containerAgesMatter = loadedConfiguration().getBoolean(
+        "yarn.scheduler.capacity.ordering-policy.priority-utilization.underutilized-preemption.enabled", false);
     clock.setTime(CLUSTER_TIMESTAMP);
     // Every run numbers its applications and containers alike. An id carries the RM's
     // start time (its "cluster timestamp"), and the RM's hash maps keyed by ids — an
@@ -798,10 +796,7 @@ public final class ScenarioDriver implements AutoCloseable {
           ? new AutoCreatedQueueDeletionPolicy() : new RustQueueDeletionPolicy();
       queueDeletion.init(conf, rm.getRMContext(), scheduler);
     }
-    Configuration loaded = scheduler instanceof CapacityScheduler
-        ? ((CapacityScheduler) scheduler).getConfiguration()
-        : ((RustCapacityScheduler) scheduler).getConfiguration();
-    long seconds = loaded.getLong(CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
+    long seconds = loadedConfiguration().getLong(CapacitySchedulerConfiguration.AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME,
         CapacitySchedulerConfiguration.DEFAULT_AUTO_CREATE_CHILD_QUEUE_EXPIRED_TIME);
     // Both policies count whole idle seconds since a queue's last submission (or creation,
     // which a submission makes) on this clock and want more than `seconds` of them: wait
@@ -835,12 +830,19 @@ public final class ScenarioDriver implements AutoCloseable {
   }
 
   /** The queues among the facts' that the configuration in force makes managed parents. */
-  private List<String> managedParents(Set<String> factKeys) {
+  /** The capacity scheduler's configuration in force, as the scheduler loaded it. */
+  private Configuration loadedConfiguration() {
     ResourceScheduler scheduler = rm.getResourceScheduler();
-    CapacitySchedulerConfiguration loaded = scheduler instanceof CapacityScheduler
+    return scheduler instanceof CapacityScheduler
         ? ((CapacityScheduler) scheduler).getConfiguration()
-        : new CapacitySchedulerConfiguration(
-            ((RustCapacityScheduler) scheduler).getConfiguration(), false);
+        : ((RustCapacityScheduler) scheduler).getConfiguration();
+  }
+
+  private List<String> managedParents(Set<String> factKeys) {
+    Configuration configuration = loadedConfiguration();
+    CapacitySchedulerConfiguration loaded = configuration instanceof CapacitySchedulerConfiguration
+        ? (CapacitySchedulerConfiguration) configuration
+        : new CapacitySchedulerConfiguration(configuration, false);
     List<String> parents = new ArrayList<>();
     for (String key : factKeys) {
       if (key.startsWith("queue-capacity ")) {
