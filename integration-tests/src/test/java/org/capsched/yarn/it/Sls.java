@@ -43,9 +43,9 @@ final class Sls {
   /** What one run measured (see SlsRun) and the jobs' runtimes the simulator wrote. */
   static final class Result {
     final Properties summary;
-    /** Each finished job's real runtime, ms. */
+    /** Each finished job's runtime, wall clock, ms. */
     final List<Long> jobRuntimesMs;
-    /** From the first job's start to the last job's end, real time, ms. */
+    /** From the first job's start to the last job's end, wall clock, ms. */
     final long makespanMs;
     final Path dir;
 
@@ -139,14 +139,15 @@ final class Sls {
     List<Long> runtimes = new ArrayList<>();
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
-    // JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time
+    // JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time: the first
+    // pair is the trace's times, the second what happened (the wall clock).
     for (String line : Files.readAllLines(out.resolve("jobruntime.csv"))) {
       String[] f = line.split(",");
-      if (f.length < 3 || !f[1].matches("\\d+")) {
+      if (f.length < 5 || !f[3].matches("\\d+")) {
         continue;
       }
-      long started = Long.parseLong(f[1]);
-      long ended = Long.parseLong(f[2]);
+      long started = Long.parseLong(f[3]);
+      long ended = Long.parseLong(f[4]);
       runtimes.add(ended - started);
       first = Math.min(first, started);
       last = Math.max(last, ended);
