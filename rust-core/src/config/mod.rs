@@ -78,6 +78,11 @@ pub struct GlobalSettings {
     /// `auto-queue-creation-v2.queue-expiration-time`: seconds an idle created queue
     /// stays before the deletion policy may delete it.
     pub auto_queue_expiration_secs: i64,
+    /// `capsched.bench.floor` (benchmark builds only): place the first pending ask that fits
+    /// on the heartbeating node, deciding nothing else — the floor the side-by-side
+    /// benchmark measures ours against (see `Scheduler::place_first_fit`).
+    #[cfg(feature = "diagnostics")]
+    pub bench_floor: bool,
 }
 
 impl GlobalSettings {
@@ -109,6 +114,8 @@ impl Default for GlobalSettings {
             user_metrics_enabled: false,
             preemption: PreemptionSettings::default(),
             auto_queue_expiration_secs: autoqueue::DEFAULT_EXPIRATION_SECS,
+            #[cfg(feature = "diagnostics")]
+            bench_floor: false,
         }
     }
 }
@@ -451,5 +458,7 @@ fn read_global(r: &mut KeyReader<'_>) -> GlobalSettings {
             &key("auto-queue-creation-v2.queue-expiration-time"),
             d.auto_queue_expiration_secs,
         ),
+        #[cfg(feature = "diagnostics")]
+        bench_floor: r.boolean(None, "capsched.bench.floor", false),
     }
 }

@@ -11,6 +11,14 @@ use crate::policy::placement::{
 };
 use crate::resource::Resource;
 
+/// Where the benchmark floor resumes: the applications' keys in order, and the next to try.
+#[cfg(feature = "diagnostics")]
+#[derive(Debug, Clone, Default)]
+pub(super) struct FloorCursor {
+    apps: Vec<AppKey>,
+    next: usize,
+}
+
 impl Scheduler {
     /// NODE_UPDATE: reclaims the containers that finished, then places as many containers
     /// on the node as the per-heartbeat limits allow.
@@ -38,6 +46,10 @@ impl Scheduler {
         let max_off_switch = g.max_offswitch_assignments.max(1) as usize;
         if let Some(r) = self.state.nodes[&node].reservation {
             return self.serve_reservation(node, r);
+        }
+        #[cfg(feature = "diagnostics")]
+        if self.state.config.global.bench_floor {
+            return self.place_first_fit(node, max_total.min(max_off_switch));
         }
         let (mut off_switch, mut assigned) = (0, 0);
         // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
@@ -91,6 +103,51 @@ impl Scheduler {
             let app = a.app;
             out.push(self.apply(node, a));
             self.enforce_parent_maximums(app, &mut out);
+        }
+        out
+    }
+
+    /// The benchmark floor (`capsched.bench.floor`, benchmark builds only): up to `most`
+    /// containers on the node, each for the first pending ask that fits, taking the
+    /// applications in turn from where the last heartbeat stopped — no queue, user or
+    /// locality rule, no ordering. The containers are booked as any other, so the RM
+    /// materialises them with the same code.
+    #[cfg(feature = "diagnostics")]
+    fn place_first_fit(&mut self, node: NodeKey, most: usize) -> Vec<Allocation> {
+        let mut out = Vec::new();
+        if self.floor.apps.len() != self.state.apps.len() {
+            self.floor.apps = self.state.apps.keys().copied().collect();
+            self.floor.apps.sort_unstable();
+            self.floor.next = 0;
+        }
+        let count = self.floor.apps.len();
+        let mut looked = 0;
+        while out.len() < most && looked < count {
+            let app = self.floor.apps[self.floor.next % count];
+            let available = self.state.nodes[&node].available();
+            let fit = self.state.apps.get(&app).and_then(|a| {
+                a.requests
+                    .iter()
+                    .find(|(_, g)| g.wanted() > 0 && g.capability().fits_in(available))
+                    .map(|(key, g)| (*key, g.capability()))
+            });
+            match fit {
+                Some((key, resource)) => {
+                    let a = Assignment {
+                        app,
+                        key,
+                        resource,
+                        locality: Locality::OffSwitch,
+                        unreserve: None,
+                        kill: Vec::new(),
+                    };
+                    out.push(self.apply(node, a));
+                }
+                None => {
+                    self.floor.next = (self.floor.next + 1) % count;
+                    looked += 1;
+                }
+            }
         }
         out
     }

@@ -114,6 +114,9 @@ pub struct Scheduler {
     expiry: expiry::QueueExpiry,
     /// The guarantees managed parents' leaves hold (legacy auto-creation).
     managed: managed::ManagedParents,
+    /// The benchmark floor's place in the applications (see `Scheduler::place_first_fit`).
+    #[cfg(feature = "diagnostics")]
+    floor: heartbeat::FloorCursor,
 }
 
 impl Scheduler {
@@ -122,16 +125,23 @@ impl Scheduler {
     /// just started (or restarted) admits applications before any NodeManager registers,
     /// within each queue's `maximum-applications`.
     pub fn new(config: SchedulerConfig, epoch: u64) -> Self {
-        let mut scheduler = Scheduler {
-            state: State::new(config, epoch),
+        let mut scheduler = Scheduler::over(State::new(config, epoch));
+        scheduler.resize_cluster();
+        scheduler
+    }
+
+    /// A scheduler over `state`, with nothing remembered across rounds yet.
+    fn over(state: State) -> Self {
+        Scheduler {
+            state,
             preemption: Preemption::default(),
             killed: Vec::new(),
             am_diagnoses: Vec::new(),
             expiry: expiry::QueueExpiry::default(),
             managed: managed::ManagedParents::default(),
-        };
-        scheduler.resize_cluster();
-        scheduler
+            #[cfg(feature = "diagnostics")]
+            floor: heartbeat::FloorCursor::default(),
+        }
     }
 
     /// Read access to everything, for reports and tests.
@@ -142,14 +152,7 @@ impl Scheduler {
     /// A scheduler over a hand-made state (unit tests of the decision functions).
     #[cfg(test)]
     pub(crate) fn from_state_for_tests(state: State) -> Self {
-        Scheduler {
-            state,
-            preemption: Preemption::default(),
-            killed: Vec::new(),
-            am_diagnoses: Vec::new(),
-            expiry: expiry::QueueExpiry::default(),
-            managed: managed::ManagedParents::default(),
-        }
+        Scheduler::over(state)
     }
 
     /// The state, to change by hand (unit tests of the decision functions).

@@ -173,6 +173,10 @@ public final class SideBySideBenchmark {
     final List<ApplicationAttemptId> attempts = new ArrayList<>();
 
     Cluster(Class<? extends ResourceScheduler> type, String xml, Shape s) throws Exception {
+      if (type == FloorScheduler.class) {
+        xml = xml.replace("<configuration>", "<configuration><property><name>"
+            + FloorScheduler.FLOOR_KEY + "</name><value>true</value></property>");
+      }
       conf = RmHarness.configuration(type, xml.getBytes(StandardCharsets.UTF_8));
       rm = RmHarness.start(conf);
       scheduler = (AbstractYarnScheduler<?, ?>) rm.getResourceScheduler();
@@ -546,33 +550,42 @@ public final class SideBySideBenchmark {
     int warmRuns = Integer.getInteger("capsched.bench.warmup-runs", small ? 1 : 10);
     System.out.println("warming up both schedulers (" + warmRuns + " runs each)");
     Shape warm = new Shape(200, 4, 5, 200, 20);
-    for (Class<? extends ResourceScheduler> type : BOTH) {
+    for (Class<? extends ResourceScheduler> type : ALL) {
       for (int r = 0; r < warmRuns; r++) {
         for (String calc : Arrays.asList(MEMORY, DRF)) {
           throughput(type, shapes.get(0), calc, false);
         }
       }
-      noOpHeartbeats(type, warm, MEMORY, 5);
+      if (type != FloorScheduler.class) {
+        noOpHeartbeats(type, warm, MEMORY, 5);
+      }
     }
 
     if (parts.contains("a")) {
-      report.section("(a) allocation throughput, containers per second (median of " + reps + ")",
-          "| cluster | calculator | Apache | ours | ratio |", "|---|---|---|---|---|");
+      report.section("(a) allocation throughput, containers per second (median of " + reps
+          + "; the floor decides nothing, see FloorScheduler)",
+          "| cluster | calculator | Apache | ours | floor | ours/Apache | floor/ours |",
+          "|---|---|---|---|---|---|---|");
       for (Shape s : shapes) {
         for (String calc : Arrays.asList(MEMORY, DRF)) {
-          double[] rate = new double[2];
-          for (int k = 0; k < 2; k++) {
-            double[] runs = new double[reps];
-            for (int r = 0; r < reps; r++) {
-              Throughput t = throughput(BOTH.get(k), s, calc, false);
-              runs[r] = t.perSecond();
+          double[][] runs = new double[ALL.size()][reps];
+          // The schedulers take turns within each repetition, so that drift in the
+          // machine's speed falls on all three alike.
+          for (int r = 0; r < reps; r++) {
+            for (int k = 0; k < ALL.size(); k++) {
+              Throughput t = throughput(ALL.get(k), s, calc, false);
+              runs[k][r] = t.perSecond();
               System.out.printf(Locale.ROOT, "  %s %s %s: %,d containers in %.2f s%n",
-                  BOTH.get(k).getSimpleName(), s, shortName(calc), t.containers, t.seconds);
+                  ALL.get(k).getSimpleName(), s, shortName(calc), t.containers, t.seconds);
             }
-            rate[k] = median(runs);
           }
-          report.row(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |", s,
-              shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
+          double[] rate = new double[ALL.size()];
+          for (int k = 0; k < ALL.size(); k++) {
+            rate[k] = median(runs[k]);
+          }
+          report.row(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.2f× | %.2f× |", s,
+              shortName(calc), spread(runs[0]), spread(runs[1]), spread(runs[2]),
+              rate[1] / rate[0], rate[2] / rate[1]));
         }
       }
     }
@@ -601,23 +614,26 @@ public final class SideBySideBenchmark {
     }
 
     if (parts.contains("c") || parts.contains("d")) {
-      Throughput[] t = new Throughput[2];
-      for (int k = 0; k < 2; k++) {
-        t[k] = throughput(BOTH.get(k), largest, MEMORY, true);
+      Throughput[] t = new Throughput[ALL.size()];
+      for (int k = 0; k < ALL.size(); k++) {
+        t[k] = throughput(ALL.get(k), largest, MEMORY, true);
       }
       report.section("(c) heartbeat latency while the backlog is placed (" + largest
           + ", memory), microseconds", "| | p50 | p99 | max |", "|---|---|---|---|");
-      long[][] pct = new long[2][];
-      for (int k = 0; k < 2; k++) {
+      long[][] pct = new long[ALL.size()][];
+      for (int k = 0; k < ALL.size(); k++) {
         long[] l = t[k].latencies.clone();
         Arrays.sort(l);
         pct[k] = new long[] {percentile(l, 0.5), percentile(l, 0.99), l[l.length - 1]};
         report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f |",
-            k == 0 ? "Apache" : "ours", pct[k][0] / 1e3, pct[k][1] / 1e3, pct[k][2] / 1e3));
+            NAMES.get(k), pct[k][0] / 1e3, pct[k][1] / 1e3, pct[k][2] / 1e3));
       }
       report.row(String.format(Locale.ROOT, "| ratio (Apache / ours) | %.1f× | %.1f× | %.1f× |",
           (double) pct[0][0] / pct[1][0], (double) pct[0][1] / pct[1][1],
           (double) pct[0][2] / pct[1][2]));
+      report.row(String.format(Locale.ROOT, "| ratio (ours / floor) | %.2f× | %.2f× | %.2f× |",
+          (double) pct[1][0] / pct[2][0], (double) pct[1][1] / pct[2][1],
+          (double) pct[1][2] / pct[2][2]));
 
       report.section(String.format(Locale.ROOT,
           "(d) memory with the cluster full (%s, %,d running containers), MiB", largest,
@@ -733,6 +749,19 @@ public final class SideBySideBenchmark {
 
   private static final List<Class<? extends ResourceScheduler>> BOTH =
       Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class);
+  /** Apache's, ours and the floor, in the order of the report's columns. */
+  private static final List<Class<? extends ResourceScheduler>> ALL =
+      Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class, FloorScheduler.class);
+  private static final List<String> NAMES = Arrays.asList("Apache", "ours", "floor");
+
+  /** A median with the spread of the runs: "median (min–max)". */
+  private static String spread(double[] runs) {
+    double[] sorted = runs.clone();
+    Arrays.sort(sorted);
+    return sorted.length == 1 ? String.format(Locale.ROOT, "%,.0f", sorted[0])
+        : String.format(Locale.ROOT, "%,.0f (%,.0f–%,.0f)", median(sorted), sorted[0],
+            sorted[sorted.length - 1]);
+  }
 
   /** The Markdown report, written out after every row so a long run loses nothing. */
   private static final class Report {
