@@ -109,7 +109,7 @@ final class ProcessCluster implements AutoCloseable {
    * The RM's log4j configuration, as a deployment's log4j.properties sets it: records of
    * every logger at INFO and above into one file, with the usual layout.
    */
-  private static void writeLog4j(Path confDir, Path logFile) throws IOException {
+  static void writeLog4j(Path confDir, Path logFile) throws IOException {
     String props = "log4j.rootLogger=INFO,RMFILE\n"
         + "log4j.appender.RMFILE=org.apache.log4j.FileAppender\n"
         + "log4j.appender.RMFILE.File=" + logFile + "\n"
@@ -139,7 +139,7 @@ final class ProcessCluster implements AutoCloseable {
     return conf;
   }
 
-  private static void write(Configuration conf, Path file) throws IOException {
+  static void write(Configuration conf, Path file) throws IOException {
     try (OutputStream out = Files.newOutputStream(file)) {
       conf.writeXml(out);
     }

@@ -1,9 +1,7 @@
 package org.capsched.yarn.it;
 
 import java.io.File;
-import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -88,7 +86,7 @@ final class Sls {
     // sls-runner.xml and no yarn-site.xml, before the RM it starts reads yarn-site.xml: the
     // class goes in both.
     runner.set(YarnConfiguration.RM_SCHEDULER, scheduler.className);
-    write(runner, conf.resolve("sls-runner.xml"));
+    ProcessCluster.write(runner, conf.resolve("sls-runner.xml"));
     Configuration site = new Configuration(false);
     site.set(YarnConfiguration.RM_SCHEDULER, scheduler.className);
     // Preemption on for both: the simulator turns Apache's on by itself.
@@ -101,13 +99,8 @@ final class Sls {
       site.set(key, "localhost:" + ProcessCluster.freePort());
     }
     site.setBoolean("hadoop.security.token.service.use_ip", false);
-    write(site, conf.resolve("yarn-site.xml"));
-    Files.write(conf.resolve("log4j.properties"), ("log4j.rootLogger=INFO,FILE\n"
-        + "log4j.appender.FILE=org.apache.log4j.FileAppender\n"
-        + "log4j.appender.FILE.File=" + dir.resolve("rm.log") + "\n"
-        + "log4j.appender.FILE.layout=org.apache.log4j.PatternLayout\n"
-        + "log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} %p %c: %m%n\n")
-        .getBytes(StandardCharsets.UTF_8));
+    ProcessCluster.write(site, conf.resolve("yarn-site.xml"));
+    ProcessCluster.writeLog4j(conf, dir.resolve("rm.log"));
 
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
@@ -153,11 +146,5 @@ final class Sls {
       last = Math.max(last, ended);
     }
     return new Result(summary, runtimes, runtimes.isEmpty() ? 0 : last - first, dir);
-  }
-
-  private static void write(Configuration conf, Path file) throws IOException {
-    try (java.io.OutputStream o = Files.newOutputStream(file)) {
-      conf.writeXml(o);
-    }
   }
 }

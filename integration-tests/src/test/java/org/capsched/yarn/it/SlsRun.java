@@ -46,9 +46,11 @@ public final class SlsRun {
     long start = System.nanoTime();
     ToolRunner.run(new Configuration(), sls, new String[] {"-tracetype", "SYNTH",
         "-tracelocation", args[0], "-output", out.toString()});
-    long deadline = System.currentTimeMillis() + limitMs;
-    while (sls.getRemainingApps() > 0 && System.currentTimeMillis() < deadline) {
-      Thread.sleep(50);
+    try {
+      Wait.until(limitMs, () -> sls.getRemainingApps() == 0,
+          () -> "every application ended (" + sls.getRemainingApps() + " left)");
+    } catch (AssertionError timedOut) {
+      // Written to the summary as remaining.apps, which the caller checks.
     }
     long wallNanos = System.nanoTime() - start;
     Properties summary = new Properties();
