@@ -1,10 +1,11 @@
 //! The heartbeat hot path at cluster scale: 10,000 nodes, 10,000 applications and 1,000
-//! leaf queues (10 parents of 100 leaves). Two cases:
+//! leaf queues (10 parents of 100 leaves). Three cases:
 //! - `allocating`: a node heartbeat that places a container (then the container finishes,
 //!   so every iteration sees the same state);
 //! - `noop`: every user is at its user limit and still asking, so a heartbeat walks the
 //!   whole tree and every application and places nothing (the case Apache's
-//!   TestCapacitySchedulerPerf measures).
+//!   TestCapacitySchedulerPerf measures);
+//! - `refresh`: the part of `refreshQueues` that holds the scheduler's lock.
 //!
 //! Run: `cargo bench -p capsched --bench heartbeat`.
 
@@ -108,9 +109,32 @@ fn noop(c: &mut Criterion) {
     });
 }
 
+/// `refreshQueues` as the scheduler's lock sees it: a configuration already read and
+/// validated (outside the lock) checked against the live state and swapped in, with every
+/// application placed and asking. Successive refreshes alternate two files that differ in
+/// every queue's user-limit-factor.
+fn refresh(c: &mut Criterion) {
+    let mut s = cluster("100");
+    for n in 0..NODES as u32 {
+        s.node_heartbeat(n, &[]);
+    }
+    let files = [config("100"), config("99")];
+    let mut i = 0;
+    c.bench_function("refresh/commit (10k nodes, 10k apps, 1k queues)", |b| {
+        b.iter_batched(
+            || {
+                i += 1;
+                files[i % 2].clone()
+            },
+            |new| s.refresh(new).expect("refresh"),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(10));
-    targets = allocating, noop
+    targets = allocating, noop, refresh
 }
 criterion_main!(benches);

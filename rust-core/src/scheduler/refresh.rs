@@ -4,6 +4,7 @@
 use super::Scheduler;
 use crate::config::validate::absolute_sums_exceeding;
 use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, SchedulerConfig};
+use crate::ids::QueueIndex;
 use crate::model::{Queue, QueueTree, RuntimeState, State};
 use std::sync::Arc;
 
@@ -23,11 +24,13 @@ impl Scheduler {
                 return Err(e);
             }
         };
-        if let Err(e) = check_refresh(&self.state, &new) {
-            self.refused_refresh();
-            return Err(e);
+        match check_refresh(&self.state, &new) {
+            Ok(tree) => Ok(self.apply_refresh(new, Some(tree))),
+            Err(e) => {
+                self.refused_refresh();
+                Err(e)
+            }
         }
-        Ok(self.apply_refresh(new))
     }
 
     /// Works out the queues an application sent to a missing `path` would create (flexible
@@ -92,10 +95,13 @@ impl Scheduler {
     /// and each refreshed parent's children in the order a reload gives them.
     pub fn refused_refresh(&mut self) {
         let current = (*self.state.config).clone();
-        self.apply_refresh(current);
+        self.apply_refresh(current, None);
     }
 
-    fn apply_refresh(&mut self, mut new: SchedulerConfig) -> Vec<String> {
+    /// Swaps `new` in as a refresh, with the tree [`check_refresh`] built for it if it was
+    /// checked.
+    fn apply_refresh(&mut self, mut new: SchedulerConfig, checked: Option<QueueTree>) -> Vec<String> {
+        let mut tree = checked;
         let mut notices = Vec::new();
         // Apache's leaves build their ordering policies afresh, and the new ones know of no
         // application whose fair cache is stale (see `App::fair_usage`).
@@ -125,12 +131,18 @@ impl Scheduler {
                 })
                 .collect();
             match new.rebuilt_with(inactive) {
-                Ok(rebuilt) => new = rebuilt,
+                Ok(rebuilt) => {
+                    new = rebuilt;
+                    tree = None;
+                }
                 Err(e) => log::error!("could not reload the managed leaves without their guarantees: {e}"),
             }
         }
         let reinit_absolute = self.reinit_absolute(&new);
-        self.install(new, None);
+        match tree {
+            Some(tree) => self.install_tree(new, tree, None),
+            None => self.install(new, None),
+        }
         self.reactivate_managed_after_refresh(reinit_absolute);
         for n in &notices {
             log::warn!("{n}");
@@ -144,41 +156,55 @@ impl Scheduler {
     /// other queue's place and update those parents' subtrees alone, in turn, as Apache
     /// does.
     pub(super) fn install(&mut self, new: SchedulerConfig, changed_under: Option<&[String]>) {
-        let refreshed = changed_under.is_none();
         let mut tree = QueueTree::build(&new);
-        // check_refresh found the states the rules allow.
+        // Where the refresh rules allow no state, check_refresh has refused the file.
         let _ = tree.set_states(Some(&self.state.queues));
+        self.install_tree(new, tree, changed_under);
+    }
+
+    /// [`Scheduler::install`] with the tree for `new` already built, each queue in the
+    /// state it takes from the running one (as [`check_refresh`] returns it).
+    fn install_tree(&mut self, new: SchedulerConfig, mut tree: QueueTree, changed_under: Option<&[String]>) {
+        let refreshed = changed_under.is_none();
         if refreshed {
             tree.order_children_as_refreshed_from(&self.state.queues);
         } else {
             tree.keep_children_order_of(&self.state.queues);
         }
-        for old in &self.state.queues.queues {
-            let Some(i) = tree.index_of_path(old.path()) else { continue };
+        // Where each running queue is in the new tree.
+        let moved: Vec<Option<QueueIndex>> =
+            self.state.queues.queues.iter().map(|old| tree.index_of_path(old.path())).collect();
+        let fresh: Vec<bool> = if refreshed {
+            Vec::new()
+        } else {
+            let mut fresh = vec![true; tree.queues.len()];
+            moved.iter().flatten().for_each(|&i| fresh[i] = false);
+            fresh
+        };
+        let old_queues = std::mem::take(&mut self.state.queues.queues);
+        for (old, &at) in old_queues.into_iter().zip(&moved) {
+            let Some(i) = at else { continue };
+            let q = &mut tree.queues[i];
             if !refreshed {
                 // Nothing but the parent's list of children changed: the queue keeps all
                 // it worked out and cached (its published limit among them).
-                let q = &mut tree.queues[i];
-                let config = std::mem::replace(&mut q.config, old.config.clone());
-                *q = Queue { config, state: q.state, ..old.clone() };
+                let built = std::mem::replace(q, old);
+                q.config = built.config;
+                q.state = built.state;
                 continue;
             }
-            {
-                let q = &mut tree.queues[i];
-                q.used = old.used;
-                q.apps = old.apps.clone();
-                q.users = old.users.clone();
-                q.pending_users = old.pending_users.clone();
-                q.am_used = old.am_used;
-                q.reserved = old.reserved;
-            }
+            q.used = old.used;
+            q.apps = old.apps;
+            q.users = old.users;
+            q.pending_users = old.pending_users;
+            q.am_used = old.am_used;
+            q.reserved = old.reserved;
         }
         if !refreshed {
             // A created queue without a state of its own takes its parent's as it runs
             // (Apache's QueueStateHelper: a draining parent's child is stopped).
-            for i in 0..tree.queues.len() {
-                let fresh = self.state.queues.index_of_path(tree.queues[i].path()).is_none();
-                if let (true, false, Some(p)) = (fresh, tree.queues[i].config.state_set, tree.queues[i].config.parent) {
+            for i in fresh.iter().enumerate().filter_map(|(i, &f)| f.then_some(i)) {
+                if let (false, Some(p)) = (tree.queues[i].config.state_set, tree.queues[i].config.parent) {
                     tree.queues[i].state = match tree.queues[p].state {
                         RuntimeState::Draining => RuntimeState::Stopped,
                         s => s,
@@ -186,17 +212,17 @@ impl Scheduler {
                 }
             }
         }
+        let mut runnable = vec![0usize; tree.queues.len()];
         for app in self.state.apps.values_mut() {
-            let path = self.state.queues.get(app.queue).path();
-            app.queue = tree.index_of_path(path).expect("refresh rules keep every queue that has applications");
-            app.headroom_queue = app.headroom_queue.and_then(|q| tree.index_of_path(self.state.queues.get(q).path()));
+            app.queue = moved[app.queue].expect("refresh rules keep every queue that has applications");
+            app.headroom_queue = app.headroom_queue.and_then(|q| moved[q]);
+            runnable[app.queue] += usize::from(app.runnable);
         }
         self.state.config = Arc::new(new);
         self.state.queues = tree;
         if refreshed {
-            let runnable: Vec<_> = self.state.apps.values().filter(|a| a.runnable).map(|a| a.queue).collect();
-            for leaf in runnable {
-                self.count_runnable(leaf, 1);
+            for (leaf, n) in runnable.into_iter().enumerate().filter(|&(_, n)| n > 0) {
+                self.count_runnable(leaf, n as isize);
             }
         }
         match changed_under {
@@ -244,8 +270,9 @@ impl Creation {
 
 /// The rules a new configuration must follow relative to the running one (Apache's
 /// `validateQueueHierarchy`): a queue may only disappear once STOPPED and empty, a queue
-/// keeps its path, and a leaf becomes a parent only while STOPPED and empty.
-pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigErrors> {
+/// keeps its path, and a leaf becomes a parent only while STOPPED and empty. Returns the
+/// tree for `new`, each queue in the state it takes from the running one.
+pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<QueueTree, ConfigErrors> {
     let mut errors = Vec::new();
     // The states the new tree's queues would take, and whether the new file may ask them.
     let mut tree = QueueTree::build(new);
@@ -254,13 +281,13 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
     }
     for old in &state.queues.queues {
         let path = old.path();
-        match new.queue_index(path) {
+        match tree.index_of_path(path) {
             None if old.config.dynamic || old.config.managed_leaf => {
                 // A created queue goes with its parent, unless it still has applications
                 // (a managed leaf whose parent stays but stops being managed: that parent's
                 // own error says why).
-                let parent_stays =
-                    old.config.managed_leaf && new.queue_index(path.rsplit_once('.').map_or("", |(p, _)| p)).is_some();
+                let parent_stays = old.config.managed_leaf
+                    && tree.index_of_path(path.rsplit_once('.').map_or("", |(p, _)| p)).is_some();
                 if !old.apps.is_empty() && !parent_stays {
                     errors.push(ConfigError::queue(
                         path,
@@ -303,14 +330,14 @@ pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<(), ConfigE
             }
         }
     }
-    errors.extend(managed_leaves_exceeding(state, new));
+    errors.extend(managed_leaves_exceeding(state, &tree));
     // Apache checks absolute parents against their children's sum again as it reloads,
     // with the running calculator and the live cluster.
     if !state.cluster.is_none() {
         errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.cluster));
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(tree)
     } else {
         Err(ConfigErrors(errors))
     }
@@ -338,11 +365,11 @@ fn managed_parent_conversion(old: &Queue, new: &crate::config::QueueConfig) -> O
 /// (`fail-on-exceeding-parent-capacity`) is checked as Apache's `ManagedParentQueue`
 /// checks it on reload: its leaves' capacities (shares of it) summed against its own
 /// capacity (a share of its parent), both as they stand before the refresh.
-fn managed_leaves_exceeding(state: &State, new: &SchedulerConfig) -> Vec<ConfigError> {
+fn managed_leaves_exceeding(state: &State, new: &QueueTree) -> Vec<ConfigError> {
     let mut errors = Vec::new();
     for old in state.queues.queues.iter().filter(|q| q.config.auto_create_child_queue) {
         let path = old.path();
-        if !new.queue_index(path).is_some_and(|i| new.queues[i].managed_fail_on_exceeding) {
+        if !new.index_of_path(path).is_some_and(|i| new.get(i).config.managed_fail_on_exceeding) {
             continue;
         }
         let relative = |q: &Queue| match q.config.capacity {

@@ -92,65 +92,71 @@ impl Scheduler {
             q.config.max_parallel_apps.is_some_and(|m| q.runnable_apps as i64 == m - 1)
         };
         let highest = s.queues.ancestors_inclusive(leaf).filter(|&i| just_under(i)).last();
-        let mut lists = Vec::new();
+        let mut leaves = Vec::new();
         if let Some(q) = highest {
-            self.gather_waiting(q, &mut lists);
+            self.leaves_with_room(q, &mut leaves);
         }
         let user_runnable = s.user_runnable.get(user).copied().unwrap_or(0) as i64;
-        if s.config.global.max_parallel_apps_for(user).is_some_and(|m| user_runnable == m - 1) {
-            lists.push(self.waiting(|a| a.user == user));
+        let user_at_limit = s.config.global.max_parallel_apps_for(user).is_some_and(|m| user_runnable == m - 1);
+        // One list per leaf offered, and the user's.
+        let most = leaves.len() + usize::from(user_at_limit);
+        if most == 0 {
+            return;
         }
-        let most = lists.len();
-        self.run_waiting(lists, most);
+        let waiting = self.waiting_in(&leaves, user_at_limit.then_some(user));
+        self.run_waiting(waiting, most);
     }
 
     /// After a refresh: every waiting application the new limits leave room for runs
     /// (Apache's `updateRunnabilityOnReload`).
     pub(super) fn rerun_waiting_after_refresh(&mut self) {
-        let mut lists = Vec::new();
-        self.gather_waiting(0, &mut lists);
-        self.run_waiting(lists, usize::MAX);
+        let mut leaves = Vec::new();
+        self.leaves_with_room(0, &mut leaves);
+        let waiting = self.waiting_in(&leaves, None);
+        self.run_waiting(waiting, usize::MAX);
     }
 
-    /// The waiting applications of the leaves under `queue` that have room, one list per
-    /// leaf in tree order (a queue without room offers none of its subtree's).
-    fn gather_waiting(&self, queue: QueueIndex, lists: &mut Vec<Vec<AppKey>>) {
+    /// The leaves under `queue` whose waiting applications are offered, in tree order: a
+    /// queue without room offers none of its subtree's.
+    fn leaves_with_room(&self, queue: QueueIndex, leaves: &mut Vec<QueueIndex>) {
         let q = self.state.queues.get(queue);
         if q.config.max_parallel_apps.is_some_and(|m| q.runnable_apps as i64 >= m) {
             return;
         }
         if q.is_leaf() {
-            lists.push(self.waiting(|a| a.queue == queue));
+            leaves.push(queue);
         } else {
             for &child in &q.config.children {
-                self.gather_waiting(child, lists);
+                self.leaves_with_room(child, leaves);
             }
         }
     }
 
-    /// Waiting applications that `select` picks, in attempt start order.
-    fn waiting(&self, select: impl Fn(&crate::model::App) -> bool) -> Vec<AppKey> {
+    /// The waiting applications in `leaves` and those of `user`, in attempt start order:
+    /// one pass over the applications, however many leaves are offered.
+    fn waiting_in(&self, leaves: &[QueueIndex], user: Option<&str>) -> Vec<AppKey> {
+        let mut offered = vec![false; self.state.queues.queues.len()];
+        for &leaf in leaves {
+            offered[leaf] = true;
+        }
         let mut out: Vec<(u64, AppKey)> = self
             .state
             .apps
             .iter()
-            .filter(|(_, a)| a.attempt.is_some() && !a.runnable && select(a))
+            .filter(|(_, a)| a.attempt.is_some() && !a.runnable)
+            .filter(|(_, a)| offered[a.queue] || user.is_some_and(|u| a.user == u))
             .map(|(&k, a)| (a.attempt_seq, k))
             .collect();
         out.sort_unstable();
         out.into_iter().map(|(_, k)| k).collect()
     }
 
-    /// Goes through `lists` merged in attempt start order, making runnable each
-    /// application the limits now allow, at most `most` of them; each one made runnable
-    /// is offered to its leaf's activation at once.
-    fn run_waiting(&mut self, lists: Vec<Vec<AppKey>>, most: usize) {
-        let mut merged: Vec<(u64, AppKey)> =
-            lists.into_iter().flatten().filter_map(|k| self.state.apps.get(&k).map(|a| (a.attempt_seq, k))).collect();
-        merged.sort_unstable();
-        merged.dedup();
+    /// Goes through `waiting` (in attempt start order), making runnable each application
+    /// the limits now allow, at most `most` of them; each one made runnable is offered to
+    /// its leaf's activation at once.
+    fn run_waiting(&mut self, waiting: Vec<AppKey>, most: usize) {
         let mut made = 0;
-        for (_, app) in merged {
+        for app in waiting {
             if made >= most {
                 break;
             }
