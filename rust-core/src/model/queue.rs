@@ -97,16 +97,24 @@ impl Queue {
     /// Sums the users' usage ratios afresh against `cluster` (Apache's `updateUsageRatio`,
     /// in the order its users map iterates).
     pub(super) fn recompute_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) {
-        let mut names: Vec<String> = self.users.keys().cloned().collect();
-        names.sort_unstable();
-        let keys: Vec<&str> = names.iter().map(String::as_str).collect();
-        let mut sum = 0.0f32;
-        for i in java_order::hash_map_order(&keys, keys.len()) {
-            let u = self.users.get_mut(&names[i]).expect("listed above");
-            u.usage_ratio = 0.0;
-            sum += u.update_usage_ratio(calc, cluster);
-        }
-        self.users_usage_ratio = sum;
+        // Each user's ratio alone, then summed in the order Apache's map holds the users.
+        let mut ratios: Vec<(&str, f32)> = self
+            .users
+            .iter_mut()
+            .map(|(name, u)| {
+                u.usage_ratio = 0.0;
+                (name.as_str(), u.update_usage_ratio(calc, cluster))
+            })
+            .collect();
+        self.users_usage_ratio = match ratios.as_mut_slice() {
+            [] => 0.0,
+            [(_, ratio)] => *ratio,
+            _ => {
+                ratios.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let keys: Vec<&str> = ratios.iter().map(|&(name, _)| name).collect();
+                java_order::hash_map_order(&keys, keys.len()).into_iter().fold(0.0, |sum, i| sum + ratios[i].1)
+            }
+        };
     }
 
     /// Something Apache's user-limit cache depends on changed (see `PendingUsersCount`).
