@@ -502,6 +502,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native long[] queueMaximumAllocations(long handle)`: every queue's maximum
+/// allocation, in tree order ([`wire::queue_maximum`](super::wire::queue_maximum) records).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueMaximumAllocations<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JLongArray<'l> {
+    env.with_env(|env| -> NativeResult<JLongArray<'l>> {
+        let records = ops::queue_maximum_allocations(handle_ref(handle)?)?;
+        new_longs(env, &records)
+    })
+    .resolve::<ThrowJava>()
+}
+
 /// `static native boolean creationDenied(long handle, String queue, String user, String[] groups)`:
 /// a submission by `user` to the missing `queue` would create a queue whose ACLs (its
 /// templates', its parents') refuse the user.

@@ -437,6 +437,19 @@ pub fn queue_paths(h: &Handle) -> NativeResult<Vec<String>> {
     h.read(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
+/// Every queue's maximum allocation, in tree order ([`wire::queue_maximum`] records).
+pub fn queue_maximum_allocations(h: &Handle) -> NativeResult<Vec<i64>> {
+    h.read(|s| {
+        let queues = &s.state().queues.queues;
+        let mut out = vec![0; queues.len() * wire::queue_maximum::STRIDE];
+        for (record, q) in out.chunks_exact_mut(wire::queue_maximum::STRIDE).zip(queues) {
+            record[wire::queue_maximum::MEMORY] = q.config.maximum_allocation.memory_mb;
+            record[wire::queue_maximum::VCORES] = q.config.maximum_allocation.vcores;
+        }
+        out
+    })
+}
+
 /// The keys of the queues created at run time, as `[name, value, name, value, …]`: what the
 /// shim's views add to the file's configuration to describe those queues.
 pub fn dynamic_queue_keys(h: &Handle) -> NativeResult<Vec<String>> {

@@ -381,6 +381,19 @@ wire_constants! {
     }
 }
 
+wire_constants! {
+    /// Fields of one queue in `queueMaximumAllocations`' result (longs), queues in tree
+    /// order: the largest container the queue's applications may ask for.
+    queue_maximum => "QueueMaximum": usize {
+        /// Memory, MiB.
+        MEMORY = 0;
+        /// Virtual cores.
+        VCORES = 1;
+        /// Longs per queue.
+        STRIDE = 2;
+    }
+}
+
 /// Every group of constants, for the protocol test.
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
@@ -399,6 +412,7 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (preemption_action::JAVA, preemption_action::ALL),
     (preemption_kind::JAVA, preemption_kind::ALL),
     (am_diagnosis::JAVA, am_diagnosis::ALL),
+    (queue_maximum::JAVA, queue_maximum::ALL),
 ];
 
 /// Encodes diagnoses, [`am_diagnosis::STRIDE`] longs each.

@@ -363,6 +363,11 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::queuePaths);
   }
 
+  /** Every queue's maximum allocation in tree order ({@link Wire.QueueMaximum} records). */
+  long[] queueMaximumAllocations() {
+    return whileOpen(NativeScheduler::queueMaximumAllocations);
+  }
+
   /** Every queue's figures and counts, in tree order. */
   QueueReport queueReport() {
     return whileOpen(NativeScheduler::queueReport);
@@ -535,6 +540,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native boolean preemptionTieOrderMattered(long handle);
 
   private static native String[] queuePaths(long handle);
+
+  private static native long[] queueMaximumAllocations(long handle);
 
   private static native String[] dynamicQueueKeys(long handle);
 

@@ -236,6 +236,9 @@ public class RustCapacityScheduler
         throw refused(in, e);
       }
       try (NativeScheduler.PreparedRefresh prepared = refresh) {
+        // What the configuration views show once it is in force: worked out before the
+        // lock, which holds up every event.
+        Configuration merged = source.merged(in, newConf);
         writeLock.lock();
         try {
           try {
@@ -245,7 +248,7 @@ public class RustCapacityScheduler
             throw refused(in, e);
           }
           rebuildQueues(newConf);
-          accepted = source.merged(in, newConf);
+          accepted = merged;
           tellAmDiagnoses();
         } finally {
           writeLock.unlock();
@@ -1029,9 +1032,11 @@ public class RustCapacityScheduler
     dynamicQueueKeys = core.dynamicQueueKeys();
     queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
         new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
-    for (QueueSnapshot q : views.snapshots()) {
-      queues.byPath(q.getPath()).setMaximumAllocation(Resource.newInstance(
-          q.getMaximumAllocationMb(), (int) q.getMaximumAllocationVcores()));
+    long[] maximums = core.queueMaximumAllocations();
+    for (int i = 0; i < queues.size(); i++) {
+      int at = i * Wire.QueueMaximum.STRIDE;
+      queues.at(i).setMaximumAllocation(Resource.newInstance(
+          maximums[at + Wire.QueueMaximum.MEMORY], (int) maximums[at + Wire.QueueMaximum.VCORES]));
     }
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")

@@ -282,4 +282,14 @@ final class Wire {
     private AmDiagnosis() {
     }
   }
+
+  /** Fields of one queue in {@code queueMaximumAllocations}' result, queues in tree order. */
+  static final class QueueMaximum {
+    static final int MEMORY = 0;
+    static final int VCORES = 1;
+    static final int STRIDE = 2;
+
+    private QueueMaximum() {
+    }
+  }
 }
