@@ -11,6 +11,7 @@
 
 use capsched::config::{ClusterSettings, SchedulerConfig};
 use capsched::resource::Resource;
+use capsched::scheduler::PreparedRefresh;
 use capsched::{Ask, ContainerRef, SchedulerKey, ANY};
 use capsched::{Scheduler, Submission};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -109,10 +110,10 @@ fn noop(c: &mut Criterion) {
     });
 }
 
-/// `refreshQueues` as the scheduler's lock sees it: a configuration already read and
-/// validated (outside the lock) checked against the live state and swapped in, with every
-/// application placed and asking. Successive refreshes alternate two files that differ in
-/// every queue's user-limit-factor.
+/// `refreshQueues` as the scheduler's lock sees it: a configuration already read,
+/// validated and built into a tree (outside the lock) checked against the live state and
+/// swapped in, with every application placed and asking. Successive refreshes alternate
+/// two files that differ in every queue's user-limit-factor.
 fn refresh(c: &mut Criterion) {
     let mut s = cluster("100");
     for n in 0..NODES as u32 {
@@ -124,9 +125,9 @@ fn refresh(c: &mut Criterion) {
         b.iter_batched(
             || {
                 i += 1;
-                files[i % 2].clone()
+                PreparedRefresh::new(files[i % 2].clone())
             },
-            |new| s.refresh(new).expect("refresh"),
+            |prepared| s.refresh_prepared(prepared).expect("refresh"),
             criterion::BatchSize::LargeInput,
         )
     });

@@ -249,11 +249,17 @@ impl SchedulerConfig {
         Ok(new)
     }
 
+    /// Whether [`SchedulerConfig::refreshed_keeping_dynamic`] would change `new`: this
+    /// configuration has run-time queues, and `new` (a file just read) none of its own.
+    pub fn keeps_dynamic_queues_in(&self, new: &SchedulerConfig) -> bool {
+        !self.dynamic.is_empty() && new.dynamic.is_empty()
+    }
+
     /// `new` (a refreshed file) with this configuration's run-time queues kept where Apache
     /// keeps them: those the new file now configures become configured queues, and those
     /// whose parent is gone go with it.
     pub fn refreshed_keeping_dynamic(&self, new: SchedulerConfig) -> Result<Self, ConfigErrors> {
-        if self.dynamic.is_empty() || !new.dynamic.is_empty() {
+        if !self.keeps_dynamic_queues_in(&new) {
             return Ok(new);
         }
         let mut kept: Vec<DynamicQueue> = Vec::new();

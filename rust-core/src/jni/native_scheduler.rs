@@ -9,10 +9,10 @@ use super::convert::{
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
-use crate::config::SchedulerConfig;
 use crate::ids::{ContainerId, SchedulerKey};
 use crate::policy::admission::{Caller, Submission};
 use crate::resource::Resource;
+use crate::scheduler::PreparedRefresh;
 use crate::scheduler::Scheduler;
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
@@ -112,12 +112,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_prepareRefresh<'l>
 ///
 /// # Safety
 /// `prepared` must come from `prepareRefresh` and must not have been taken back before.
-unsafe fn take_prepared(prepared: jlong) -> NativeResult<SchedulerConfig> {
+unsafe fn take_prepared(prepared: jlong) -> NativeResult<PreparedRefresh> {
     if prepared == 0 {
         return Err(NativeError::InvalidArgument("no prepared configuration".into()));
     }
     // SAFETY: see the function's contract.
-    Ok(*unsafe { Box::from_raw(prepared as *mut SchedulerConfig) })
+    Ok(*unsafe { Box::from_raw(prepared as *mut PreparedRefresh) })
 }
 
 /// `static native String[] commitRefresh(long handle, long prepared)`

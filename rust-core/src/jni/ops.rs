@@ -13,7 +13,7 @@ use crate::policy::admission::{MoveRefusal, Submission};
 use crate::policy::mapping;
 use crate::report::{queue_rows, user_rows};
 use crate::resource::Resource;
-use crate::scheduler::Scheduler;
+use crate::scheduler::{PreparedRefresh, Scheduler};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -151,23 +151,27 @@ impl Handle {
         }
     }
 
-    /// `refreshQueues`, first half: the new configuration read and validated completely,
-    /// without the scheduler's lock (and the shim holds none of its own). If it is invalid,
+    /// `refreshQueues`, first half: the new configuration read and validated completely
+    /// and its queue tree built, without the scheduler's lock (and the shim holds none of
+    /// its own). If it is invalid,
     /// the configuration in force is loaded again (as Apache's scheduler reloads it when a
     /// new one fails) and the errors come back.
-    pub fn prepare_refresh(&self, inputs: &ConfigInputs) -> NativeResult<SchedulerConfig> {
-        build_config(inputs, self.cluster).or_else(|e| {
-            self.with(Scheduler::refused_refresh)?;
-            Err(e)
-        })
+    pub fn prepare_refresh(&self, inputs: &ConfigInputs) -> NativeResult<PreparedRefresh> {
+        match build_config(inputs, self.cluster) {
+            Ok(config) => Ok(PreparedRefresh::new(config)),
+            Err(e) => {
+                self.with(Scheduler::refused_refresh)?;
+                Err(e)
+            }
+        }
     }
 
     /// `refreshQueues`, second half: a prepared configuration checked against the live
     /// state and swapped in under the lock (the shim holds its own write lock around this
     /// and the rebuild of its queue directory). Returns warnings.
-    pub fn commit_refresh(&self, config: SchedulerConfig) -> NativeResult<Vec<String>> {
-        let mut warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
-        warnings.extend(self.with(|s| s.refresh(config))??);
+    pub fn commit_refresh(&self, prepared: PreparedRefresh) -> NativeResult<Vec<String>> {
+        let mut warnings: Vec<String> = prepared.config().warnings.iter().map(ToString::to_string).collect();
+        warnings.extend(self.with(|s| s.refresh_prepared(prepared))??);
         Ok(warnings)
     }
 }

@@ -15,7 +15,7 @@ mod nodes;
 mod refresh;
 mod runnable;
 
-pub use refresh::check_refresh;
+pub use refresh::{check_refresh, PreparedRefresh};
 
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};

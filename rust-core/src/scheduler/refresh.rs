@@ -15,16 +15,27 @@ impl Scheduler {
     /// resource calculator is chosen when the scheduler starts, so a changed
     /// `resource-calculator` waits for the next restart.
     pub fn refresh(&mut self, new: SchedulerConfig) -> Result<Vec<String>, ConfigErrors> {
+        self.refresh_prepared(PreparedRefresh::new(new))
+    }
+
+    /// [`Scheduler::refresh`] with a configuration prepared (its tree built) beforehand,
+    /// without the scheduler.
+    pub fn refresh_prepared(&mut self, prepared: PreparedRefresh) -> Result<Vec<String>, ConfigErrors> {
+        let PreparedRefresh { config: new, tree } = prepared;
         // The queues created at run time stay, as in Apache, unless the file now
-        // configures them or their parent went.
-        let new = match self.state.config.refreshed_keeping_dynamic(new) {
-            Ok(new) => new,
-            Err(e) => {
-                self.refused_refresh();
-                return Err(e);
+        // configures them or their parent went; the tree is then built again.
+        let (new, built) = if self.state.config.keeps_dynamic_queues_in(&new) {
+            match self.state.config.refreshed_keeping_dynamic(new) {
+                Ok(new) => (new, None),
+                Err(e) => {
+                    self.refused_refresh();
+                    return Err(e);
+                }
             }
+        } else {
+            (new, Some(tree))
         };
-        match check_refresh(&self.state, &new) {
+        match check_refresh(&self.state, &new, built) {
             Ok(tree) => Ok(self.apply_refresh(new, Some(tree))),
             Err(e) => {
                 self.refused_refresh();
@@ -241,6 +252,26 @@ impl Scheduler {
     }
 }
 
+/// A configuration read for a refresh with its queue tree built: the part of a refresh
+/// that needs nothing of the running scheduler, and so none of its lock.
+pub struct PreparedRefresh {
+    config: SchedulerConfig,
+    tree: QueueTree,
+}
+
+impl PreparedRefresh {
+    /// Builds the tree for `config`.
+    pub fn new(config: SchedulerConfig) -> Self {
+        let tree = QueueTree::build(&config);
+        PreparedRefresh { config, tree }
+    }
+
+    /// The configuration prepared.
+    pub fn config(&self) -> &SchedulerConfig {
+        &self.config
+    }
+}
+
 /// Queues an application would create, worked out by [`Scheduler::plan_creation`].
 pub struct Creation {
     /// The leaf's full path (it exists already when `created` is empty).
@@ -271,11 +302,16 @@ impl Creation {
 /// The rules a new configuration must follow relative to the running one (Apache's
 /// `validateQueueHierarchy`): a queue may only disappear once STOPPED and empty, a queue
 /// keeps its path, and a leaf becomes a parent only while STOPPED and empty. Returns the
-/// tree for `new`, each queue in the state it takes from the running one.
-pub fn check_refresh(state: &State, new: &SchedulerConfig) -> Result<QueueTree, ConfigErrors> {
+/// tree for `new` (`built` if it was built already), each queue in the state it takes from
+/// the running one.
+pub fn check_refresh(
+    state: &State,
+    new: &SchedulerConfig,
+    built: Option<QueueTree>,
+) -> Result<QueueTree, ConfigErrors> {
     let mut errors = Vec::new();
     // The states the new tree's queues would take, and whether the new file may ask them.
-    let mut tree = QueueTree::build(new);
+    let mut tree = built.unwrap_or_else(|| QueueTree::build(new));
     if let Err(e) = tree.set_states(Some(&state.queues)) {
         errors.extend(e);
     }
