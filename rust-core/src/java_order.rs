@@ -36,8 +36,14 @@ fn bucket(key: &str, capacity: usize) -> usize {
 /// iterates the node ids in `ids` (given in insertion order). Returns indices into `ids`.
 pub fn node_map_order(ids: &[&str], most_entries: usize) -> Vec<usize> {
     let capacity = table_size(most_entries.max(ids.len()));
-    let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by_key(|&i| bucket_of(node_id_hash(ids[i]), capacity));
+    in_bucket_order(ids.iter().map(|id| bucket_of(node_id_hash(id), capacity)).collect())
+}
+
+/// Indices of entries whose buckets are `buckets` (in insertion order), bucket by bucket
+/// and, within one, in insertion order (the sort is stable).
+fn in_bucket_order(buckets: Vec<usize>) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..buckets.len()).collect();
+    order.sort_by_key(|&i| buckets[i]);
     order
 }
 
@@ -56,9 +62,7 @@ fn table_size(most: usize) -> usize {
 /// in insertion order (resizing keeps that order). Returns indices into `keys`.
 pub fn hash_map_order(keys: &[&str], most_entries: usize) -> Vec<usize> {
     let capacity = table_size(most_entries.max(keys.len()));
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by_key(|&i| bucket(keys[i], capacity));
-    order
+    in_bucket_order(keys.iter().map(|key| bucket(key, capacity)).collect())
 }
 
 /// YARN's `ContainerId.hashCode` for container `number` (the whole `long` id, epoch bits
@@ -78,9 +82,7 @@ pub fn container_id_hash(app_id: (i64, i32), attempt: i32, number: i64) -> i32 {
 /// insertion order), having held at most `most_entries` at once. Returns indices.
 pub fn hash_order(hashes: &[i32], most_entries: usize) -> Vec<usize> {
     let capacity = table_size(most_entries.max(hashes.len()));
-    let mut order: Vec<usize> = (0..hashes.len()).collect();
-    order.sort_by_key(|&i| bucket_of(hashes[i], capacity));
-    order
+    in_bucket_order(hashes.iter().map(|&h| bucket_of(h, capacity)).collect())
 }
 
 /// Sorts `v` as `java.util.Collections.sort` (TimSort) does. For fewer than 32 elements

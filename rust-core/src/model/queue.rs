@@ -8,7 +8,7 @@ use crate::model::queue_states::RuntimeState;
 use crate::model::users::{PendingUsersCount, UserState};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One queue, live.
 #[derive(Debug, Clone)]
@@ -254,14 +254,16 @@ impl QueueTree {
             let parsed = paths(self, p);
             let parsed_keys: Vec<&str> = parsed.iter().map(String::as_str).collect();
             let mut inserted: Vec<&str> = current.iter().map(String::as_str).collect();
+            let was_child: HashSet<&str> = inserted.iter().copied().collect();
             for i in java_order::hash_map_order(&parsed_keys, parsed_keys.len()) {
-                if !current.contains(&parsed[i]) {
-                    inserted.push(&parsed[i]);
+                if !was_child.contains(parsed_keys[i]) {
+                    inserted.push(parsed_keys[i]);
                 }
             }
+            let is_child: HashSet<&str> = parsed_keys.iter().copied().collect();
             let children: Vec<QueueIndex> = java_order::hash_map_order(&inserted, inserted.len())
                 .into_iter()
-                .filter(|&i| parsed_keys.contains(&inserted[i]))
+                .filter(|&i| is_child.contains(inserted[i]))
                 .filter_map(|i| self.index_of_path(inserted[i]))
                 .collect();
             self.queues[p].config.children = children;
