@@ -502,6 +502,18 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queuePaths<'l>(
     .resolve::<ThrowJava>()
 }
 
+/// `static native long queueLayout(long handle)`: a number that changes whenever the
+/// queues' paths or their order change (while it stays, `queuePaths` would return the
+/// same).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueLayout<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> { ops::queue_layout(handle_ref(handle)?) }).resolve::<ThrowJava>()
+}
+
 /// `static native long[] queueMaximumAllocations(long handle)`: every queue's maximum
 /// allocation, in tree order ([`wire::queue_maximum`](super::wire::queue_maximum) records).
 #[unsafe(no_mangle)]

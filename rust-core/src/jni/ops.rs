@@ -441,6 +441,11 @@ pub fn queue_paths(h: &Handle) -> NativeResult<Vec<String>> {
     h.read(|s| s.state().queues.queues.iter().map(|q| q.path().to_string()).collect())
 }
 
+/// A number that changes whenever the queues' paths or their order change.
+pub fn queue_layout(h: &Handle) -> NativeResult<i64> {
+    h.read(|s| s.state().queue_layout as i64)
+}
+
 /// Every queue's maximum allocation, in tree order ([`wire::queue_maximum`] records).
 pub fn queue_maximum_allocations(h: &Handle) -> NativeResult<Vec<i64>> {
     h.read(|s| {

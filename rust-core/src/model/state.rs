@@ -77,6 +77,9 @@ pub struct State {
     pub(crate) bookings: u64,
     /// Live containers marked killable by lazy preemption (see `Node::killable`).
     pub killable: HashSet<ContainerRef>,
+    /// Changes whenever the queues' paths, or their order in the tree, change: while it
+    /// stays, so does the shim's directory of queues.
+    pub queue_layout: u64,
 }
 
 impl State {
@@ -99,6 +102,7 @@ impl State {
             most_nodes: 0,
             bookings: 0,
             killable: HashSet::default(),
+            queue_layout: 0,
         }
     }
 

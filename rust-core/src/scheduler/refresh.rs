@@ -185,6 +185,12 @@ impl Scheduler {
         // Where each running queue is in the new tree.
         let moved: Vec<Option<QueueIndex>> =
             self.state.queues.queues.iter().map(|old| tree.index_of_path(old.path())).collect();
+        // Every queue where it was (a refresh that changed no queue's path): the
+        // applications and runnable counts stay as they are.
+        let in_place = moved.len() == tree.queues.len() && moved.iter().enumerate().all(|(i, &at)| at == Some(i));
+        if !in_place {
+            self.state.queue_layout += 1;
+        }
         let fresh: Vec<bool> = if refreshed {
             Vec::new()
         } else {
@@ -210,6 +216,9 @@ impl Scheduler {
             q.pending_users = old.pending_users;
             q.am_used = old.am_used;
             q.reserved = old.reserved;
+            if in_place {
+                q.runnable_apps = old.runnable_apps;
+            }
         }
         if !refreshed {
             // A created queue without a state of its own takes its parent's as it runs
@@ -224,14 +233,16 @@ impl Scheduler {
             }
         }
         let mut runnable = vec![0usize; tree.queues.len()];
-        for app in self.state.apps.values_mut() {
-            app.queue = moved[app.queue].expect("refresh rules keep every queue that has applications");
-            app.headroom_queue = app.headroom_queue.and_then(|q| moved[q]);
-            runnable[app.queue] += usize::from(app.runnable);
+        if !in_place {
+            for app in self.state.apps.values_mut() {
+                app.queue = moved[app.queue].expect("refresh rules keep every queue that has applications");
+                app.headroom_queue = app.headroom_queue.and_then(|q| moved[q]);
+                runnable[app.queue] += usize::from(app.runnable);
+            }
         }
         self.state.config = Arc::new(new);
         self.state.queues = tree;
-        if refreshed {
+        if refreshed && !in_place {
             for (leaf, n) in runnable.into_iter().enumerate().filter(|&(_, n)| n > 0) {
                 self.count_runnable(leaf, n as isize);
             }

@@ -363,6 +363,11 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::queuePaths);
   }
 
+  /** A number that changes whenever the queues' paths or their order change. */
+  long queueLayout() {
+    return whileOpen(NativeScheduler::queueLayout);
+  }
+
   /** Every queue's maximum allocation in tree order ({@link Wire.QueueMaximum} records). */
   long[] queueMaximumAllocations() {
     return whileOpen(NativeScheduler::queueMaximumAllocations);
@@ -540,6 +545,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native boolean preemptionTieOrderMattered(long handle);
 
   private static native String[] queuePaths(long handle);
+
+  private static native long queueLayout(long handle);
 
   private static native long[] queueMaximumAllocations(long handle);
 

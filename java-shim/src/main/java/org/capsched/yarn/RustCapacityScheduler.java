@@ -107,6 +107,8 @@ public class RustCapacityScheduler
   private volatile String[] dynamicQueueKeys = new String[0];
   private volatile ResourceCalculator calculator = new DefaultResourceCalculator();
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
+  /** The core's queue layout {@link #queues} was built for (-1: none yet). */
+  private long queueLayout = -1;
   private final Map<Integer, RustApplication> appsByKey = new ConcurrentHashMap<>();
   private final Map<Integer, RustSchedulerNode> nodesByKey = new ConcurrentHashMap<>();
 
@@ -170,6 +172,7 @@ public class RustCapacityScheduler
     gauges = new QueueGauges(core, () -> queues, this::getClusterResource,
         () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
+    queueLayout = -1;
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
     if (rmContext != null && rmContext.getQueuePlacementManager() != null) {
@@ -1026,12 +1029,19 @@ public class RustCapacityScheduler
 
   // ----- queues -------------------------------------------------------------------------
 
-  /** Re-creates the queue directory from the core after a load or refresh. */
+  /**
+   * Re-creates the queue directory from the core after a load or refresh (unless the
+   * queues' paths and order stayed the same: the directory then stays as well).
+   */
   private void rebuildQueues(Configuration configuration) {
     boolean userMetrics = core.userMetricsEnabled();
     dynamicQueueKeys = core.dynamicQueueKeys();
-    queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
-        new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
+    long layout = core.queueLayout();
+    if (layout != queueLayout) {
+      queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
+          new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
+      queueLayout = layout;
+    }
     long[] maximums = core.queueMaximumAllocations();
     for (int i = 0; i < queues.size(); i++) {
       int at = i * Wire.QueueMaximum.STRIDE;
