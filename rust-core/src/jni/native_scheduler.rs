@@ -12,8 +12,8 @@ use super::ops::{self, Handle};
 use crate::ids::{ContainerId, SchedulerKey};
 use crate::policy::admission::{Caller, Submission};
 use crate::resource::Resource;
-use crate::scheduler::PreparedRefresh;
 use crate::scheduler::Scheduler;
+use crate::scheduler::{PreparedRefresh, Retired};
 use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
@@ -82,11 +82,19 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_destroy<'l>
     .resolve::<ThrowJava>()
 }
 
+/// A refresh between `prepareRefresh` and `discardRefresh`, as the shim holds it: the
+/// prepared configuration until `commitRefresh` swaps it in, then what the swap replaced,
+/// freed by `discardRefresh` once the shim has released its own lock.
+struct RefreshSlot {
+    prepared: Option<PreparedRefresh>,
+    retired: Retired,
+}
+
 /// `static native long prepareRefresh(long handle, byte[] xml, String source, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
 /// The first half of a refresh, taken without any lock: reads and validates the new
-/// configuration and returns it as an opaque pointer that `commitRefresh` or
-/// `discardRefresh` takes back (exactly one of them, exactly once). Throws
+/// configuration and returns it as an opaque pointer that `discardRefresh` frees (exactly
+/// once), after `commitRefresh` or instead of it. Throws
 /// `SchedulerConfigurationException` listing every problem; the running configuration
 /// stays.
 #[unsafe(no_mangle)]
@@ -102,33 +110,34 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_prepareRefresh<'l>
 ) -> jlong {
     env.with_env(|env| -> NativeResult<jlong> {
         let inputs = read_config_inputs(env, &xml, &source, &base_properties, &overlay_properties, &system_properties)?;
-        let config = handle_ref(handle)?.prepare_refresh(&inputs)?;
-        Ok(Box::into_raw(Box::new(config)) as jlong)
+        let prepared = handle_ref(handle)?.prepare_refresh(&inputs)?;
+        Ok(Box::into_raw(Box::new(RefreshSlot { prepared: Some(prepared), retired: Retired::default() })) as jlong)
     })
     .resolve::<ThrowJava>()
 }
 
-/// Takes back a configuration `prepareRefresh` made.
+/// The refresh `prepareRefresh` made.
 ///
 /// # Safety
-/// `prepared` must come from `prepareRefresh` and must not have been taken back before.
-unsafe fn take_prepared(prepared: jlong) -> NativeResult<PreparedRefresh> {
+/// `prepared` must come from `prepareRefresh`, not yet freed by `discardRefresh`, and not
+/// in use by another call.
+unsafe fn slot<'a>(prepared: jlong) -> NativeResult<&'a mut RefreshSlot> {
     if prepared == 0 {
         return Err(NativeError::InvalidArgument("no prepared configuration".into()));
     }
     // SAFETY: see the function's contract.
-    Ok(*unsafe { Box::from_raw(prepared as *mut PreparedRefresh) })
+    Ok(unsafe { &mut *(prepared as *mut RefreshSlot) })
 }
 
 /// `static native String[] commitRefresh(long handle, long prepared)`
 ///
 /// The second half: checks the prepared configuration against the live state and swaps
 /// it in, returning the warnings; or throws `SchedulerConfigurationException` and leaves
-/// the running configuration in force. Frees `prepared` either way.
+/// the running configuration in force. Either way the configuration is used up, and
+/// `prepared` keeps what the swap replaced until `discardRefresh`.
 ///
 /// # Safety
-/// `prepared` must come from `prepareRefresh` and is not usable afterwards; Java's
-/// `NativeScheduler.Refresh` guarantees both.
+/// As for `slot`; Java's `NativeScheduler.PreparedRefresh` guarantees it.
 #[unsafe(no_mangle)]
 pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_commitRefresh<'l>(
     mut env: EnvUnowned<'l>,
@@ -138,18 +147,23 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_commitRefre
 ) -> JObjectArray<'l, JString<'l>> {
     env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
         // SAFETY: see the function's contract.
-        let config = unsafe { take_prepared(prepared) }?;
-        let warnings = handle_ref(handle)?.commit_refresh(config)?;
+        let slot = unsafe { slot(prepared) }?;
+        let config = slot
+            .prepared
+            .take()
+            .ok_or_else(|| NativeError::InvalidArgument("the prepared configuration was committed already".into()))?;
+        let warnings = handle_ref(handle)?.commit_refresh_keeping(config, &mut slot.retired)?;
         new_strings(env, &warnings)
     })
     .resolve::<ThrowJava>()
 }
 
-/// `static native void discardRefresh(long prepared)`: frees a prepared configuration
-/// that will not be committed.
+/// `static native void discardRefresh(long prepared)`: frees a prepared refresh: the
+/// configuration if it was not committed, else what its commit replaced.
 ///
 /// # Safety
-/// As for `commitRefresh`.
+/// `prepared` must come from `prepareRefresh`, is not usable afterwards, and no other call
+/// may be using it.
 #[unsafe(no_mangle)]
 pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_discardRefresh<'l>(
     mut env: EnvUnowned<'l>,
@@ -158,7 +172,9 @@ pub unsafe extern "system" fn Java_org_capsched_yarn_NativeScheduler_discardRefr
 ) {
     env.with_env(|_env| -> NativeResult<()> {
         // SAFETY: see the function's contract.
-        drop(unsafe { take_prepared(prepared) }?);
+        if prepared != 0 {
+            drop(unsafe { Box::from_raw(prepared as *mut RefreshSlot) });
+        }
         Ok(())
     })
     .resolve::<ThrowJava>()

@@ -13,7 +13,7 @@ use crate::policy::admission::{MoveRefusal, Submission};
 use crate::policy::mapping;
 use crate::report::{queue_rows, user_rows};
 use crate::resource::Resource;
-use crate::scheduler::{PreparedRefresh, Scheduler};
+use crate::scheduler::{PreparedRefresh, Retired, Scheduler};
 use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -97,6 +97,10 @@ impl Handle {
         // Counted before the lock is released: whoever reads the count and then a report
         // sees a report at least as new as the count.
         self.changes.fetch_add(1, Ordering::Release);
+        // What a swap replaced is freed with the lock released.
+        let retired = scheduler.take_retired();
+        drop(scheduler);
+        drop(retired);
         outcome.map_err(|payload| {
             let text = panic_text(payload);
             log::error!(
@@ -170,8 +174,22 @@ impl Handle {
     /// state and swapped in under the lock (the shim holds its own write lock around this
     /// and the rebuild of its queue directory). Returns warnings.
     pub fn commit_refresh(&self, prepared: PreparedRefresh) -> NativeResult<Vec<String>> {
+        self.commit_refresh_keeping(prepared, &mut Retired::default())
+    }
+
+    /// [`Handle::commit_refresh`], handing what the swap replaced to `retired` for the
+    /// caller to free once its own lock is released too.
+    pub fn commit_refresh_keeping(
+        &self,
+        prepared: PreparedRefresh,
+        retired: &mut Retired,
+    ) -> NativeResult<Vec<String>> {
         let mut warnings: Vec<String> = prepared.config().warnings.iter().map(ToString::to_string).collect();
-        warnings.extend(self.with(|s| s.refresh_prepared(prepared))??);
+        warnings.extend(self.with(|s| {
+            let outcome = s.refresh_prepared(prepared);
+            *retired = s.take_retired();
+            outcome
+        })??);
         Ok(warnings)
     }
 }
@@ -738,8 +756,11 @@ mod tests {
         };
         let prepared = h.prepare_refresh(&abc).unwrap();
         assert_eq!(queue_paths(&h).unwrap().len(), 3, "nothing changes until the commit");
-        h.commit_refresh(prepared).unwrap();
+        let mut retired = Retired::default();
+        h.commit_refresh_keeping(prepared, &mut retired).unwrap();
         assert_eq!(queue_paths(&h).unwrap(), ["root", "root.a", "root.b", "root.c"]);
+        assert!(!retired.is_empty(), "the replaced configuration comes back, to be freed after the shim's lock");
+        assert!(h.with(|s| s.take_retired().is_empty()).unwrap(), "and the scheduler keeps none of it");
         let broken = ConfigInputs { xml: b"<configuration>".to_vec(), ..abc };
         assert!(matches!(h.prepare_refresh(&broken), Err(NativeError::Config(_))));
         assert_eq!(queue_paths(&h).unwrap().len(), 4, "a refused file leaves the running tree");

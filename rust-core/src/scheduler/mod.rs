@@ -19,12 +19,13 @@ pub use refresh::{check_refresh, PreparedRefresh};
 
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
-use crate::model::{AmDiagnosis, Reservation, State};
+use crate::model::{AmDiagnosis, QueueTree, Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
 use crate::policy::placement::Assignment;
 use crate::preemption::{Action as PreemptionAction, Preemption};
 use crate::resource::Resource;
+use std::sync::Arc;
 
 /// What the RM must do with an [`Allocation`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,9 @@ pub struct Scheduler {
     expiry: expiry::QueueExpiry,
     /// The guarantees managed parents' leaves hold (legacy auto-creation).
     managed: managed::ManagedParents,
+    /// What a swap of the configuration replaced, to be dropped once the lock is released
+    /// (see [`Scheduler::take_retired`]).
+    retired: Retired,
     /// The benchmark floor's place in the applications (see `Scheduler::place_first_fit`).
     #[cfg(feature = "diagnostics")]
     floor: heartbeat::FloorCursor,
@@ -139,6 +143,7 @@ impl Scheduler {
             am_diagnoses: Vec::new(),
             expiry: expiry::QueueExpiry::default(),
             managed: managed::ManagedParents::default(),
+            retired: Retired::default(),
             #[cfg(feature = "diagnostics")]
             floor: heartbeat::FloorCursor::default(),
         }
@@ -199,6 +204,13 @@ impl Scheduler {
     /// its books already, but for their nodes' shares, which go when the RM reports them.
     pub fn take_killed(&mut self) -> Vec<crate::ids::ContainerRef> {
         std::mem::take(&mut self.killed)
+    }
+
+    /// The configurations and queue trees replaced since the last call. With a thousand
+    /// queues, freeing them takes most of a millisecond: the caller drops them after
+    /// releasing the scheduler's lock, so that no heartbeat waits on it.
+    pub fn take_retired(&mut self) -> Retired {
+        std::mem::take(&mut self.retired)
     }
 
     /// What applications waiting for their ApplicationMaster's container were told about
@@ -310,3 +322,29 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests;
+
+/// The configuration and queue tree the last refresh, or creation or deletion of a queue,
+/// replaced (see [`Scheduler::take_retired`]); dropping it frees them. A scheduler keeps
+/// only the latest: one whose owner never takes them frees each at the next swap.
+#[derive(Default)]
+pub struct Retired(Option<(Arc<SchedulerConfig>, QueueTree)>);
+
+impl Retired {
+    /// Whether nothing was replaced.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+/// A copy of a scheduler has nothing retired: what the original replaced is its own.
+impl Clone for Retired {
+    fn clone(&self) -> Self {
+        Retired(None)
+    }
+}
+
+impl std::fmt::Debug for Retired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_empty() { "Retired(nothing)" } else { "Retired(a configuration and its tree)" })
+    }
+}

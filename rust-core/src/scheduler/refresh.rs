@@ -1,7 +1,7 @@
 //! `refreshQueues`: the new configuration is checked against the live state by Apache's
 //! rules, then swapped in with every surviving queue's usage carried over by path.
 
-use super::Scheduler;
+use super::{Retired, Scheduler};
 use crate::config::validate::absolute_sums_exceeding;
 use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, SchedulerConfig};
 use crate::ids::QueueIndex;
@@ -240,8 +240,10 @@ impl Scheduler {
                 runnable[app.queue] += usize::from(app.runnable);
             }
         }
-        self.state.config = Arc::new(new);
-        self.state.queues = tree;
+        // Freed after the lock (see `Scheduler::take_retired`).
+        let config = std::mem::replace(&mut self.state.config, Arc::new(new));
+        let queues = std::mem::replace(&mut self.state.queues, tree);
+        self.retired = Retired(Some((config, queues)));
         if refreshed && !in_place {
             for (leaf, n) in runnable.into_iter().enumerate().filter(|&(_, n)| n > 0) {
                 self.count_runnable(leaf, n as isize);

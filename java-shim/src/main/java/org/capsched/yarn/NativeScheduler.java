@@ -102,8 +102,9 @@ final class NativeScheduler implements AutoCloseable {
   }
 
   /**
-   * A validated configuration held by the core until it is committed or closed (exactly
-   * one of them frees it; closing after a commit does nothing).
+   * A validated configuration held by the core until it is committed, then what the commit
+   * replaced; closing frees whichever it holds (exactly once; a commit after closing is
+   * refused).
    */
   final class PreparedRefresh implements AutoCloseable {
     private long pointer;
@@ -114,12 +115,15 @@ final class NativeScheduler implements AutoCloseable {
 
     /**
      * The refresh's second half, for the caller to run under its own lock: checks the
-     * configuration against the live state and swaps it in; returns its warnings.
+     * configuration against the live state and swaps it in; returns its warnings. What the
+     * swap replaced is freed by {@link #close}, which the caller runs after its lock: with
+     * a thousand queues that takes most of a millisecond.
      *
      * @throws SchedulerConfigurationException if the live state refuses it; nothing changes
      */
-    String[] commit() {
-      return whileOpen(h -> commitRefresh(h, take()));
+    synchronized String[] commit() {
+      long p = pointer;
+      return whileOpen(h -> commitRefresh(h, p));
     }
 
     @Override
