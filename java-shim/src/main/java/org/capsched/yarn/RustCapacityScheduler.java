@@ -1059,7 +1059,6 @@ public class RustCapacityScheduler
     if (rebuilt) {
       queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
           new RustQueue(this, views, path, parent, userMetrics, configuration, gauges::refresh));
-      queueLayout = layout;
     }
     long[] maximums = core.queueMaximumAllocations();
     // Every queue's maximum as it was (the usual refresh): nothing to set. This runs rarely
@@ -1072,6 +1071,9 @@ public class RustCapacityScheduler
       }
       queueMaximums = maximums;
     }
+    // Only now: a directory rebuilt but left without its maximums (a core call above
+    // failed) is set up whole at the next rebuild.
+    queueLayout = layout;
     String name = core.resourceCalculator();
     calculator = name.endsWith("DominantResourceCalculator")
         ? new DominantResourceCalculator() : new DefaultResourceCalculator();
