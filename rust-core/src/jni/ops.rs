@@ -97,10 +97,6 @@ impl Handle {
         // Counted before the lock is released: whoever reads the count and then a report
         // sees a report at least as new as the count.
         self.changes.fetch_add(1, Ordering::Release);
-        // What a swap replaced is freed with the lock released.
-        let retired = scheduler.take_retired();
-        drop(scheduler);
-        drop(retired);
         outcome.map_err(|payload| {
             let text = panic_text(payload);
             log::error!(

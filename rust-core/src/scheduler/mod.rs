@@ -206,9 +206,10 @@ impl Scheduler {
         std::mem::take(&mut self.killed)
     }
 
-    /// The configurations and queue trees replaced since the last call. With a thousand
-    /// queues, freeing them takes most of a millisecond: the caller drops them after
-    /// releasing the scheduler's lock, so that no heartbeat waits on it.
+    /// The configuration and queue tree the last swap replaced, if no call took them yet.
+    /// With a thousand queues, freeing them takes most of a millisecond: a refresh's caller
+    /// drops them after releasing its locks, so that no heartbeat waits on it (see
+    /// `Handle::commit_refresh_keeping`).
     pub fn take_retired(&mut self) -> Retired {
         std::mem::take(&mut self.retired)
     }
