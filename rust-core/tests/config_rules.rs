@@ -320,6 +320,43 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
             expect: &["queue root", "partition 'gpu'", "sum to 60%"],
         },
         Invalid {
+            why: "node-label capacities configured below the root only must still sum to 100 at the root",
+            props: with(AB, &[("root.a.accessible-node-labels.gpu.capacity", "40")]),
+            expect: &["queue root", "partition 'gpu'", "sum to 40%"],
+        },
+        Invalid {
+            why: "a child may access only labels its parent may",
+            props: vec![
+                ("root.queues", "p"),
+                ("root.p.capacity", "100"),
+                ("root.p.queues", "c"),
+                ("root.p.accessible-node-labels", "gpu"),
+                ("root.p.c.capacity", "100"),
+                ("root.p.c.accessible-node-labels", "gpu,ssd"),
+            ],
+            expect: &["root.p.c.accessible-node-labels", "[ssd]", "root.p", "[gpu]"],
+        },
+        Invalid {
+            why: "a child may not access every label when its parent may not",
+            props: vec![
+                ("root.queues", "p"),
+                ("root.p.capacity", "100"),
+                ("root.p.queues", "c"),
+                ("root.p.accessible-node-labels", "gpu"),
+                ("root.p.c.capacity", "100"),
+                ("root.p.c.accessible-node-labels", "*"),
+            ],
+            expect: &["root.p.c.accessible-node-labels", "'*' is not allowed"],
+        },
+        Invalid {
+            why: "a leaf's default label expression must be accessible",
+            props: with(
+                AB,
+                &[("root.a.accessible-node-labels", "gpu"), ("root.a.default-node-label-expression", "ssd")],
+            ),
+            expect: &["root.a.default-node-label-expression", "'ssd'", "[gpu]"],
+        },
+        Invalid {
             why: "node-label capacity out of range",
             props: with(AB, &[("root.a.accessible-node-labels.gpu.capacity", "130")]),
             expect: &["root.a.accessible-node-labels.gpu.capacity", "130 is outside"],
@@ -334,6 +371,51 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
             assert!(err.contains(needle), "{}: error lacks {needle:?}:\n{err}", case.why);
         }
     }
+}
+
+#[test]
+fn node_label_access_and_default_expressions_are_inherited_as_apache_does() {
+    use capsched::config::LabelAccess;
+    let labels = |names: &[&str]| LabelAccess::Labels(names.iter().map(|s| s.to_string()).collect());
+    let c = load(&[
+        ("root.queues", "p,q"),
+        ("root.accessible-node-labels", "ignored"),
+        ("root.p.capacity", "50"),
+        ("root.q.capacity", "50"),
+        ("root.p.queues", "inherits,narrower,own"),
+        ("root.p.accessible-node-labels", " gpu , ssd ,"),
+        ("root.p.default-node-label-expression", " gpu "),
+        ("root.p.inherits.capacity", "40"),
+        ("root.p.narrower.capacity", "30"),
+        ("root.p.narrower.accessible-node-labels", "ssd"),
+        ("root.p.own.capacity", "30"),
+        ("root.p.own.default-node-label-expression", "ssd"),
+        ("root.q.accessible-node-labels", "*,gpu"),
+        ("root.q.accessible-node-labels.gpu.capacity", "100"),
+        ("root.q.accessible-node-labels.gpu.maximum-am-resource-percent", "0.5"),
+        ("root.q.maximum-am-resource-percent", "0.2"),
+        ("root.p.accessible-node-labels.gpu.capacity", "0"),
+    ])
+    .unwrap();
+    assert_eq!(queue(&c, "root").accessible_node_labels, LabelAccess::Any);
+    assert_eq!(queue(&c, "root.p").accessible_node_labels, labels(&["gpu", "ssd"]));
+    assert_eq!(queue(&c, "root.p").default_node_label_expression.as_deref(), Some("gpu"));
+    // Unset: the parent's labels, and with them its default expression.
+    assert_eq!(queue(&c, "root.p.inherits").accessible_node_labels, labels(&["gpu", "ssd"]));
+    assert_eq!(queue(&c, "root.p.inherits").default_node_label_expression.as_deref(), Some("gpu"));
+    // Fewer labels than the parent: no default expression is inherited.
+    assert_eq!(queue(&c, "root.p.narrower").accessible_node_labels, labels(&["ssd"]));
+    assert_eq!(queue(&c, "root.p.narrower").default_node_label_expression, None);
+    assert_eq!(queue(&c, "root.p.own").default_node_label_expression.as_deref(), Some("ssd"));
+    // `*` anywhere in the list means every label.
+    assert_eq!(queue(&c, "root.q").accessible_node_labels, LabelAccess::Any);
+    assert!(LabelAccess::Any.allows("anything") && labels(&[]).allows("") && !labels(&["gpu"]).allows("ssd"));
+    let gpu = queue(&c, "root.q").node_labels["gpu"];
+    assert_eq!((gpu.capacity, gpu.maximum_capacity, gpu.maximum_am_resource_percent), (100.0, 100.0, 0.5));
+    // The root holds every configured partition, all of it.
+    assert_eq!(queue(&c, "root").node_labels["gpu"].capacity, 100.0);
+    assert_eq!(queue(&c, "root.p").node_labels["gpu"].maximum_am_resource_percent, 0.1);
+    assert!(c.warnings.iter().any(|w| w.to_string().contains("root.accessible-node-labels")));
 }
 
 #[test]

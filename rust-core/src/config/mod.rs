@@ -20,7 +20,7 @@ pub use capacity::{CapacitySpec, MaxCapacitySpec};
 pub use error::{ConfigError, ConfigErrors};
 pub use mapping::{Action, Fallback, MappingRule, Matcher, PlacementRules};
 pub use preemption::{IntraQueueOrder, PreemptionSettings};
-pub use queue::{LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState};
+pub use queue::{LabelAccess, LabelCapacity, OrderingPolicy, QueueConfig, QueueOrdering, QueueState, ANY_LABEL};
 pub use xml::Properties;
 
 use crate::resource::{Resource, ResourceCalculator};

@@ -5,7 +5,7 @@ use super::autoqueue::DynamicQueue;
 use super::capacity::{parse_capacity, parse_maximum_capacity, CapacitySpec, MaxCapacitySpec};
 use super::{ClusterSettings, ConfigError, GlobalSettings, KeyReader, PREFIX};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The root queue's name; every path starts with it.
 pub const ROOT: &str = "root";
@@ -67,7 +67,54 @@ pub struct LabelCapacity {
     pub capacity: f64,
     /// Maximum percent of the parent's share of the partition.
     pub maximum_capacity: f64,
+    /// `<q>.accessible-node-labels.<label>.maximum-am-resource-percent`: the share of the
+    /// queue's part of the partition its ApplicationMasters may hold (the queue's
+    /// `maximum-am-resource-percent` when unset).
+    pub maximum_am_resource_percent: f64,
 }
+
+/// The node partitions a queue may run containers in, besides the default partition,
+/// which every queue may use (Apache's accessible node labels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum LabelAccess {
+    /// `*`: every partition (always the root's).
+    Any,
+    /// These labels only.
+    Labels(BTreeSet<String>),
+}
+
+impl LabelAccess {
+    /// Whether the queue may run containers on a node in `partition` (`""`: the default
+    /// partition). Apache's `isAccessibleToPartition`.
+    pub fn allows(&self, partition: &str) -> bool {
+        match self {
+            LabelAccess::Any => true,
+            LabelAccess::Labels(labels) => partition.is_empty() || labels.contains(partition),
+        }
+    }
+
+    /// Whether every label of `other` is one of these (Apache's `containsAll` on the sets,
+    /// `*` counting as a label of its own).
+    fn contains_all(&self, other: &LabelAccess) -> bool {
+        match (self, other) {
+            (LabelAccess::Any, LabelAccess::Any) => true,
+            (LabelAccess::Labels(_), LabelAccess::Any) => false,
+            (LabelAccess::Any, LabelAccess::Labels(o)) => o.is_empty(),
+            (LabelAccess::Labels(s), LabelAccess::Labels(o)) => o.is_subset(s),
+        }
+    }
+
+    /// The labels as Apache's `QueueInfo` lists them: `*` alone, or each label.
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            LabelAccess::Any => vec![ANY_LABEL],
+            LabelAccess::Labels(labels) => labels.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// The label that stands for every partition in `accessible-node-labels`.
+pub const ANY_LABEL: &str = "*";
 
 /// One queue's configuration, as written in the file (plus inherited defaults).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,8 +159,16 @@ pub struct QueueConfig {
     /// children are ordered. Meaningless for a leaf.
     pub queue_ordering: QueueOrdering,
     /// Partitions this queue has capacities for, by label (from any
-    /// `<q>.accessible-node-labels.<label>.*` key).
+    /// `<q>.accessible-node-labels.<label>.*` key; the root has every label configured
+    /// anywhere, at 100%).
     pub node_labels: BTreeMap<String, LabelCapacity>,
+    /// `<q>.accessible-node-labels` as in effect: the queue's own list, its parent's when
+    /// unset; the root's is always `*`.
+    pub accessible_node_labels: LabelAccess,
+    /// `<q>.default-node-label-expression` as in effect (trimmed): the partition an
+    /// application's requests without a label go to. Unset, a queue takes its parent's
+    /// when it may access every label its parent may (Apache's rule).
+    pub default_node_label_expression: Option<String>,
     /// `<q>.default-application-priority`.
     pub default_application_priority: i64,
     /// `<q>.priority`: the queue's own priority among its siblings.
@@ -338,6 +393,10 @@ pub(crate) fn read_queue_tree(
             }
         }
         q.reservable = reservable;
+        resolve_node_labels(r, &mut q, parent.map(|p| &queues[p]));
+        if is_leaf {
+            check_default_label_expression(r, &q);
+        }
         if synthetic {
             // The plan queue's default reservation queue owns all of its parent.
             q.capacity = CapacitySpec::Percent(100.0);
@@ -349,6 +408,19 @@ pub(crate) fn read_queue_tree(
         queues.push(q);
         for child in children.into_iter().rev() {
             stack.push((format!("{path}.{child}"), Some(index)));
+        }
+    }
+    // The root has every partition any queue is configured for, all of it (Apache's root
+    // takes every configured label), so its children's shares of each must add up.
+    let configured: BTreeSet<String> = queues.iter().skip(1).flat_map(|q| q.node_labels.keys().cloned()).collect();
+    if let Some(root) = queues.first_mut() {
+        for label in configured {
+            let am = root.maximum_am_resource_percent;
+            root.node_labels.entry(label).or_insert(LabelCapacity {
+                capacity: 100.0,
+                maximum_capacity: 100.0,
+                maximum_am_resource_percent: am,
+            });
         }
     }
     queues
@@ -460,7 +532,6 @@ fn read_queue(
     let acl_administer_queue = raw_acl("acl_administer_queue").unwrap_or_else(|| acl(r, "acl_administer_queue"));
 
     let (ordering_policy, queue_ordering) = read_ordering(r, path, is_leaf, inherited_ordering);
-    let node_labels = read_node_labels(r, path, is_root);
 
     let user_limit_factor = r.float(q, &key("user-limit-factor"), 1.0);
     let mulp_default = r.float(None, &super::global_key("minimum-user-limit-percent"), 100.0);
@@ -478,6 +549,7 @@ fn read_queue(
             format!("{maximum_am_resource_percent} is outside [0, 1]: this key is a fraction (0.1 = 10%)"),
         ));
     }
+    let node_labels = read_node_labels(r, path, is_root, maximum_am_resource_percent);
     let maximum_applications = r.opt_int(q, &key("maximum-applications")).filter(|&n| n >= 0);
     let max_parallel_apps = r.opt_int(q, &key("max-parallel-apps")).or(global.max_parallel_apps);
 
@@ -532,6 +604,9 @@ fn read_queue(
         fair_size_based_weight: r.boolean(q, &key("ordering-policy.fair.enable-size-based-weight"), false),
         queue_ordering,
         node_labels,
+        // Both worked out with the parent's (see `resolve_node_labels`).
+        accessible_node_labels: LabelAccess::Any,
+        default_node_label_expression: None,
         default_application_priority: r.int(q, &key("default-application-priority"), 0),
         priority: r.int(q, &key("priority"), 0),
         maximum_allocation: crate::resource::Resource::new(max_mb, max_vcores),
@@ -631,7 +706,12 @@ fn read_ordering(
 /// Reads `<q>.accessible-node-labels.<label>.capacity` / `.maximum-capacity` for every
 /// label that any `<q>.accessible-node-labels.<label>.*` key names, as Apache's
 /// `getConfiguredNodeLabelsByQueue` finds them. The root always has 100% of a partition.
-fn read_node_labels(r: &mut KeyReader<'_>, path: &str, is_root: bool) -> BTreeMap<String, LabelCapacity> {
+fn read_node_labels(
+    r: &mut KeyReader<'_>,
+    path: &str,
+    is_root: bool,
+    maximum_am_resource_percent: f64,
+) -> BTreeMap<String, LabelCapacity> {
     let prefix = queue_key(path, "accessible-node-labels.");
     let labels: std::collections::BTreeSet<String> = r
         .props
@@ -664,7 +744,101 @@ fn read_node_labels(r: &mut KeyReader<'_>, path: &str, is_root: bool) -> BTreeMa
         };
         let capacity = read("capacity", 0.0);
         let maximum_capacity = read("maximum-capacity", 100.0);
-        out.insert(label, LabelCapacity { capacity, maximum_capacity });
+        let am_key = format!("{prefix}{label}.maximum-am-resource-percent");
+        let maximum_am_resource_percent = r.float(Some(path), &am_key, maximum_am_resource_percent);
+        out.insert(label, LabelCapacity { capacity, maximum_capacity, maximum_am_resource_percent });
     }
     out
+}
+
+/// `<q>.accessible-node-labels` as written, None when unset (Apache's
+/// `getAccessibleNodeLabels`): a comma-separated list, where `*` means every partition.
+/// The root may always access every partition, whatever it says.
+fn read_accessible_labels(r: &mut KeyReader<'_>, path: &str, is_root: bool) -> Option<LabelAccess> {
+    let key = queue_key(path, "accessible-node-labels");
+    let value = r.props.get_raw(&key).map(|v| r.props.expand(v));
+    if is_root {
+        if value.is_some() {
+            r.warnings.push(ConfigError::at_queue(
+                path,
+                &key,
+                "ignored: the root may always access every node label (*)".to_string(),
+            ));
+        }
+        return Some(LabelAccess::Any);
+    }
+    let labels: BTreeSet<String> =
+        value?.split(',').map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect();
+    Some(if labels.contains(ANY_LABEL) { LabelAccess::Any } else { LabelAccess::Labels(labels) })
+}
+
+/// Works out `q`'s accessible labels and default label expression from its own keys and
+/// its parent's (already worked out), and checks them as Apache's
+/// `QueueNodeLabelsSettings` and leaf queues do: a child may access only labels its
+/// parent may, and a leaf's default expression only labels it may access.
+fn resolve_node_labels(r: &mut KeyReader<'_>, q: &mut QueueConfig, parent: Option<&QueueConfig>) {
+    let path = q.path.clone();
+    let own = read_accessible_labels(r, &path, parent.is_none());
+    q.accessible_node_labels = match (own, parent) {
+        (Some(own), _) => own,
+        (None, Some(p)) => p.accessible_node_labels.clone(),
+        (None, None) => LabelAccess::Any,
+    };
+    let default_key = queue_key(&path, "default-node-label-expression");
+    q.default_node_label_expression = r.string(&default_key);
+    let Some(p) = parent else { return };
+    if q.default_node_label_expression.is_none() && q.accessible_node_labels.contains_all(&p.accessible_node_labels) {
+        q.default_node_label_expression = p.default_node_label_expression.clone();
+    }
+    let access_key = queue_key(&path, "accessible-node-labels");
+    if let LabelAccess::Labels(parents) = &p.accessible_node_labels {
+        match &q.accessible_node_labels {
+            LabelAccess::Any => r.error(
+                Some(&path),
+                &access_key,
+                format!("'*' is not allowed here: the parent, {}, may access only [{}]", p.path, join(parents)),
+            ),
+            LabelAccess::Labels(own) => {
+                let extra: BTreeSet<String> = own.difference(parents).cloned().collect();
+                if !extra.is_empty() {
+                    r.error(
+                        Some(&path),
+                        &access_key,
+                        format!(
+                            "labels [{}] are not accessible to the parent, {}, which may access only [{}]",
+                            join(&extra),
+                            p.path,
+                            join(parents)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A leaf's default label expression may name only labels the leaf may access (Apache's
+/// `checkQueueLabelExpression`, each `&&` part alone).
+fn check_default_label_expression(r: &mut KeyReader<'_>, q: &QueueConfig) {
+    let Some(expression) = q.default_node_label_expression.as_deref() else { return };
+    let denied: Vec<&str> = expression
+        .split("&&")
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !q.accessible_node_labels.allows(l))
+        .collect();
+    if !denied.is_empty() {
+        r.error(
+            Some(&q.path),
+            &queue_key(&q.path, "default-node-label-expression"),
+            format!(
+                "'{expression}' names {} the queue may not access (its accessible-node-labels: [{}])",
+                denied.iter().map(|l| format!("'{l}'")).collect::<Vec<_>>().join(", "),
+                q.accessible_node_labels.names().join(",")
+            ),
+        );
+    }
+}
+
+fn join(labels: &BTreeSet<String>) -> String {
+    labels.iter().map(String::as_str).collect::<Vec<_>>().join(",")
 }
