@@ -122,6 +122,12 @@ enum Call {
         rack: Name,
         memory: Size,
         vcores: Size,
+        label: Name,
+    },
+    /// The cluster's labels, with whether each is exclusive, and nodes' new labels.
+    RelabelNodes {
+        labels: Vec<(Name, bool)>,
+        nodes: Vec<(Key, Name)>,
     },
     RemoveNode {
         node: Key,
@@ -316,9 +322,15 @@ fn finishing(s: &Scheduler, node: u32, count: usize, kind: i64) -> Vec<i64> {
 fn call_once(h: &Handle, call: &Call, now: &mut i64) {
     // Every result is dropped: an error is a legitimate answer to a bad argument.
     match call {
-        Call::AddNode { host, rack, memory, vcores } => {
+        Call::AddNode { host, rack, memory, vcores, label } => {
             let id = format!("{}:{}", host.0, memory.0);
-            let _ = ops::add_node(h, &id, &host.0, &rack.0, memory.0, vcores.0);
+            let _ = ops::add_node(h, &id, &host.0, &rack.0, memory.0, vcores.0, &label.0);
+        }
+        Call::RelabelNodes { labels, nodes } => {
+            let exclusive: Vec<bool> = labels.iter().map(|(_, e)| *e).collect();
+            let labels = labels.iter().map(|(n, _)| n.0.clone()).collect();
+            let keys: Vec<i32> = nodes.iter().map(|(k, _)| k.0).collect();
+            let _ = ops::relabel_nodes(h, labels, &exclusive, &keys, nodes.iter().map(|(_, n)| n.0.clone()).collect());
         }
         Call::RemoveNode { node } => {
             let _ = h.with(|s| s.remove_node(node.0 as u32));

@@ -202,7 +202,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_injectFault<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int addNode(long handle, String nodeId, String host, String rack, long memory, long vcores)`
+/// `static native int addNode(long handle, String nodeId, String host, String rack, long memory, long vcores,
+/// String label)`
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
     mut env: EnvUnowned<'l>,
@@ -213,14 +214,39 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
     rack: JString<'l>,
     memory: jlong,
     vcores: jlong,
+    label: JString<'l>,
 ) -> jint {
     env.with_env(|env| -> NativeResult<jint> {
-        let (node_id, host, rack) = (
+        let (node_id, host, rack, label) = (
             read_string(env, &node_id, "node id")?,
             read_string(env, &host, "host")?,
             read_string(env, &rack, "rack")?,
+            read_string(env, &label, "node label")?,
         );
-        Ok(ops::add_node(handle_ref(handle)?, &node_id, &host, &rack, memory, vcores)? as jint)
+        Ok(ops::add_node(handle_ref(handle)?, &node_id, &host, &rack, memory, vcores, &label)? as jint)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native void relabelNodes(long handle, String[] labels, int[] exclusive, int[] nodes,
+/// String[] nodeLabels)`: the cluster's labels (each exclusive when its flag is not 0), and
+/// each node's label now (`""` for none).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_relabelNodes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    labels: JObjectArray<'l, JString<'l>>,
+    exclusive: JIntArray<'l>,
+    nodes: JIntArray<'l>,
+    node_labels: JObjectArray<'l, JString<'l>>,
+) {
+    env.with_env(|env| -> NativeResult<()> {
+        let labels = read_strings(env, &labels, "cluster node labels")?;
+        let exclusive: Vec<bool> = read_ints(env, &exclusive)?.into_iter().map(|f| f != 0).collect();
+        let nodes = read_ints(env, &nodes)?;
+        let node_labels = read_strings(env, &node_labels, "node labels")?;
+        ops::relabel_nodes(handle_ref(handle)?, labels, &exclusive, &nodes, node_labels)
     })
     .resolve::<ThrowJava>()
 }

@@ -182,6 +182,25 @@ impl State {
                 out.push(format!("container {id} of application {app} is not held by node {}", c.node));
             }
         }
+        let mut by_partition: HashMap<usize, Resource> = HashMap::default();
+        for n in self.nodes.values() {
+            let sum = by_partition.entry(n.partition).or_default();
+            *sum = sum.plus(n.total);
+            if !self.partitions.get(n.partition).live {
+                out.push(format!(
+                    "node {} is in partition '{}', which the cluster no longer has",
+                    n.node_id,
+                    self.partitions.get(n.partition).name
+                ));
+            }
+        }
+        if self.partitions.default_resource() != by_partition.get(&0).copied().unwrap_or_default() {
+            out.push(format!(
+                "the default partition books {}; its nodes offer {:?}",
+                self.partitions.default_resource(),
+                by_partition.get(&0)
+            ));
+        }
         for (&key, n) in &self.nodes {
             let leaving = n.leaving.values().fold(Resource::ZERO, |s, l| s.plus(l.container.resource));
             let held = node_sum.get(&key).copied().unwrap_or_default().plus(leaving);

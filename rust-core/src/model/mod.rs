@@ -7,6 +7,7 @@ mod capacities;
 mod killable;
 mod ledger;
 pub mod node;
+pub mod partitions;
 pub mod queue;
 mod queue_states;
 pub mod reservation;
@@ -15,6 +16,7 @@ pub mod users;
 
 pub use application::{AmDiagnosis, App, Ask, Blacklist, Outstanding, RequestGroup};
 pub use node::Node;
+pub use partitions::{Partition, PartitionId, Partitions, DEFAULT_PARTITION};
 pub use queue::{Queue, QueueTree, ResolveError};
 pub use queue_states::RuntimeState;
 pub use reservation::Reservation;

@@ -1,7 +1,7 @@
 //! NodeManagers as the scheduler sees them: where they are, how big, how full.
 
 use crate::ids::ContainerRef;
-use crate::model::{Leaving, Reservation};
+use crate::model::{Leaving, PartitionId, Reservation, DEFAULT_PARTITION};
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -16,6 +16,8 @@ pub struct Node {
     pub rack: String,
     /// Total resources the node offers.
     pub total: Resource,
+    /// The partition its label puts it in (see `Partitions`).
+    pub partition: PartitionId,
     /// Resources held by containers on this node.
     pub allocated: Resource,
     /// Containers running here, as (application, container number).
@@ -45,6 +47,7 @@ impl Node {
             host,
             rack,
             total,
+            partition: DEFAULT_PARTITION,
             allocated: Resource::ZERO,
             containers: HashSet::default(),
             reservation: None,

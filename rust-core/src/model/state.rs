@@ -5,7 +5,7 @@
 
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerRef, NodeKey, SchedulerKey};
-use crate::model::{App, Node, QueueTree};
+use crate::model::{App, Node, Partitions, QueueTree};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
@@ -58,6 +58,8 @@ pub struct State {
     pub leaving: HashMap<ContainerRef, NodeKey>,
     /// Total resources of all live nodes.
     pub cluster: Resource,
+    /// The node partitions (labels), with what the live nodes in each offer.
+    pub partitions: Partitions,
     /// The RM's epoch (bumped at each restart), carried in container numbers.
     pub epoch: u64,
     /// The key the next node added gets.
@@ -94,6 +96,7 @@ impl State {
             containers: HashMap::default(),
             leaving: HashMap::default(),
             cluster: Resource::ZERO,
+            partitions: Partitions::default(),
             epoch,
             next_node: 0,
             next_app: 0,
@@ -104,6 +107,13 @@ impl State {
             killable: HashSet::default(),
             queue_layout: 0,
         }
+    }
+
+    /// What the live nodes of the default partition offer: the resource every capacity
+    /// and limit of the default partition is a share of (the whole cluster while no node
+    /// has a label).
+    pub fn default_partition(&self) -> Resource {
+        self.partitions.default_resource()
     }
 
     /// The configured resource calculator.

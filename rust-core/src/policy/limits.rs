@@ -55,7 +55,7 @@ pub fn published_limits(state: &State) -> Vec<(QueueIndex, Resource)> {
 /// (`updateClusterResource(cluster, new ResourceLimits(cluster))`).
 pub fn published_limits_under(state: &State, top: QueueIndex) -> Vec<(QueueIndex, Resource)> {
     let mut out = Vec::new();
-    let mut stack = vec![(top, state.cluster)];
+    let mut stack = vec![(top, state.default_partition())];
     while let Some((queue, passed)) = stack.pop() {
         let q = state.queues.get(queue);
         if q.is_leaf() {
@@ -86,11 +86,11 @@ pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit 
         .filter(|(_, u)| u.is_active())
         .fold((Resource::ZERO, 0.0), |(used, w), (name, u)| (used.plus(u.used), w + q.config.user_weight(name)));
     QueueForUserLimit {
-        cluster: state.cluster,
+        cluster: state.default_partition(),
         guaranteed: q.guaranteed(),
         maximum: q.maximum(),
         minimum_allocation: state.minimum_allocation(),
-        consumed: q.users_consumed(state.calculator(), state.cluster, state.minimum_allocation()),
+        consumed: q.users_consumed(state.calculator(), state.default_partition(), state.minimum_allocation()),
         active_users_used: active_used,
         active_users_weight: active_weight,
         minimum_user_limit_percent: q.config.minimum_user_limit_percent,
@@ -271,8 +271,9 @@ fn headroom_in(state: &State, leaf: QueueIndex, user: &str, forgotten: bool) -> 
     let headroom = calc.round_down_to(user_room.component_min(queue_room), state.minimum_allocation());
     // What the cluster has free, not floored: Apache subtracts plainly, so where the
     // calculator ignores vcores the cluster may be over in them, and an AM is told so.
-    let free = state.cluster.difference(state.queues.get(0).used);
-    calc.min(state.cluster, free, headroom)
+    let partition = state.default_partition();
+    let free = partition.difference(state.queues.get(0).used);
+    calc.min(partition, free, headroom)
 }
 
 #[cfg(test)]

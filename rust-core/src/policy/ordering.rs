@@ -16,6 +16,7 @@ use std::cmp::Ordering;
 pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
     let calc = state.calculator();
     let min = state.minimum_allocation();
+    let partition = state.default_partition();
     let respect_priority = state.queues.get(parent).config.queue_ordering == QueueOrdering::PriorityUtilization;
     struct Key {
         index: QueueIndex,
@@ -36,8 +37,8 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
             Key {
                 index: c,
                 abs: q.absolute_capacity as f32 as f64,
-                used: q.used_capacity(calc, state.cluster, min) as f32 as f64,
-                abs_used: q.absolute_used_capacity(calc, state.cluster) as f32 as f64,
+                used: q.used_capacity(calc, partition, min) as f32 as f64,
+                abs_used: q.absolute_used_capacity(calc, partition) as f32 as f64,
                 priority: if respect_priority { q.config.priority } else { 0 },
                 min_resource: match q.config.capacity {
                     CapacitySpec::Absolute(r) => r,

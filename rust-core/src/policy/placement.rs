@@ -11,7 +11,7 @@
 use crate::config::OrderingPolicy;
 use crate::ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
-use crate::model::{App, Node, RequestGroup, Reservation, State};
+use crate::model::{App, Node, RequestGroup, Reservation, State, DEFAULT_PARTITION};
 use crate::policy::limits::{
     child_limit, effective_limit, published_limit, user_limit, user_limit_inputs, weighted_limit, within_limit,
 };
@@ -90,8 +90,10 @@ pub fn next_assignment(state: &State, node: &Node) -> Decision {
     // Apache's computeAvailableContainers: room for one minimum allocation, in the
     // resources the calculator schedules, counting what killable containers hold.
     let room = node.unallocated().plus(state.killable_on(node));
-    let outcome = if state.calculator().fits(state.minimum_allocation(), room) {
-        visit_queue(state, 0, node, state.cluster, &mut effects)
+    // A node with a label runs only containers asked for in its partition, which no
+    // request names yet (the RM refuses requests with labels): nothing is placed there.
+    let outcome = if node.partition == DEFAULT_PARTITION && state.calculator().fits(state.minimum_allocation(), room) {
+        visit_queue(state, 0, node, state.default_partition(), &mut effects)
     } else {
         Outcome::Nothing
     };

@@ -58,7 +58,7 @@ impl Scheduler {
             q.config.leaf_template_capacity,
             q.config.capacity,
             self.state.calculator(),
-            self.state.cluster,
+            self.state.default_partition(),
         )
     }
 

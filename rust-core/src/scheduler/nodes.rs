@@ -3,20 +3,14 @@
 
 use super::Scheduler;
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
-use crate::model::Node;
+use crate::model::{Node, DEFAULT_PARTITION};
 use crate::policy::limits::published_limits;
 use crate::resource::Resource;
 
 impl Scheduler {
     /// NODE_ADDED: returns the node's compact key.
     pub fn add_node(&mut self, node_id: &str, host: &str, rack: &str, total: Resource) -> NodeKey {
-        let key = self.state.next_node;
-        self.state.next_node += 1;
-        self.state.nodes.insert(key, Node::new(node_id.into(), host.into(), rack.into(), total));
-        self.state.most_nodes = self.state.most_nodes.max(self.state.nodes.len());
-        self.resize_cluster();
-        log::info!("added node {node_id} ({rack}) with {total}; cluster is now {}", self.state.cluster);
-        key
+        self.add_labelled_node(node_id, host, rack, total, "")
     }
 
     /// NODE_REMOVED: the node's containers are gone; their resources return to their
@@ -34,6 +28,55 @@ impl Scheduler {
         lost
     }
 
+    /// NODE_LABELS_UPDATE: the cluster's node labels are now `labels` (name, exclusive),
+    /// as the RM's label manager holds them, and each node of `changes` is in the
+    /// partition its label names (`""`: the default partition). Nodes whose label is gone
+    /// return to the default partition; a label the cluster does not have leaves its node
+    /// where it is (the label manager hands out only labels it has). Then capacities and
+    /// limits are worked out again, as Apache's `updateClusterResource`.
+    pub fn relabel_nodes(&mut self, labels: &[(String, bool)], changes: &[(NodeKey, String)]) {
+        let partitions = &mut self.state.partitions;
+        if partitions.replace_labels(labels) {
+            for n in self.state.nodes.values_mut().filter(|n| !partitions.get(n.partition).live) {
+                log::info!("node {} is back in the default partition: its label was removed", n.node_id);
+                n.partition = DEFAULT_PARTITION;
+            }
+        }
+        for (node, label) in changes {
+            let Some(partition) = self.state.partitions.find(label) else {
+                log::warn!("node label '{label}' is not one of the cluster's; the node keeps its partition");
+                continue;
+            };
+            if let Some(n) = self.state.nodes.get_mut(node).filter(|n| n.partition != partition) {
+                log::info!("node {} is now in partition '{label}'", n.node_id);
+                n.partition = partition;
+            }
+        }
+        self.resize_cluster();
+    }
+
+    /// NODE_ADDED for a node that registers with a label already (`""`: none).
+    pub fn add_labelled_node(
+        &mut self,
+        node_id: &str,
+        host: &str,
+        rack: &str,
+        total: Resource,
+        label: &str,
+    ) -> NodeKey {
+        let partition = self.state.partitions.find(label).unwrap_or(DEFAULT_PARTITION);
+        let key = self.state.next_node;
+        let mut node = Node::new(node_id.into(), host.into(), rack.into(), total);
+        node.partition = partition;
+        self.state.next_node += 1;
+        self.state.nodes.insert(key, node);
+        self.state.most_nodes = self.state.most_nodes.max(self.state.nodes.len());
+        self.resize_cluster();
+        let place = if label.is_empty() { String::new() } else { format!(" in partition '{label}'") };
+        log::info!("added node {node_id} ({rack}){place} with {total}; cluster is now {}", self.state.cluster);
+        key
+    }
+
     /// NODE_RESOURCE_UPDATE: the node now offers `total`.
     pub fn update_node_resource(&mut self, node: NodeKey, total: Resource) {
         if let Some(n) = self.state.nodes.get_mut(&node) {
@@ -48,8 +91,9 @@ impl Scheduler {
     pub fn resize_cluster(&mut self) {
         let total = self.state.nodes.values().fold(Resource::ZERO, |acc, n| acc.plus(n.total));
         self.state.cluster = total;
+        self.state.partitions.recount(self.state.nodes.values().map(|n| (n.partition, n.total)));
         let calc = self.state.calculator();
-        self.state.queues.update_effective_capacities(total, calc);
+        self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
         self.sync_template_shares();
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
@@ -70,7 +114,7 @@ impl Scheduler {
             .filter(|i| !below.contains(i))
             .map(|i| (i, self.state.queues.queues[i].users_usage_ratio))
             .collect();
-        self.state.queues.update_effective_capacities(self.state.cluster, calc);
+        self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
         self.sync_template_shares();
         for (i, ratio) in kept {
             self.state.queues.queues[i].users_usage_ratio = ratio;

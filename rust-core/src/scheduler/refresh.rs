@@ -383,7 +383,7 @@ pub fn check_refresh(
     // Apache checks absolute parents against their children's sum again as it reloads,
     // with the running calculator and the live cluster.
     if !state.cluster.is_none() {
-        errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.cluster));
+        errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.default_partition()));
     }
     if errors.is_empty() {
         Ok(tree)

@@ -54,6 +54,42 @@ fn consistent(s: &Scheduler) {
 }
 
 #[test]
+fn a_labelled_node_is_outside_the_default_partition_and_its_capacities() {
+    let mut s = scheduler("");
+    let plain = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    let labels = [("gpu".to_string(), true), ("big".to_string(), false)];
+    s.relabel_nodes(&labels, &[]);
+    let gpu = s.add_labelled_node("h2:1", "h2", "/r", Resource::new(8 * GB, 8), "gpu");
+    let big = s.add_node("h3:1", "h3", "/r", Resource::new(16 * GB, 16));
+    s.relabel_nodes(&labels, &[(big, "big".into())]);
+    let st = s.state();
+    assert_eq!(st.cluster, Resource::new(32 * GB, 32));
+    assert_eq!(st.default_partition(), Resource::new(8 * GB, 8));
+    let a = st.queues.resolve("a").unwrap();
+    assert_eq!(st.queues.get(a).guaranteed(), Resource::new(8 * GB * 6 / 10, 4), "60% of the default partition");
+    // Requests without a label are placed in the default partition only: neither the
+    // exclusive nor the non-exclusive labelled node takes them.
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 1, 3);
+    assert!(beat(&mut s, gpu, 2).is_empty());
+    assert!(beat(&mut s, big, 2).is_empty());
+    assert_eq!(beat(&mut s, plain, 3).len(), 3);
+    consistent(&s);
+    // The label removed from the cluster, its node is back in the default partition.
+    let labels = [("big".to_string(), false)];
+    s.relabel_nodes(&labels, &[]);
+    assert_eq!(s.state().default_partition(), Resource::new(16 * GB, 16));
+    ask(&mut s, app, 1, 4);
+    assert_eq!(beat(&mut s, gpu, 1).len(), 1);
+    s.relabel_nodes(&labels, &[(big, String::new())]);
+    assert_eq!(s.state().default_partition(), s.state().cluster);
+    // A label the cluster does not have moves nothing.
+    s.relabel_nodes(&labels, &[(plain, "ssd".into())]);
+    assert_eq!(s.state().nodes[&plain].partition, crate::model::DEFAULT_PARTITION);
+    consistent(&s);
+}
+
+#[test]
 fn nodes_size_the_cluster_and_take_their_containers_with_them() {
     let mut s = scheduler("");
     let n1 = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
