@@ -324,7 +324,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
     match call {
         Call::AddNode { host, rack, memory, vcores, label } => {
             let id = format!("{}:{}", host.0, memory.0);
-            let _ = ops::add_node(h, &id, &host.0, &rack.0, memory.0, vcores.0, &label.0);
+            let _ = ops::add_node(h, &id, &host.0, &rack.0, (memory.0, vcores.0), (&label.0, memory.0 % 2 == 0));
         }
         Call::RelabelNodes { labels, nodes } => {
             let exclusive: Vec<bool> = labels.iter().map(|(_, e)| *e).collect();

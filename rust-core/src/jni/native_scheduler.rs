@@ -203,7 +203,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_injectFault<'l>(
 }
 
 /// `static native int addNode(long handle, String nodeId, String host, String rack, long memory, long vcores,
-/// String label)`
+/// String label, boolean exclusive)`
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
     mut env: EnvUnowned<'l>,
@@ -215,6 +215,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
     memory: jlong,
     vcores: jlong,
     label: JString<'l>,
+    exclusive: jboolean,
 ) -> jint {
     env.with_env(|env| -> NativeResult<jint> {
         let (node_id, host, rack, label) = (
@@ -223,7 +224,8 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_addNode<'l>(
             read_string(env, &rack, "rack")?,
             read_string(env, &label, "node label")?,
         );
-        Ok(ops::add_node(handle_ref(handle)?, &node_id, &host, &rack, memory, vcores, &label)? as jint)
+        let label = (label.as_str(), exclusive);
+        Ok(ops::add_node(handle_ref(handle)?, &node_id, &host, &rack, (memory, vcores), label)? as jint)
     })
     .resolve::<ThrowJava>()
 }

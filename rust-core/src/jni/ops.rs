@@ -311,15 +311,15 @@ pub fn decode_asks(ints: &[i32], longs: &[i64], names: Vec<String>, maximum: Res
         .collect()
 }
 
-/// NODE_ADDED: the node's key. `label` is the node's label when it registers (`""`: none).
+/// NODE_ADDED: the node's key. `label` is the node's label when it registers (`""`: none),
+/// exclusive or not.
 pub fn add_node(
     h: &Handle,
     node_id: &str,
     host: &str,
     rack: &str,
-    memory: i64,
-    vcores: i64,
-    label: &str,
+    (memory, vcores): (i64, i64),
+    label: (&str, bool),
 ) -> NativeResult<NodeKey> {
     let total = size(memory, vcores, LARGEST, || format!("node {node_id}"))?;
     h.with(|s| s.add_labelled_node(node_id, host, rack, total, label))
@@ -634,10 +634,10 @@ mod tests {
     #[test]
     fn sizes_of_any_sign_or_past_their_limit_are_refused_at_the_door_and_change_nothing() {
         let h = handle(AB);
-        let err = add_node(&h, "n:1", "n", "/r", -1, 4, "").unwrap_err().to_string();
+        let err = add_node(&h, "n:1", "n", "/r", (-1, 4), ("", true)).unwrap_err().to_string();
         assert!(err.contains("node n:1 of <memory:-1, vCores:4> is refused"), "{err}");
-        assert!(add_node(&h, "n:1", "n", "/r", MAX_SIZE + 1, 4, "").is_err());
-        let node = add_node(&h, "n:1", "n", "/r", 8192, 4, "").unwrap();
+        assert!(add_node(&h, "n:1", "n", "/r", (MAX_SIZE + 1, 4), ("", true)).is_err());
+        let node = add_node(&h, "n:1", "n", "/r", (8192, 4), ("", true)).unwrap();
         let err = update_node_resource(&h, node, 8192, i64::MIN).unwrap_err().to_string();
         assert!(err.contains(&format!("the new total of node {node}")), "{err}");
         assert_eq!(h.read(|s| s.state().nodes[&node].total).unwrap(), Resource::new(8192, 4));

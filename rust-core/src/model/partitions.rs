@@ -87,18 +87,25 @@ impl Partitions {
                 p.exclusive = exclusive;
             }
         }
-        for (name, exclusive) in labels {
-            if !name.is_empty() && !self.all.iter().any(|p| p.name == *name) {
-                self.all.push(Partition {
-                    name: name.clone(),
-                    exclusive: *exclusive,
-                    live: true,
-                    resource: Resource::ZERO,
-                    nodes: 0,
-                });
-            }
+        for (name, exclusive) in labels.iter().filter(|(name, _)| !name.is_empty()) {
+            self.ensure(name, *exclusive);
         }
         removed
+    }
+
+    /// The partition labelled `name`, added (or brought back) with `exclusive` if the
+    /// cluster does not have it yet.
+    pub fn ensure(&mut self, name: &str, exclusive: bool) -> PartitionId {
+        if let Some(id) = self.find(name) {
+            return id;
+        }
+        if let Some(id) = self.all.iter().position(|p| p.name == name) {
+            self.all[id].live = true;
+            self.all[id].exclusive = exclusive;
+            return id;
+        }
+        self.all.push(Partition { name: name.to_string(), exclusive, live: true, resource: Resource::ZERO, nodes: 0 });
+        self.all.len() - 1
     }
 
     /// Sums afresh what the nodes, each in the partition given, offer.

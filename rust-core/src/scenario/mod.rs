@@ -69,6 +69,12 @@ pub enum Step {
     ExpireContainer { app: String },
     /// `node-resource NODE memory=M vcores=V`: `yarn rmadmin -updateNodeResource`.
     NodeResource { name: String, total: Resource },
+    /// `node-label NAME [exclusive=false]`: `yarn rmadmin -addToClusterNodeLabels` (a
+    /// label is exclusive unless it says otherwise).
+    NodeLabel { label: String, exclusive: bool },
+    /// `label-node NODE [LABEL]`: `yarn rmadmin -replaceLabelsOnNode`; without a label the
+    /// node's label is taken away.
+    LabelNode { name: String, label: String },
     /// `blacklist APP [add=NODE,...] [remove=NODE,...]`: the AM's blacklist changes.
     Blacklist { app: String, add: Vec<String>, remove: Vec<String> },
     /// `remove APP`: the application ends (attempt and application removed).
@@ -113,6 +119,8 @@ impl Step {
             Step::ExpireAm { .. } => "expire-am",
             Step::ExpireContainer { .. } => "expire-container",
             Step::NodeResource { .. } => "node-resource",
+            Step::NodeLabel { .. } => "node-label",
+            Step::LabelNode { .. } => "label-node",
             Step::Blacklist { .. } => "blacklist",
             Step::Remove { .. } => "remove",
             Step::Refresh { .. } => "refresh",

@@ -178,6 +178,18 @@ impl Scenario {
                         Step::NodeResource { name: first("a node name")?, total: Resource::new(memory, vcores) },
                     ));
                 }
+                "node-label" => {
+                    let exclusive = match get("exclusive") {
+                        None | Some("true") => true,
+                        Some("false") => false,
+                        Some(v) => return Err(err(format!("exclusive={v}: give true or false"))),
+                    };
+                    steps.push((line_no, Step::NodeLabel { label: first("a label")?, exclusive }));
+                }
+                "label-node" => {
+                    let label = positional.get(1).cloned().unwrap_or_default();
+                    steps.push((line_no, Step::LabelNode { name: first("a node name")?, label }));
+                }
                 "blacklist" => {
                     let list = |k: &str| -> Vec<String> {
                         get(k).map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default()

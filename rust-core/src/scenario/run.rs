@@ -34,6 +34,8 @@ pub struct Runner {
     attempts: HashMap<String, AttemptSpec>,
     /// The preemption policy's clock (ms): `wait` moves it on.
     clock_ms: i64,
+    /// The cluster's node labels, with whether each is exclusive, in the order added.
+    labels: Vec<(String, bool)>,
 }
 
 /// How a scenario application's attempts start over.
@@ -68,6 +70,7 @@ impl Runner {
             containers: HashMap::new(),
             am_containers: HashMap::new(),
             attempts: HashMap::new(),
+            labels: Vec::new(),
             clock_ms: 0,
         })
     }
@@ -248,6 +251,26 @@ impl Runner {
                 }
                 self.scheduler.resize_cluster();
                 Ok(format!("node {name} now offers {total}"))
+            }
+            Step::NodeLabel { label, exclusive } => {
+                // The scheduler hears of it with the next node it labels, as from the RM.
+                if !self.labels.iter().any(|(l, _)| l == label) {
+                    self.labels.push((label.clone(), *exclusive));
+                }
+                Ok(format!("the cluster has label {label}"))
+            }
+            Step::LabelNode { name, label } => {
+                let key = *self.nodes.get(name).ok_or_else(|| err(format!("no node '{name}'")))?;
+                if !label.is_empty() && !self.labels.iter().any(|(l, _)| l == label) {
+                    return Err(err(format!("no node label '{label}' (add it with node-label first)")));
+                }
+                // As for a new size, the node's reservation is dropped first (see above).
+                let reserved = self.scheduler.state().nodes.get(&key).and_then(|n| n.reservation.as_ref());
+                if let Some(r) = reserved.map(|r| (r.app, r.container)) {
+                    self.scheduler.apply_releases(&[Release::Done(r)]);
+                }
+                self.scheduler.relabel_nodes(&self.labels, &[(key, label.clone())]);
+                Ok(format!("node {name} is now in partition '{label}'"))
             }
             Step::Blacklist { app, add, remove } => {
                 let key = self.app_key(app, line)?;

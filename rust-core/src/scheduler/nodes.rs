@@ -10,7 +10,7 @@ use crate::resource::Resource;
 impl Scheduler {
     /// NODE_ADDED: returns the node's compact key.
     pub fn add_node(&mut self, node_id: &str, host: &str, rack: &str, total: Resource) -> NodeKey {
-        self.add_labelled_node(node_id, host, rack, total, "")
+        self.add_labelled_node(node_id, host, rack, total, ("", true))
     }
 
     /// NODE_REMOVED: the node's containers are gone; their resources return to their
@@ -55,16 +55,17 @@ impl Scheduler {
         self.resize_cluster();
     }
 
-    /// NODE_ADDED for a node that registers with a label already (`""`: none).
+    /// NODE_ADDED for a node that registers with a label already (`""`: none); a label the
+    /// scheduler has not heard of yet joins the cluster's, `exclusive` or not.
     pub fn add_labelled_node(
         &mut self,
         node_id: &str,
         host: &str,
         rack: &str,
         total: Resource,
-        label: &str,
+        (label, exclusive): (&str, bool),
     ) -> NodeKey {
-        let partition = self.state.partitions.find(label).unwrap_or(DEFAULT_PARTITION);
+        let partition = self.state.partitions.ensure(label, exclusive);
         let key = self.state.next_node;
         let mut node = Node::new(node_id.into(), host.into(), rack.into(), total);
         node.partition = partition;

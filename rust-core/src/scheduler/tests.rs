@@ -59,7 +59,7 @@ fn a_labelled_node_is_outside_the_default_partition_and_its_capacities() {
     let plain = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
     let labels = [("gpu".to_string(), true), ("big".to_string(), false)];
     s.relabel_nodes(&labels, &[]);
-    let gpu = s.add_labelled_node("h2:1", "h2", "/r", Resource::new(8 * GB, 8), "gpu");
+    let gpu = s.add_labelled_node("h2:1", "h2", "/r", Resource::new(8 * GB, 8), ("gpu", true));
     let big = s.add_node("h3:1", "h3", "/r", Resource::new(16 * GB, 16));
     s.relabel_nodes(&labels, &[(big, "big".into())]);
     let st = s.state();

@@ -141,8 +141,22 @@ final class NativeScheduler implements AutoCloseable {
     }
   }
 
-  int addNode(String nodeId, String host, String rack, long memory, long vcores) {
-    return whileOpen(h -> addNode(h, nodeId, host, rack, memory, vcores));
+  /**
+   * A node joined, with {@code label} ("" for none; the label joins the cluster's, {@code
+   * exclusive} or not, if the core has not heard of it): the core's key for it.
+   */
+  int addNode(String nodeId, String host, String rack, long memory, long vcores, String label,
+      boolean exclusive) {
+    return whileOpen(h -> addNode(h, nodeId, host, rack, memory, vcores, label, exclusive));
+  }
+
+  /**
+   * The cluster's node labels are {@code labels} (each exclusive when its {@code exclusive}
+   * flag is not 0), and node {@code nodes[i]} now has label {@code nodeLabels[i]} ("" for
+   * none); capacities and limits are worked out again.
+   */
+  void relabelNodes(String[] labels, int[] exclusive, int[] nodes, String[] nodeLabels) {
+    runWhileOpen(h -> relabelNodes(h, labels, exclusive, nodes, nodeLabels));
   }
 
   long[] removeNode(int node) {
@@ -486,7 +500,10 @@ final class NativeScheduler implements AutoCloseable {
   private static native void injectFault(long handle, int fault);
 
   private static native int addNode(long handle, String nodeId, String host, String rack,
-      long memory, long vcores);
+      long memory, long vcores, String label, boolean exclusive);
+
+  private static native void relabelNodes(long handle, String[] labels, int[] exclusive,
+      int[] nodes, String[] nodeLabels);
 
   private static native long[] removeNode(long handle, int node);
 

@@ -22,8 +22,9 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  *     and of the cluster;
  * <li>GuaranteedCapacity, GuaranteedAbsoluteCapacity, MaxCapacity, MaxAbsoluteCapacity:
  *     its capacities as shares of its parent and of the cluster;
- * <li>GuaranteedMB/VCores, MaxCapacityMB/VCores: the cluster times its absolute capacity
- *     and absolute maximum, rounded down to the minimum allocation;
+ * <li>GuaranteedMB/VCores, MaxCapacityMB/VCores: the default partition (the cluster while
+ *     no node has a label) times its absolute capacity and absolute maximum, rounded down
+ *     to the minimum allocation;
  * <li>AvailableMB/VCores: what is left of its guarantee (the root: of the cluster, which
  *     the scheduler keeps current as containers come and go);
  * <li>AMResourceLimitMB/VCores, UsedAMResourceMB/VCores: its ApplicationMasters' limit

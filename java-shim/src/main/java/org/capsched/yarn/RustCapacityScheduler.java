@@ -2,9 +2,11 @@ package org.capsched.yarn;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -21,6 +23,7 @@ import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
@@ -34,6 +37,7 @@ import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
 import org.apache.hadoop.yarn.server.resourcemanager.RMFatalEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.RMFatalEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.recovery.RMStateStore.RMState;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
@@ -175,7 +179,7 @@ public class RustCapacityScheduler
         rmContext == null ? null : rmContext.getNodeLabelManager(),
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues, readLock);
-    gauges = new QueueGauges(core, () -> queues, this::getClusterResource,
+    gauges = new QueueGauges(core, () -> queues, this::defaultPartitionResource,
         () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     queueLayout = -1;
@@ -479,27 +483,85 @@ public class RustCapacityScheduler
    * The RM's label manager announced nodes again: their labels changed, or their resources
    * did ({@code yarn rmadmin -updateNodeResource}), or they registered. As Apache's
    * scheduler does, each such node's reservation is dropped, so that the application finds
-   * its place again at its next turn. (Nodes are scheduled in the default partition whatever
-   * their labels: see README, what differs.) Then, with the reservations given back, the
-   * queues' limits are worked out again, as Apache's {@code updateClusterResource}.
+   * its place again at its next turn, and the node takes its labels (its partition is the
+   * first). Then, with the reservations given back, the core learns the cluster's labels and
+   * each node's partition, and works the queues' capacities and limits out again, as
+   * Apache's {@code updateClusterResource}.
    */
   private void nodesRelabelled(NodeLabelsUpdateSchedulerEvent event) {
-    for (NodeId id : event.getUpdatedNodeToLabels().keySet()) {
-      FiCaSchedulerNode node = nodeTracker.getNode(id);
-      if (node != null && node.getReservedContainer() != null) {
+    Map<NodeId, Set<String>> updated = event.getUpdatedNodeToLabels();
+    int[] keys = new int[updated.size()];
+    String[] partitions = new String[updated.size()];
+    Set<String> touched = new HashSet<>();
+    int n = 0;
+    for (Map.Entry<NodeId, Set<String>> e : updated.entrySet()) {
+      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(e.getKey());
+      if (node == null) {
+        continue;
+      }
+      if (node.getReservedContainer() != null) {
         end(node.getReservedContainer(), SchedulerUtils.UNRESERVED_CONTAINER,
             RMContainerEventType.KILL);
       }
+      touched.add(node.getPartition());
+      node.updateLabels(e.getValue());
+      touched.add(node.getPartition());
+      keys[n] = node.key();
+      partitions[n++] = node.getPartition();
     }
     releases.flush();
-    core.updateClusterResource();
+    // The RM's own record of which nodes each partition holds, as Apache's scheduler keeps it.
+    Map<String, Set<NodeId>> members = rmContext.getNodeLabelManager().getLabelsToNodes(touched);
+    for (String partition : touched) {
+      Set<NodeId> in = members.get(partition);
+      if (in != null) {
+        nodeTracker.updateNodesPerPartition(partition, in);
+      }
+    }
+    List<NodeLabel> clusterLabels = rmContext.getNodeLabelManager().getClusterNodeLabels();
+    String[] names = new String[clusterLabels.size()];
+    int[] exclusive = new int[clusterLabels.size()];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = clusterLabels.get(i).getName();
+      exclusive[i] = clusterLabels.get(i).isExclusive() ? 1 : 0;
+    }
+    core.relabelNodes(names, exclusive, Arrays.copyOf(keys, n), Arrays.copyOf(partitions, n));
+  }
+
+  /**
+   * What the nodes without a label offer, as the RM's label manager counts them: the
+   * resource the default partition's capacities are shares of (the cluster while no node
+   * has a label).
+   */
+  private Resource defaultPartitionResource() {
+    RMNodeLabelsManager labels = rmContext == null ? null : rmContext.getNodeLabelManager();
+    Resource cluster = getClusterResource();
+    return labels == null ? cluster : labels.getResourceByLabel(RMNodeLabelsManager.NO_LABEL, cluster);
+  }
+
+  /** Whether the cluster's label {@code label} is exclusive (a label is, unless made otherwise). */
+  private boolean isExclusive(String label) {
+    RMNodeLabelsManager labels = rmContext == null ? null : rmContext.getNodeLabelManager();
+    if (label.isEmpty() || labels == null) {
+      return true;
+    }
+    try {
+      return labels.isExclusiveNodeLabel(label);
+    } catch (IOException e) {
+      LOG.warn("Cannot tell whether node label {} is exclusive; taking it to be", label, e);
+      return true;
+    }
   }
 
   private void addNode(NodeAddedSchedulerEvent event) {
     RMNode rmNode = event.getAddedRMNode();
     Resource total = rmNode.getTotalCapability();
+    Set<String> labels = rmNode.getNodeLabels();
+    String partition = labels == null || labels.isEmpty()
+        ? RMNodeLabelsManager.NO_LABEL : labels.iterator().next();
     nodes.added(rmNode, core.addNode(rmNode.getNodeID().toString(), nodes.nameOf(rmNode),
-        rmNode.getRackName(), total.getMemorySize(), total.getVirtualCores()));
+        rmNode.getRackName(), total.getMemorySize(), total.getVirtualCores(), partition,
+        isExclusive(partition)));
     updateAvailableResourcesMetrics();
     recoverContainersOnNode(event.getContainerReports(), rmNode);
   }

@@ -23,7 +23,8 @@ final class RustSchedulerNode extends FiCaSchedulerNode {
 
   RustSchedulerNode(RMNode node, boolean usePortForNodeName, int key,
       BiConsumer<Integer, ContainerId> freed) {
-    super(node, usePortForNodeName);
+    // With the labels the node registered with, as Apache's scheduler builds its nodes.
+    super(node, usePortForNodeName, node.getNodeLabels());
     this.key = key;
     this.freed = freed;
   }

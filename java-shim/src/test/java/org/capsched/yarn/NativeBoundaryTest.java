@@ -89,14 +89,14 @@ public class NativeBoundaryTest {
   public void sizesOfAnySignOrPastTheirLimitAreRefusedAndChangeNothing() {
     try (NativeScheduler core = create(XML)) {
       try {
-        core.addNode("h1:1", "h1", "/r", -1024, 4);
+        core.addNode("h1:1", "h1", "/r", -1024, 4, "", true);
         fail("accepted a node of negative memory");
       } catch (IllegalArgumentException e) {
         assertTrue(e.getMessage(), e.getMessage().contains(
             "node h1:1 of <memory:-1024, vCores:4> is refused: memory and vcores must each be"
             + " between 0 and"));
       }
-      int node = core.addNode("h1:1", "h1", "/r", 8192, 4);
+      int node = core.addNode("h1:1", "h1", "/r", 8192, 4, "", true);
       try {
         core.allocate(0, new long[0], new int[] {1, 1, 1}, new long[] {0, 8193, 1},
             new String[] {"*"}, new String[0], new String[0], false);
@@ -143,7 +143,7 @@ public class NativeBoundaryTest {
           try {
             while (true) {
               if (kind == 0) {
-                core.addNode("h" + answered.get() + ":1", "h", "/r", 8192, 8);
+                core.addNode("h" + answered.get() + ":1", "h", "/r", 8192, 8, "", true);
               } else if (kind == 1) {
                 assertEquals(3, core.queuePaths().length);
               } else {

@@ -33,6 +33,7 @@ import org.apache.hadoop.yarn.api.records.ContainerState;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.ContainerStatus;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.PreemptionContainer;
 import org.apache.hadoop.yarn.api.records.PreemptionMessage;
 import org.apache.hadoop.yarn.api.records.Priority;
@@ -42,6 +43,8 @@ import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.exceptions.YarnException;
+import org.apache.hadoop.yarn.server.api.protocolrecords.AddToClusterNodeLabelsRequest;
+import org.apache.hadoop.yarn.server.api.protocolrecords.ReplaceLabelsOnNodeRequest;
 import org.apache.hadoop.yarn.server.api.protocolrecords.UpdateNodeResourceRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
 import org.apache.hadoop.yarn.server.resourcemanager.MockNM;
@@ -226,6 +229,10 @@ public final class ScenarioDriver implements AutoCloseable {
     if (cluster.containsKey("acl")) {
       conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, Boolean.parseBoolean(cluster.get("acl")));
     }
+    if (Boolean.parseBoolean(cluster.get("node-labels"))) {
+      // Labels kept by the RM and handed out by yarn rmadmin (centralized configuration).
+      conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    }
     if (cluster.containsKey("max-priority")) {
       conf.setInt(YarnConfiguration.MAX_CLUSTER_LEVEL_APPLICATION_PRIORITY,
           Integer.parseInt(cluster.get("max-priority")));
@@ -340,6 +347,18 @@ public final class ScenarioDriver implements AutoCloseable {
       rm.getAdminService().updateNodeResource(UpdateNodeResourceRequest.newInstance(
           Collections.singletonMap(nodes.get(words.get(1)).getNodeId(), ResourceOption.newInstance(
               Resource.newInstance(memory(named.get("memory")), Integer.parseInt(named.get("vcores"))), -1))));
+      rm.drainEvents();
+      break;
+    case "node-label":
+      rm.getAdminService().addToClusterNodeLabels(AddToClusterNodeLabelsRequest.newInstance(
+          Collections.singletonList(NodeLabel.newInstance(words.get(1),
+              !"false".equals(named.get("exclusive"))))));
+      rm.drainEvents();
+      break;
+    case "label-node":
+      rm.getAdminService().replaceLabelsOnNode(ReplaceLabelsOnNodeRequest.newInstance(
+          Collections.singletonMap(nodes.get(words.get(1)).getNodeId(), words.size() > 2
+              ? Collections.singleton(words.get(2)) : Collections.<String>emptySet())));
       rm.drainEvents();
       break;
     case "blacklist":
