@@ -117,8 +117,10 @@ pub struct UserRow {
     pub queue: QueueIndex,
     /// The user's name.
     pub user: String,
-    /// What the user's containers hold in the leaf.
+    /// What the user's containers hold in the leaf, in every partition.
     pub used: Resource,
+    /// The part of it in the default partition.
+    pub used_default: Resource,
     /// What the user's ApplicationMasters hold.
     pub am_used: Resource,
     /// The user's limit now, weight applied.
@@ -154,7 +156,9 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
             out.push(UserRow {
                 queue: index,
                 user: name.clone(),
-                used: u.used,
+                // In every partition, as Apache's user records list it (`getAllUsed`).
+                used: u.labelled_used.values().fold(u.used, |s, &x| s.plus(x)),
+                used_default: u.used,
                 am_used: u.am_used,
                 limit: limits::limit_for_user(state, index, name),
                 active_applications: u.active_apps,

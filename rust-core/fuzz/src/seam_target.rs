@@ -392,6 +392,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
         Call::Allocate { app, released, ask_ints, ask_longs, ask_names, blacklist, waiting_for_am } => {
             if let Ok(asks) = ops::decode_asks(ask_ints, ask_longs, names(ask_names), h.maximum_allocation()) {
                 let call = AllocateCall {
+                    labels: Vec::new(),
                     app: app.0 as u32,
                     released: released.clone(),
                     asks,
@@ -412,6 +413,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
                 return;
             };
             let call = AllocateCall {
+                labels: Vec::new(),
                 app: app.0 as u32,
                 released: Vec::new(),
                 asks,

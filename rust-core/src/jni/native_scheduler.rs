@@ -491,10 +491,11 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_removeApp<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native long[] allocate(long handle, int app, long[] released, int[] askInts, long[] askLongs, String[] askNames, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
+/// `static native long[] allocate(long handle, int app, long[] released, int[] askInts, long[] askLongs, String[] askNames, String[] askLabels, String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm)`
 ///
 /// One crossing per AM heartbeat: the released containers (records), the asks
-/// ([`ops::decode_asks`]) and the blacklist changes; returns the headroom as
+/// ([`ops::decode_asks`], with each ask's node label, `askLabels` null when none names
+/// one) and the blacklist changes; returns the headroom as
 /// `[memory, vcores]`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
@@ -506,6 +507,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
     ask_ints: JIntArray<'l>,
     ask_longs: JLongArray<'l>,
     ask_names: JObjectArray<'l, JString<'l>>,
+    ask_labels: JObjectArray<'l, JString<'l>>,
     blacklist_additions: JObjectArray<'l, JString<'l>>,
     blacklist_removals: JObjectArray<'l, JString<'l>>,
     waiting_for_am: jboolean,
@@ -522,6 +524,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_allocate<'l>(
                 names,
                 h.maximum_allocation(),
             )?,
+            labels: if ask_labels.is_null() { Vec::new() } else { read_strings(env, &ask_labels, "ask label")? },
             additions: read_strings(env, &blacklist_additions, "blacklist addition")?,
             removals: read_strings(env, &blacklist_removals, "blacklist removal")?,
             waiting_for_am,
@@ -569,6 +572,21 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueMaximumAlloca
     env.with_env(|env| -> NativeResult<JLongArray<'l>> {
         let records = ops::queue_maximum_allocations(handle_ref(handle)?)?;
         new_longs(env, &records)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native String[] queueNodeLabels(long handle)`: every queue's accessible labels
+/// and default label expression, in tree order ([`ops::queue_node_labels`]).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueNodeLabels<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JObjectArray<'l, JString<'l>> {
+    env.with_env(|env| -> NativeResult<JObjectArray<'l, JString<'l>>> {
+        let labels = ops::queue_node_labels(handle_ref(handle)?)?;
+        new_strings(env, &labels)
     })
     .resolve::<ThrowJava>()
 }

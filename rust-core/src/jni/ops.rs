@@ -376,6 +376,9 @@ pub struct AllocateCall {
     pub released: Vec<i64>,
     /// Its asks.
     pub asks: Vec<Ask>,
+    /// The node label of each ask (`labels[i]` for `asks[i]`), or none at all when no ask
+    /// names one.
+    pub labels: Vec<String>,
     /// Hosts or racks to blacklist.
     pub additions: Vec<String>,
     /// Hosts or racks no longer blacklisted.
@@ -388,12 +391,19 @@ pub struct AllocateCall {
 /// headroom as `[memory, vcores]`.
 pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
     let released = releases(&call.released)?;
-    let AllocateCall { app, ref asks, ref additions, ref removals, waiting_for_am, .. } = *call;
+    let AllocateCall { app, ref asks, ref labels, ref additions, ref removals, waiting_for_am, .. } = *call;
+    if !labels.is_empty() && labels.len() != asks.len() {
+        return Err(NativeError::InvalidArgument(format!(
+            "{} ask labels for {} asks: give one per ask, or none",
+            labels.len(),
+            asks.len()
+        )));
+    }
     let headroom = h.with(|s| {
         s.apply_releases(&released);
         // Always: which of the two lists is in force follows the attempt's AM container.
         s.update_blacklist(app, waiting_for_am, additions, removals);
-        s.update_requests(app, asks)
+        s.update_labelled_requests(app, asks, labels)
     })?;
     Ok([headroom.memory_mb, headroom.vcores])
 }
@@ -499,6 +509,21 @@ pub fn queue_maximum_allocations(h: &Handle) -> NativeResult<Vec<i64>> {
         for (record, q) in out.chunks_exact_mut(wire::queue_maximum::STRIDE).zip(queues) {
             record[wire::queue_maximum::MEMORY] = q.config.maximum_allocation.memory_mb;
             record[wire::queue_maximum::VCORES] = q.config.maximum_allocation.vcores;
+        }
+        out
+    })
+}
+
+/// Every queue's node labels, in tree order, two strings per queue: the labels it may
+/// access (comma-separated, `*` for every label) and its default label expression (`""`
+/// for none).
+pub fn queue_node_labels(h: &Handle) -> NativeResult<Vec<String>> {
+    h.read(|s| {
+        let queues = &s.state().queues.queues;
+        let mut out = Vec::with_capacity(queues.len() * 2);
+        for q in queues {
+            out.push(q.config.accessible_node_labels.names().join(","));
+            out.push(q.config.default_node_label_expression.clone().unwrap_or_default());
         }
         out
     })
@@ -726,6 +751,7 @@ mod tests {
             app,
             released,
             asks,
+            labels: vec![],
             additions: vec![],
             removals: vec![],
             waiting_for_am: true,

@@ -297,8 +297,13 @@ wire_constants! {
         AM_LIMIT_MEMORY = 12;
         /// Its ApplicationMasters' limit's virtual cores.
         AM_LIMIT_VCORES = 13;
+        /// What it holds in the default partition, memory, MiB (`USED_*` counts every
+        /// partition).
+        DEFAULT_USED_MEMORY = 14;
+        /// What it holds in the default partition, virtual cores.
+        DEFAULT_USED_VCORES = 15;
         /// Longs per user.
-        STRIDE = 14;
+        STRIDE = 16;
     }
 }
 
@@ -568,6 +573,8 @@ pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
         c[u::HEADROOM_VCORES] = row.headroom.vcores;
         c[u::AM_LIMIT_MEMORY] = row.am_limit.memory_mb;
         c[u::AM_LIMIT_VCORES] = row.am_limit.vcores;
+        c[u::DEFAULT_USED_MEMORY] = row.used_default.memory_mb;
+        c[u::DEFAULT_USED_VCORES] = row.used_default.vcores;
     }
     (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
 }

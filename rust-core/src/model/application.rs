@@ -46,6 +46,9 @@ pub struct RequestGroup {
     pub any: Option<Outstanding>,
     /// Requests by rack or host name.
     pub by_name: HashMap<String, Outstanding>,
+    /// The partition the group's containers are for: the node label its `*` request names
+    /// (Apache's primary requested partition), `""` for the default partition.
+    pub partition: String,
 }
 
 impl RequestGroup {
@@ -204,6 +207,11 @@ pub struct App {
     pub re_reservations: HashMap<SchedulerKey, u32>,
     /// Some request group still wants containers (kept in step with `requests`).
     asking: bool,
+    /// Some request group is for a labelled partition (kept in step with `requests`).
+    labelled: bool,
+    /// Every partition a `*` request of the attempt has named, the default one included
+    /// (Apache's `requestedPartitions`, which only grows): its headroom is the sum over them.
+    pub requested_partitions: Vec<String>,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
     /// What Apache's fair ordering policy last cached of the application's usage and
@@ -249,6 +257,8 @@ impl App {
             blacklist: Blacklist::default(),
             re_reservations: HashMap::default(),
             asking: false,
+            labelled: false,
+            requested_partitions: Vec::new(),
             counts_user_active: false,
             fair_cached: (Resource::ZERO, Resource::ZERO),
             fair_stale: false,
@@ -361,10 +371,37 @@ impl App {
         self.asking && self.attempt.is_some()
     }
 
+    /// True when the attempt still wants containers in `partition` (a node label, `""`
+    /// for the default partition): Apache's `hasPendingResourceRequest(partition)`.
+    pub fn is_asking_in(&self, partition: &str) -> bool {
+        if !self.labelled {
+            return partition.is_empty() && self.is_asking();
+        }
+        self.is_asking() && self.requests.values().any(|g| g.wanted() > 0 && g.partition == partition)
+    }
+
+    /// The partitions of the `*` requests among `asks`: `labels[i]` for `asks[i]` (all
+    /// `""`, the default partition, when `labels` is empty), as the RM hands them over
+    /// after filling in the queue's default label expression.
+    pub fn label_requests(&mut self, asks: &[Ask], labels: &[String]) {
+        for (i, ask) in asks.iter().enumerate().filter(|(_, a)| a.resource_name == ANY) {
+            let label = labels.get(i).map_or("", String::as_str);
+            if !self.requested_partitions.iter().any(|p| p == label) {
+                self.requested_partitions.push(label.to_string());
+            }
+            if let Some(g) = self.requests.get_mut(&ask.key).filter(|g| g.partition != label) {
+                g.partition = label.to_string();
+            }
+        }
+        self.labelled = self.requests.values().any(|g| !g.partition.is_empty());
+    }
+
     /// Drops every outstanding request (a new or ended attempt).
     pub fn clear_requests(&mut self) {
         self.requests.clear();
         self.asking = false;
+        self.labelled = false;
+        self.requested_partitions.clear();
         self.missed_opportunities.clear();
     }
 

@@ -27,8 +27,8 @@ impl State {
         n.note_held();
         a.used = a.used.plus(resource);
         n.allocated = n.allocated.plus(resource);
-        let (queue, user) = (a.queue, a.user.clone());
-        self.queues.charge_user(queue, &user, resource);
+        let (queue, user, partition) = (a.queue, a.user.clone(), n.partition);
+        self.queues.charge_user_in(partition, queue, &user, resource);
         let container = self.stamped(node, resource, key);
         self.containers.insert((app, id), container);
     }
@@ -46,16 +46,18 @@ impl State {
     pub fn unbook_container(&mut self, c: ContainerRef) -> Option<Container> {
         let container = self.containers.remove(&c)?;
         self.forget_killable(c, container.node);
+        let mut partition = crate::model::DEFAULT_PARTITION;
         if let Some(n) = self.nodes.get_mut(&container.node) {
             n.allocated = n.allocated.minus(container.resource);
             n.containers.remove(&c);
+            partition = n.partition;
         }
         if let Some(app) = self.apps.get_mut(&c.0) {
             app.used = app.used.minus(container.resource);
             app.containers.remove(&c.1);
             app.fair_stale = true;
             let (queue, user) = (app.queue, app.user.clone());
-            self.queues.refund_user(queue, &user, container.resource);
+            self.queues.refund_user_in(partition, queue, &user, container.resource);
         }
         Some(container)
     }
@@ -102,8 +104,9 @@ impl State {
         a.re_reservations.remove(&r.key);
         a.fair_stale = true;
         let (queue, user) = (a.queue, a.user.clone());
-        self.queues.charge_user(queue, &user, r.resource);
-        self.queues.track_reserved(queue, r.resource, false);
+        let partition = self.nodes.get(&r.node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition);
+        self.queues.charge_user_in(partition, queue, &user, r.resource);
+        self.queues.track_reserved_in(partition, queue, r.resource, false);
         if let Some(n) = self.nodes.get_mut(&r.node) {
             debug_assert!(n.reservation.is_none(), "node {} reserved twice", r.node);
             n.reservation = Some(r);
@@ -113,14 +116,16 @@ impl State {
     /// Drops `node`'s reservation, returning its resources to the user and the queues.
     /// Returns it, if there was one.
     pub fn unbook_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
-        let r = self.nodes.get_mut(&node)?.reservation.take()?;
+        let n = self.nodes.get_mut(&node)?;
+        let r = n.reservation.take()?;
+        let partition = n.partition;
         if let Some(a) = self.apps.get_mut(&r.app) {
             a.reservations.remove(&r.container);
             a.re_reservations.remove(&r.key);
             a.fair_stale = true;
             let (queue, user) = (a.queue, a.user.clone());
-            self.queues.refund_user(queue, &user, r.resource);
-            self.queues.track_reserved(queue, r.resource, true);
+            self.queues.refund_user_in(partition, queue, &user, r.resource);
+            self.queues.track_reserved_in(partition, queue, r.resource, true);
         }
         Some(r)
     }
@@ -147,6 +152,7 @@ impl State {
     pub fn fulfil_reservation(&mut self, node: NodeKey) -> Option<Reservation> {
         let n = self.nodes.get_mut(&node)?;
         let r = n.reservation.take()?;
+        let partition = n.partition;
         let new = n.containers.insert((r.app, r.container));
         n.note_held();
         n.allocated = n.allocated.plus(r.resource);
@@ -158,11 +164,37 @@ impl State {
         debug_assert!(new, "reserved container {} booked twice", r.container);
         a.used = a.used.plus(r.resource);
         let queue = a.queue;
-        self.queues.track_reserved(queue, r.resource, true);
+        self.queues.track_reserved_in(partition, queue, r.resource, true);
         // Apache makes a new RMContainer for the allocation, stamped now.
         let container = self.stamped(node, r.resource, r.key);
         self.containers.insert((r.app, r.container), container);
         Some(r)
+    }
+
+    /// What `app`'s containers and reservations hold, by the partition of their nodes:
+    /// (partition, used, reserved), the default partition first.
+    pub fn held_by_partition(&self, app: AppKey) -> Vec<(crate::model::PartitionId, Resource, Resource)> {
+        let Some(a) = self.apps.get(&app) else { return Vec::new() };
+        let partition_of =
+            |node: &NodeKey| self.nodes.get(node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition);
+        let mut out = vec![(crate::model::DEFAULT_PARTITION, Resource::ZERO, Resource::ZERO)];
+        let mut add =
+            |partition, used: Resource, reserved: Resource| match out.iter_mut().find(|(p, _, _)| *p == partition) {
+                Some(entry) => {
+                    entry.1 = entry.1.plus(used);
+                    entry.2 = entry.2.plus(reserved);
+                }
+                None => out.push((partition, used, reserved)),
+            };
+        for id in &a.containers {
+            if let Some(c) = self.containers.get(&(app, *id)) {
+                add(partition_of(&c.node), c.resource, Resource::ZERO);
+            }
+        }
+        for r in a.reservations.values() {
+            add(partition_of(&r.node), Resource::ZERO, r.resource);
+        }
+        out
     }
 
     /// Everything the books disagree on, worded for a failing test: each container held by
@@ -260,14 +292,19 @@ impl State {
             let expected = if q.is_leaf() {
                 leaf_held.get(&index).copied().unwrap_or_default()
             } else {
-                q.config.children.iter().fold(Resource::ZERO, |s, &c| s.plus(self.queues.get(c).used))
+                q.config.children.iter().fold(Resource::ZERO, |s, &c| s.plus(self.queues.get(c).used_everywhere()))
             };
-            if q.used != expected {
-                out.push(format!("queue {} books {} used; what it holds comes to {expected}", q.path(), q.used));
+            if q.used_everywhere() != expected {
+                out.push(format!(
+                    "queue {} books {} used in all partitions; what it holds comes to {expected}",
+                    q.path(),
+                    q.used_everywhere()
+                ));
             }
             for (name, u) in &q.users {
                 let held = user_held.get(&(index, name.as_str())).copied().unwrap_or_default();
-                if u.used != held {
+                let booked = u.labelled_used.values().fold(u.used, |s, &x| s.plus(x));
+                if booked != held {
                     out.push(format!(
                         "user {name} in {} books {} used; its applications hold {held}",
                         q.path(),

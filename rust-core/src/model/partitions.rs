@@ -63,6 +63,12 @@ impl Partitions {
         self.all.iter().skip(1).filter(|p| p.live)
     }
 
+    /// The labels the cluster has now, each with its place: what capacities are worked out
+    /// for.
+    pub fn labelled(&self) -> Vec<(PartitionId, &str)> {
+        self.all.iter().enumerate().skip(1).filter(|(_, p)| p.live).map(|(id, p)| (id, p.name.as_str())).collect()
+    }
+
     /// Whether the cluster has any label.
     pub fn any_labels(&self) -> bool {
         self.labels().next().is_some()

@@ -6,6 +6,7 @@ use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
 use crate::model::queue_states::RuntimeState;
 use crate::model::users::{PendingUsersCount, UserState};
+use crate::model::{PartitionId, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
@@ -61,6 +62,23 @@ pub struct Queue {
     /// A managed parent's leaf: its template's guarantee as a share of the cluster, which
     /// its used capacity is measured against while it holds none.
     pub template_share: f64,
+    /// Its shares of the labelled partitions, and what it holds there, by partition: all
+    /// the fields above are the default partition's (as Apache's queue usage without a
+    /// partition named is the default partition's).
+    pub labelled: FxHashMap<PartitionId, PartitionShare>,
+}
+
+/// A queue's share of one labelled partition, and what it holds there.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PartitionShare {
+    /// Guaranteed share of the partition (0..1).
+    pub absolute_capacity: f64,
+    /// Maximum share of the partition (0..1).
+    pub absolute_maximum_capacity: f64,
+    /// Resources held there by containers in this queue and its descendants.
+    pub used: Resource,
+    /// The part of `used` held by reservations.
+    pub reserved: Resource,
 }
 
 impl Queue {
@@ -84,7 +102,38 @@ impl Queue {
             pending_users: Default::default(),
             users_usage_ratio: 0.0,
             template_share: 0.0,
+            labelled: FxHashMap::default(),
         }
+    }
+
+    /// What it holds in every partition together.
+    pub fn used_everywhere(&self) -> Resource {
+        self.labelled.values().fold(self.used, |s, x| s.plus(x.used))
+    }
+
+    /// What it holds in `partition`.
+    pub fn used_in(&self, partition: PartitionId) -> Resource {
+        if partition == DEFAULT_PARTITION {
+            return self.used;
+        }
+        self.labelled.get(&partition).map_or(Resource::ZERO, |s| s.used)
+    }
+
+    /// What reservations hold of it in `partition`.
+    pub fn reserved_in(&self, partition: PartitionId) -> Resource {
+        if partition == DEFAULT_PARTITION {
+            return self.reserved;
+        }
+        self.labelled.get(&partition).map_or(Resource::ZERO, |s| s.reserved)
+    }
+
+    /// Its guaranteed and maximum shares of a labelled `partition` (none: 0 and 0, as
+    /// Apache's capacities of a label a queue has no keys for).
+    pub fn shares_in(&self, partition: PartitionId) -> (f64, f64) {
+        if partition == DEFAULT_PARTITION {
+            return (self.absolute_capacity, self.absolute_maximum_capacity);
+        }
+        self.labelled.get(&partition).map_or((0.0, 0.0), |s| (s.absolute_capacity, s.absolute_maximum_capacity))
     }
 
     /// What the user-limit formula takes this leaf's usage to be (Apache's `consumed` in
@@ -356,6 +405,98 @@ impl QueueTree {
         q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         q.users_changed();
         q.user_limit_looked_up();
+    }
+
+    /// [`QueueTree::charge_user`] in `partition`: a labelled partition's usage is kept
+    /// apart, in the leaf, its ancestors and the user.
+    pub fn charge_user_in(&mut self, partition: PartitionId, leaf: QueueIndex, user: &str, r: Resource) {
+        if partition == DEFAULT_PARTITION {
+            return self.charge_user(leaf, user, r);
+        }
+        self.move_labelled(partition, leaf, r, false, false);
+        let q = &mut self.queues[leaf];
+        let used = q.users.entry(user.to_string()).or_default().labelled_used.entry(partition).or_default();
+        *used = used.plus(r);
+        q.users_changed();
+        q.user_limit_looked_up();
+    }
+
+    /// The reverse of [`QueueTree::charge_user_in`].
+    pub fn refund_user_in(&mut self, partition: PartitionId, leaf: QueueIndex, user: &str, r: Resource) {
+        if partition == DEFAULT_PARTITION {
+            return self.refund_user(leaf, user, r);
+        }
+        self.move_labelled(partition, leaf, r, true, false);
+        let q = &mut self.queues[leaf];
+        if let Some(used) = q.users.get_mut(user).and_then(|u| u.labelled_used.get_mut(&partition)) {
+            *used = used.minus(r);
+        }
+        q.users_changed();
+        q.user_limit_looked_up();
+    }
+
+    /// [`QueueTree::track_reserved`] in `partition`.
+    pub fn track_reserved_in(&mut self, partition: PartitionId, leaf: QueueIndex, r: Resource, negative: bool) {
+        if partition == DEFAULT_PARTITION {
+            return self.track_reserved(leaf, r, negative);
+        }
+        self.move_labelled(partition, leaf, r, negative, true);
+    }
+
+    /// Adds `r` to (or with `negative` takes it from) what `leaf` and its ancestors hold
+    /// in a labelled partition, or, with `reserved`, hold there by reservations.
+    fn move_labelled(&mut self, partition: PartitionId, leaf: QueueIndex, r: Resource, negative: bool, reserved: bool) {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            let share = self.queues[i].labelled.entry(partition).or_default();
+            let field = if reserved { &mut share.reserved } else { &mut share.used };
+            *field = if negative { field.minus(r) } else { field.plus(r) };
+        }
+    }
+
+    /// `queue`'s guaranteed share of the partition labelled `label` as configured (the
+    /// product of its and its ancestors' `accessible-node-labels.<label>.capacity`), whether
+    /// or not any node has the label.
+    pub fn configured_label_share(&self, queue: QueueIndex, label: &str) -> f64 {
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(queue).collect();
+        path.iter().rev().skip(1).fold(1.0, |parent: f64, &i| {
+            let pct = self.queues[i].config.node_labels.get(label).map_or(0.0, |l| l.capacity);
+            f64::from(parent as f32 * (pct as f32 / 100.0))
+        })
+    }
+
+    /// Works out every queue's shares of the labelled `partitions` (id, label), as the
+    /// default partition's: percentages of the parent's share, from the queue's
+    /// `accessible-node-labels.<label>.*` keys (none: 0 and 0). Shares of partitions not
+    /// listed are dropped where nothing is held there.
+    pub fn update_partition_capacities(&mut self, partitions: &[(PartitionId, &str)]) {
+        if self.queues.is_empty() {
+            return;
+        }
+        for q in &mut self.queues {
+            q.labelled
+                .retain(|p, s| partitions.iter().any(|(id, _)| id == p) || !s.used.is_none() || !s.reserved.is_none());
+        }
+        for &(id, _) in partitions {
+            let root = self.queues[0].labelled.entry(id).or_default();
+            root.absolute_capacity = 1.0;
+            root.absolute_maximum_capacity = 1.0;
+        }
+        let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
+        for p in 0..self.queues.len() {
+            let children = self.queues[p].config.children.clone();
+            for &(id, label) in partitions {
+                let (parent_abs, parent_max) = self.queues[p].shares_in(id);
+                for &c in &children {
+                    let q = &mut self.queues[c];
+                    let (capacity, maximum) =
+                        q.config.node_labels.get(label).map_or((0.0, 0.0), |l| (l.capacity, l.maximum_capacity));
+                    let share = q.labelled.entry(id).or_default();
+                    share.absolute_capacity = percent_of(parent_abs, capacity);
+                    share.absolute_maximum_capacity = percent_of(parent_max, maximum);
+                }
+            }
+        }
     }
 
     /// The reverse of [`QueueTree::charge_user`] (Apache's `releaseResource`).

@@ -116,6 +116,25 @@ impl State {
         self.partitions.default_resource()
     }
 
+    /// The most `queue` may hold in `partition`: its effective maximum in the default
+    /// partition, its maximum share of a labelled one's resources.
+    pub fn maximum_in(&self, queue: crate::ids::QueueIndex, partition: crate::model::PartitionId) -> Resource {
+        let q = self.queues.get(queue);
+        if partition == crate::model::DEFAULT_PARTITION {
+            return q.maximum();
+        }
+        self.partitions.get(partition).resource.scaled(q.shares_in(partition).1)
+    }
+
+    /// What `queue` is guaranteed in `partition` (see [`State::maximum_in`]).
+    pub fn guaranteed_in(&self, queue: crate::ids::QueueIndex, partition: crate::model::PartitionId) -> Resource {
+        let q = self.queues.get(queue);
+        if partition == crate::model::DEFAULT_PARTITION {
+            return q.guaranteed();
+        }
+        self.partitions.get(partition).resource.scaled(q.shares_in(partition).0)
+    }
+
     /// The configured resource calculator.
     pub fn calculator(&self) -> ResourceCalculator {
         self.config.global.resource_calculator

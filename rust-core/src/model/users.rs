@@ -8,8 +8,10 @@ use crate::resource::{Resource, ResourceCalculator};
 /// One user's standing in one leaf queue.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserState {
-    /// Resources the user's containers hold in this queue.
+    /// Resources the user's containers hold in this queue, in the default partition.
     pub used: Resource,
+    /// What they hold in each labelled partition.
+    pub labelled_used: rustc_hash::FxHashMap<crate::model::PartitionId, Resource>,
     /// `used` as a share of the cluster (the dominant share under DRF), as last worked out
     /// (Apache's per-user usage ratio, a Java float).
     pub usage_ratio: f32,
@@ -34,7 +36,19 @@ impl UserState {
     /// True when the user has no applications left in the queue (none still counting it
     /// as active either).
     pub fn is_idle(&self) -> bool {
-        self.active_apps == 0 && self.pending_apps == 0 && self.used.is_none() && self.apps_counted_active == 0
+        self.active_apps == 0
+            && self.pending_apps == 0
+            && self.used.is_none()
+            && self.apps_counted_active == 0
+            && self.labelled_used.values().all(|u| u.is_none())
+    }
+
+    /// What the user holds in `partition`.
+    pub fn used_in(&self, partition: crate::model::PartitionId) -> Resource {
+        if partition == crate::model::DEFAULT_PARTITION {
+            return self.used;
+        }
+        self.labelled_used.get(&partition).copied().unwrap_or(Resource::ZERO)
     }
 
     /// Works the usage ratio out again for `used` against `cluster`, returning how much it

@@ -267,7 +267,14 @@ fn check_limits(state: &State, queue: QueueIndex, user: &str, app: &str) -> Resu
 /// works it out.
 pub fn maximum_applications(state: &State, queue: QueueIndex) -> i64 {
     let q = state.queues.get(queue);
-    maximum_applications_of(&state.config.global, &q.config, q.absolute_capacity)
+    // Apache takes the largest over the partitions the queue is configured for.
+    let largest = q
+        .config
+        .node_labels
+        .keys()
+        .map(|label| state.queues.configured_label_share(queue, label))
+        .fold(q.absolute_capacity, f64::max);
+    maximum_applications_of(&state.config.global, &q.config, largest)
 }
 
 /// [`maximum_applications`] for a queue configured as `q` with `absolute_capacity`.

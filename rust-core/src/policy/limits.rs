@@ -5,7 +5,7 @@
 //! as the ceiling), the ApplicationMaster limits and an application's headroom.
 
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::State;
+use crate::model::{PartitionId, State, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
@@ -22,9 +22,22 @@ pub fn child_limit(
     parent: QueueIndex,
     child: QueueIndex,
 ) -> Resource {
+    child_limit_in(state, DEFAULT_PARTITION, limit, blocked, parent, child)
+}
+
+/// [`child_limit`] in `partition` (killable containers are the default partition's only).
+pub fn child_limit_in(
+    state: &State,
+    partition: PartitionId,
+    limit: Resource,
+    blocked: Resource,
+    parent: QueueIndex,
+    child: QueueIndex,
+) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    let room = limit.difference(blocked).difference(p.used).plus(state.killable_under(parent)).plus(c.used);
+    let killable = if partition == DEFAULT_PARTITION { state.killable_under(parent) } else { Resource::ZERO };
+    let room = limit.difference(blocked).difference(p.used_in(partition)).plus(killable).plus(c.used_in(partition));
     state.calculator().round_down_to(room, state.minimum_allocation())
 }
 
@@ -32,6 +45,11 @@ pub fn child_limit(
 /// `getCurrentLimitResource`): the smaller of that and the queue's maximum.
 pub fn effective_limit(state: &State, queue: QueueIndex, passed: Resource) -> Resource {
     state.calculator().min(state.cluster, state.queues.get(queue).maximum(), passed)
+}
+
+/// [`effective_limit`] in `partition`.
+pub fn effective_limit_in(state: &State, partition: PartitionId, queue: QueueIndex, passed: Resource) -> Resource {
+    state.calculator().min(state.cluster, state.maximum_in(queue, partition), passed)
 }
 
 /// The limit a leaf publishes when its parent passes it `passed` (Apache's
@@ -79,7 +97,34 @@ pub fn within_limit(state: &State, used: Resource, limit: Resource, could_unrese
 
 /// The user-limit inputs of a leaf queue as they stand.
 pub fn user_limit_inputs(state: &State, queue: QueueIndex) -> QueueForUserLimit {
+    user_limit_inputs_in(state, DEFAULT_PARTITION, queue)
+}
+
+/// [`user_limit_inputs`] in `partition`: its resources, the leaf's shares of them and its
+/// users' usage there. (In a labelled partition the users' usage ratios are summed
+/// afresh, where Apache keeps a running float sum.)
+pub fn user_limit_inputs_in(state: &State, partition: PartitionId, queue: QueueIndex) -> QueueForUserLimit {
     let q = state.queues.get(queue);
+    if partition != DEFAULT_PARTITION {
+        let calc = state.calculator();
+        let resource = state.partitions.get(partition).resource;
+        let (active_used, active_weight) =
+            q.users.iter().filter(|(_, u)| u.is_active()).fold((Resource::ZERO, 0.0), |(used, w), (name, u)| {
+                (used.plus(u.used_in(partition)), w + q.config.user_weight(name))
+            });
+        let ratio: f32 = q.users.values().map(|u| calc.ratio_f32(u.used_in(partition), resource)).sum();
+        return QueueForUserLimit {
+            cluster: resource,
+            guaranteed: state.guaranteed_in(queue, partition),
+            maximum: state.maximum_in(queue, partition),
+            minimum_allocation: state.minimum_allocation(),
+            consumed: calc.multiply_and_normalize_up(resource, f64::from(ratio), state.minimum_allocation()),
+            active_users_used: active_used,
+            active_users_weight: active_weight,
+            minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+            user_limit_factor: q.config.user_limit_factor,
+        };
+    }
     let (active_used, active_weight) = q
         .users
         .iter()
@@ -250,7 +295,38 @@ pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limi
 pub fn headroom(state: &State, app: AppKey) -> Resource {
     let Some(a) = state.apps.get(&app) else { return Resource::ZERO };
     let Some(leaf) = a.headroom_queue else { return Resource::ZERO };
-    headroom_in(state, leaf, &a.user, a.headroom_user_forgotten)
+    // An application asking in labelled partitions is told the sum of its headroom in
+    // each partition it asks in (Apache's CapacityHeadroomProvider).
+    let partitions = &a.requested_partitions;
+    if partitions.iter().all(|p| p.is_empty()) {
+        return headroom_in(state, leaf, &a.user, a.headroom_user_forgotten);
+    }
+    let mut sum = partitions.iter().fold(Resource::ZERO, |sum, label| {
+        let h = match state.partitions.find(label) {
+            Some(DEFAULT_PARTITION) => headroom_in(state, leaf, &a.user, a.headroom_user_forgotten),
+            Some(p) => labelled_headroom(state, leaf, &a.user, p),
+            None => Resource::ZERO,
+        };
+        sum.plus(h)
+    });
+    sum.memory_mb = sum.memory_mb.max(0);
+    sum
+}
+
+/// The headroom of `user` in `leaf` in the labelled `partition`: the room under its user
+/// limit there and under the leaf's maximum share of it, within what the partition has
+/// free (Apache's `getHeadroom` for a partition).
+fn labelled_headroom(state: &State, leaf: QueueIndex, user: &str, partition: PartitionId) -> Resource {
+    let calc = state.calculator();
+    let q = state.queues.get(leaf);
+    let inputs = user_limit_inputs_in(state, partition, leaf);
+    let limit = weighted_limit(state, leaf, user_limit(calc, &inputs), user);
+    let user_used = q.users.get(user).map_or(Resource::ZERO, |u| u.used_in(partition));
+    let room = limit.minus(user_used).component_min(state.maximum_in(leaf, partition).minus(q.used_in(partition)));
+    let headroom = calc.round_down_to(room, state.minimum_allocation());
+    let resource = state.partitions.get(partition).resource;
+    let free = resource.difference(state.queues.get(0).used_in(partition));
+    calc.min(resource, free, headroom)
 }
 
 /// What any application of `user` in the leaf could still get: the headroom above, which

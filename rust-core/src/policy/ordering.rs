@@ -3,7 +3,7 @@
 
 use crate::config::{CapacitySpec, OrderingPolicy, QueueOrdering};
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::{App, State};
+use crate::model::{App, PartitionId, State, DEFAULT_PARTITION};
 use crate::resource::Resource;
 use std::cmp::Ordering;
 
@@ -14,15 +14,25 @@ use std::cmp::Ordering;
 /// first when both are under, or both over, their guarantee; ties go to the larger
 /// configured capacity, then to configuration order.
 pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
+    ordered_children_in(state, parent, DEFAULT_PARTITION)
+}
+
+/// [`ordered_children`] for a node in `partition`: each child's shares and usage there,
+/// and, in a labelled partition, children that may access it first (Apache's
+/// `compareQueueAccessToPartition`).
+pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: PartitionId) -> Vec<QueueIndex> {
     let calc = state.calculator();
     let min = state.minimum_allocation();
-    let partition = state.default_partition();
+    let labelled = partition_id != DEFAULT_PARTITION;
+    let partition = state.partitions.get(partition_id).resource;
+    let label = state.partitions.get(partition_id).name.as_str();
     let respect_priority = state.queues.get(parent).config.queue_ordering == QueueOrdering::PriorityUtilization;
     struct Key {
         index: QueueIndex,
         abs: f64,
         used: f64,
         abs_used: f64,
+        accessible: bool,
         priority: i64,
         min_resource: Resource,
     }
@@ -34,11 +44,27 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
         .iter()
         .map(|&c| {
             let q = state.queues.get(c);
+            if labelled {
+                let used = q.used_in(partition_id);
+                let guaranteed = calc.max(partition, state.guaranteed_in(c, partition_id), min);
+                let ratio =
+                    |x: Resource, of: Resource| if partition.is_none() { 0.0 } else { calc.divide(partition, x, of) };
+                return Key {
+                    index: c,
+                    abs: q.shares_in(partition_id).0 as f32 as f64,
+                    used: ratio(used, guaranteed) as f32 as f64,
+                    abs_used: ratio(used, partition) as f32 as f64,
+                    accessible: q.config.accessible_node_labels.allows(label),
+                    priority: if respect_priority { q.config.priority } else { 0 },
+                    min_resource: Resource::ZERO,
+                };
+            }
             Key {
                 index: c,
                 abs: q.absolute_capacity as f32 as f64,
                 used: q.used_capacity(calc, partition, min) as f32 as f64,
                 abs_used: q.absolute_used_capacity(calc, partition) as f32 as f64,
+                accessible: true,
                 priority: if respect_priority { q.config.priority } else { 0 },
                 min_resource: match q.config.capacity {
                     CapacitySpec::Absolute(r) => r,
@@ -55,6 +81,11 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
         }
     };
     keys.sort_by(|a, b| {
+        match (a.accessible, b.accessible) {
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
         let first = match (a.abs > 0.0, b.abs > 0.0) {
             (true, false) => return Ordering::Less,
             (false, true) => return Ordering::Greater,

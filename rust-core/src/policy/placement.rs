@@ -11,12 +11,13 @@
 use crate::config::OrderingPolicy;
 use crate::ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
+use crate::model::PartitionId;
 use crate::model::{App, Node, RequestGroup, Reservation, State, DEFAULT_PARTITION};
 use crate::policy::limits::{
-    child_limit, effective_limit, published_limit, user_limit, user_limit_inputs, weighted_limit, within_limit,
+    child_limit_in, effective_limit_in, published_limit, user_limit, user_limit_inputs_in, weighted_limit, within_limit,
 };
 use crate::policy::locality::{try_group, GroupResult};
-use crate::policy::ordering::{ordered_apps, ordered_children};
+use crate::policy::ordering::{ordered_apps, ordered_children_in};
 use crate::resource::Resource;
 
 /// One container to place.
@@ -90,10 +91,12 @@ pub fn next_assignment(state: &State, node: &Node) -> Decision {
     // Apache's computeAvailableContainers: room for one minimum allocation, in the
     // resources the calculator schedules, counting what killable containers hold.
     let room = node.unallocated().plus(state.killable_on(node));
-    // A node with a label runs only containers asked for in its partition, which no
-    // request names yet (the RM refuses requests with labels): nothing is placed there.
-    let outcome = if node.partition == DEFAULT_PARTITION && state.calculator().fits(state.minimum_allocation(), room) {
-        visit_queue(state, 0, node, state.default_partition(), &mut effects)
+    // The pass respects the node's partition (Apache's RESPECT_PARTITION_EXCLUSIVITY):
+    // only requests for it are placed, within the queues' shares of it.
+    let partition = state.partitions.get(node.partition);
+    let pass = Pass { partition: node.partition, label: &partition.name };
+    let outcome = if state.calculator().fits(state.minimum_allocation(), room) {
+        visit_queue(state, &pass, 0, node, partition.resource, &mut effects)
     } else {
         Outcome::Nothing
     };
@@ -120,24 +123,50 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
     starvation + wanted - reserved > 0
 }
 
-fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, effects: &mut PassEffects) -> Outcome {
-    let q = state.queues.get(queue);
-    if q.is_leaf() {
-        return visit_leaf(state, queue, node, passed, effects);
+/// The partition a pass places containers in: the node's.
+struct Pass<'a> {
+    partition: PartitionId,
+    /// Its label (`""`: the default partition).
+    label: &'a str,
+}
+
+impl Pass<'_> {
+    fn is_default(&self) -> bool {
+        self.partition == DEFAULT_PARTITION
     }
-    let limit = effective_limit(state, queue, passed);
+}
+
+fn visit_queue(
+    state: &State,
+    pass: &Pass<'_>,
+    queue: QueueIndex,
+    node: &Node,
+    passed: Resource,
+    effects: &mut PassEffects,
+) -> Outcome {
+    let q = state.queues.get(queue);
+    // A queue that may not access the partition is passed over (every queue may access
+    // the default partition).
+    if !pass.is_default() && !q.config.accessible_node_labels.allows(pass.label) {
+        return Outcome::Nothing;
+    }
+    if q.is_leaf() {
+        return visit_leaf(state, pass, queue, node, passed, effects);
+    }
+    let limit = effective_limit_in(state, pass.partition, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
     // unless giving up its reservations would bring it under (continue-looking). A parent
     // does not count what its killable containers hold: that room may be taken back.
-    let used = q.used.minus(state.killable_under(queue));
-    if !within_limit(state, used, limit, q.reserved) {
+    let killable = if pass.is_default() { state.killable_under(queue) } else { Resource::ZERO };
+    let used = q.used_in(pass.partition).minus(killable);
+    if !within_limit(state, used, limit, q.reserved_in(pass.partition)) {
         return Outcome::Nothing;
     }
     let calc = state.calculator();
     let mut blocked: Option<Resource> = None;
-    for child in ordered_children(state, queue) {
-        let child_limit = child_limit(state, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
-        match visit_queue(state, child, node, child_limit, effects) {
+    for child in ordered_children_in(state, queue, pass.partition) {
+        let child_limit = child_limit_in(state, pass.partition, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
+        match visit_queue(state, pass, child, node, child_limit, effects) {
             placed @ (Outcome::Allocate(_) | Outcome::Reserve(_)) => return placed,
             Outcome::QueueLimit(unusable) => {
                 let unusable = calc.max(state.cluster, unusable, Resource::ZERO);
@@ -149,15 +178,22 @@ fn visit_queue(state: &State, queue: QueueIndex, node: &Node, passed: Resource, 
     blocked.map_or(Outcome::Nothing, Outcome::QueueLimit)
 }
 
-fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, effects: &mut PassEffects) -> Outcome {
+fn visit_leaf(
+    state: &State,
+    pass: &Pass<'_>,
+    queue: QueueIndex,
+    node: &Node,
+    passed: Resource,
+    effects: &mut PassEffects,
+) -> Outcome {
     let calc = state.calculator();
     let q = state.queues.get(queue);
-    // A leaf with nothing asked of it (by its active or its pending applications) is
-    // passed over without a look at its limits.
-    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(App::is_asking)) {
+    // A leaf with nothing asked of it in the partition (by its active or its pending
+    // applications) is passed over without a look at its limits.
+    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(|a| a.is_asking_in(pass.label))) {
         return Outcome::Nothing;
     }
-    let limit = effective_limit(state, queue, passed);
+    let limit = effective_limit_in(state, pass.partition, queue, passed);
     // The unweighted limit is the same for every user of the leaf during this pass.
     let mut base_limit: Option<Resource> = None;
     let mut may_kill: Option<bool> = None;
@@ -177,9 +213,12 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
     for (key, app) in apps {
         let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
         if check_queue_limit {
-            if !within_limit(state, q.used, limit, app_reserved) {
+            if !within_limit(state, q.used_in(pass.partition), limit, app_reserved) {
                 return Outcome::Nothing;
             }
+            // A pass in a labelled partition publishes too, its limit capped by the default
+            // partition's maximum (Apache's updateCurrentResourceLimits, whatever the
+            // partition): the AM limit and the headroom then work from it.
             if effects.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
                 effects.published.push((queue, published_limit(state, queue, passed)));
             }
@@ -188,12 +227,13 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
         if app.headroom_queue != Some(queue) {
             effects.headroom_tracked.push(key);
         }
-        if !app.is_asking() {
+        if !app.is_asking_in(pass.label) {
             continue;
         }
-        let base = *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs(state, queue)));
+        let base =
+            *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs_in(state, pass.partition, queue)));
         let ul = weighted_limit(state, queue, base, &app.user);
-        let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+        let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used_in(pass.partition));
         // A user may go over the limit by one container, never further (Apache compares
         // what the user holds, before this container, with the limit) — unless its own
         // reservations are what puts it over, and it gives one up (continue-looking).
@@ -205,13 +245,13 @@ fn visit_leaf(state: &State, queue: QueueIndex, node: &Node, passed: Resource, e
             user_must_unreserve = user_used.difference(ul);
         }
         let room = Room {
-            headroom: limit.difference(q.used),
+            headroom: limit.difference(q.used_in(pass.partition)),
             app_reserved,
             user_must_unreserve,
             continue_looking,
-            may_kill: *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
+            may_kill: pass.is_default() && *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
         };
-        match try_app(state, key, app, node, &room, &mut effects.missed) {
+        match try_app(state, pass, key, app, node, &room, &mut effects.missed) {
             Outcome::Nothing => continue,
             decided => return decided,
         }
@@ -262,6 +302,7 @@ pub fn killable_to_make_room(state: &State, node: &Node, size: Resource) -> Opti
 
 fn try_app(
     state: &State,
+    pass: &Pass<'_>,
     key: AppKey,
     app: &App,
     node: &Node,
@@ -270,7 +311,9 @@ fn try_app(
 ) -> Outcome {
     let calc = state.calculator();
     for (&sk, group) in &app.requests {
-        if group.wanted() == 0 {
+        // A request for another partition is passed over without an opportunity counted
+        // (Apache's precheckNode).
+        if group.wanted() == 0 || group.partition != pass.label {
             continue;
         }
         let required = group.capability();

@@ -43,8 +43,10 @@ pub enum Step {
     /// submission, attempt, and (for a managed AM) the RM's ask for the AM container; with
     /// `keep-containers`, a later attempt keeps the containers of the one before.
     App { name: String, queue: String, user: String, priority: i64, am: Option<Resource>, keep_containers: bool },
-    /// `ask APP [priority=P] memory=M vcores=V count=N [at=NAME] [relax=false] [id=I]`
-    Ask { app: String, ask: Ask },
+    /// `ask APP [priority=P] memory=M vcores=V count=N [at=NAME] [relax=false] [id=I]
+    /// [label=L]`: a `*` ask without a label is for the queue's default label expression,
+    /// as the RM fills it in.
+    Ask { app: String, ask: Ask, label: String },
     /// `heartbeat NODE|all [rounds=N]`
     Heartbeat { node: Option<String>, rounds: usize },
     /// `finish APP [count=N|all] [node=NODE]`: the AM releases its oldest task containers

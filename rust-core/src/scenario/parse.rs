@@ -141,7 +141,8 @@ impl Scenario {
                         count: need("count")?.parse().map_err(|_| err("bad count".into()))?,
                         relax_locality: get("relax") != Some("false"),
                     };
-                    steps.push((line_no, Step::Ask { app: first("an application name")?, ask }));
+                    let label = get("label").unwrap_or_default().to_string();
+                    steps.push((line_no, Step::Ask { app: first("an application name")?, ask, label }));
                 }
                 "heartbeat" => {
                     let target = first("a node name or 'all'")?;

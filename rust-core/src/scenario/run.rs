@@ -157,9 +157,10 @@ impl Runner {
                     }
                 }
             }
-            Step::Ask { app, ask } => {
+            Step::Ask { app, ask, label } => {
                 let key = self.app_key(app, line)?;
-                let headroom = self.scheduler.update_requests(key, std::slice::from_ref(ask));
+                let label = self.label_for(key, &ask.resource_name, label);
+                let headroom = self.scheduler.update_labelled_requests(key, std::slice::from_ref(ask), &[label]);
                 Ok(format!(
                     "app {app} asks {}x{} at {}; headroom {headroom}",
                     ask.count, ask.capability, ask.resource_name
@@ -416,8 +417,23 @@ impl Runner {
                 count: 1,
                 relax_locality: true,
             };
-            self.scheduler.update_requests(key, &[ask]);
+            let label = self.label_for(key, ANY, "");
+            self.scheduler.update_labelled_requests(key, &[ask], &[label]);
         }
+    }
+
+    /// The label the RM gives an ask at `resource_name` that names `label`: a `*` ask that
+    /// names none takes its queue's default label expression (Apache's
+    /// `normalizeNodeLabelExpressionInRequest`).
+    fn label_for(&self, app: u32, resource_name: &str, label: &str) -> String {
+        if !label.is_empty() || resource_name != ANY {
+            return label.to_string();
+        }
+        let s = self.scheduler.state();
+        s.apps
+            .get(&app)
+            .and_then(|a| s.queues.get(a.queue).config.default_node_label_expression.clone())
+            .unwrap_or_default()
     }
 
     /// The application's attempt and the application end; what it still holds is released.

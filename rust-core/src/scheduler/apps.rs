@@ -265,11 +265,19 @@ impl Scheduler {
 
     /// `allocate()`: records the AM's asks. Returns the application's headroom.
     pub fn update_requests(&mut self, app: AppKey, asks: &[Ask]) -> Resource {
+        self.update_labelled_requests(app, asks, &[])
+    }
+
+    /// [`Scheduler::update_requests`] with the node label each ask names (`labels[i]` for
+    /// `asks[i]`; none when `labels` is empty): a `*` request's label is the partition its
+    /// group's containers are for.
+    pub fn update_labelled_requests(&mut self, app: AppKey, asks: &[Ask], labels: &[String]) -> Resource {
         let mut newly_asking = false;
         // A request group's missed opportunities outlive its asks, as in Apache (an
         // attempt's count per scheduler key is only ever reset by an allocation).
         if let Some(a) = self.state.apps.get_mut(&app) {
             newly_asking = a.update_requests(asks);
+            a.label_requests(asks, labels);
             // Apache's allocate() tells the leaf's ordering policy the demand changed (a
             // fair one with size-based weight takes it afresh) once the AM runs.
             let size_based = self.state.queues.get(a.queue).config.fair_size_based_weight;
@@ -303,18 +311,22 @@ impl Scheduler {
         let a = &self.state.apps[&app];
         let source = a.queue;
         if dest != source {
-            let (user, reserved) = (a.user.clone(), a.reserved());
-            let held = a.used.plus(reserved);
+            let user = a.user.clone();
+            let held = self.state.held_by_partition(app);
             // Its asks leave the users manager of the leaf (Apache's AppSchedulingInfo.move).
             self.count_user_active(app, false);
             // Usage leaves first, so that dequeuing forgets a user with nothing left here.
             let queues = &mut self.state.queues;
-            queues.refund_user(source, &user, held);
-            queues.track_reserved(source, reserved, true);
+            for &(partition, used, reserved) in &held {
+                queues.refund_user_in(partition, source, &user, used.plus(reserved));
+                queues.track_reserved_in(partition, source, reserved, true);
+            }
             self.dequeue(app);
             let queues = &mut self.state.queues;
-            queues.charge_user(dest, &user, held);
-            queues.track_reserved(dest, reserved, false);
+            for &(partition, used, reserved) in &held {
+                queues.charge_user_in(partition, dest, &user, used.plus(reserved));
+                queues.track_reserved_in(partition, dest, reserved, false);
+            }
             let a = self.state.apps.get_mut(&app).expect("checked above");
             a.queue = dest;
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.

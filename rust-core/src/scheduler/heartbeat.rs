@@ -67,7 +67,7 @@ impl Scheduler {
                     if let Some(a) = self.state.apps.get_mut(&r.app) {
                         a.restart_locality_wait(r.key, r.locality, full_reset);
                     }
-                    if self.queues_accept(r.app, r.resource, Resource::ZERO, &[]) {
+                    if self.queues_accept(node, r.app, r.resource, Resource::ZERO, &[]) {
                         let app = r.app;
                         out.push(self.reserve(node, r));
                         self.enforce_parent_maximums(app, &mut out);
@@ -91,7 +91,7 @@ impl Scheduler {
             }
             let released =
                 a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
-            if !self.queues_accept(a.app, a.resource, released.unwrap_or(Resource::ZERO), &a.kill) {
+            if !self.queues_accept(node, a.app, a.resource, released.unwrap_or(Resource::ZERO), &a.kill) {
                 continue;
             }
             if let Some(r) = a.unreserve.and_then(|(other, _)| self.state.unbook_reservation(other)) {
@@ -239,10 +239,27 @@ impl Scheduler {
     /// a queue back within its maximum (the killed containers were another subtree's, and
     /// the queue has too few killable ones of its own), Apache's queue would stay over its
     /// hard cap; here the decision is dropped instead.
-    fn queues_accept(&self, app: AppKey, resource: Resource, unreserved: Resource, kill: &[ContainerRef]) -> bool {
+    ///
+    /// On a labelled node, the queues' usage and maximums in its partition are checked.
+    fn queues_accept(
+        &self,
+        node: NodeKey,
+        app: AppKey,
+        resource: Resource,
+        unreserved: Resource,
+        kill: &[ContainerRef],
+    ) -> bool {
         let s = &self.state;
         let Some(a) = s.apps.get(&app) else { return false };
         let calc = s.calculator();
+        let partition = s.nodes.get(&node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition);
+        if partition != crate::model::DEFAULT_PARTITION {
+            let net = resource.minus(unreserved);
+            return s
+                .queues
+                .ancestors_inclusive(a.queue)
+                .all(|i| calc.fits(s.queues.get(i).used_in(partition).plus(net), s.maximum_in(i, partition)));
+        }
         let killed: Vec<(crate::ids::QueueIndex, Resource)> =
             kill.iter().filter_map(|c| Some((s.apps.get(&c.0)?.queue, s.containers.get(c)?.resource))).collect();
         let released = killed.iter().fold(unreserved, |sum, &(_, r)| sum.plus(r));

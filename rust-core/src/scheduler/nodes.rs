@@ -2,7 +2,7 @@
 //! queue's effective capacities, the limits leaves publish, activations, headroom.
 
 use super::Scheduler;
-use crate::ids::{ContainerRef, NodeKey, QueueIndex};
+use crate::ids::{AppKey, ContainerRef, NodeKey, QueueIndex};
 use crate::model::{Node, DEFAULT_PARTITION};
 use crate::policy::limits::published_limits;
 use crate::resource::Resource;
@@ -35,24 +35,58 @@ impl Scheduler {
     /// where it is (the label manager hands out only labels it has). Then capacities and
     /// limits are worked out again, as Apache's `updateClusterResource`.
     pub fn relabel_nodes(&mut self, labels: &[(String, bool)], changes: &[(NodeKey, String)]) {
-        let partitions = &mut self.state.partitions;
-        if partitions.replace_labels(labels) {
-            for n in self.state.nodes.values_mut().filter(|n| !partitions.get(n.partition).live) {
-                log::info!("node {} is back in the default partition: its label was removed", n.node_id);
-                n.partition = DEFAULT_PARTITION;
-            }
-        }
+        self.state.partitions.replace_labels(labels);
+        let mut moves: Vec<(NodeKey, usize, usize)> = Vec::new();
         for (node, label) in changes {
             let Some(partition) = self.state.partitions.find(label) else {
                 log::warn!("node label '{label}' is not one of the cluster's; the node keeps its partition");
                 continue;
             };
-            if let Some(n) = self.state.nodes.get_mut(node).filter(|n| n.partition != partition) {
+            if let Some(n) = self.state.nodes.get(node).filter(|n| n.partition != partition) {
                 log::info!("node {} is now in partition '{label}'", n.node_id);
-                n.partition = partition;
+                moves.push((*node, n.partition, partition));
             }
         }
+        let gone: Vec<(NodeKey, usize)> = self
+            .state
+            .nodes
+            .iter()
+            .filter(|(_, n)| !self.state.partitions.get(n.partition).live)
+            .map(|(&k, n)| (k, n.partition))
+            .collect();
+        for (node, from) in gone {
+            if !moves.iter().any(|(k, _, _)| *k == node) {
+                moves.push((node, from, DEFAULT_PARTITION));
+            }
+        }
+        for (node, from, to) in moves {
+            self.move_node_partition(node, from, to);
+        }
         self.resize_cluster();
+    }
+
+    /// The node moves from partition `from` to `to`, and what its containers and its
+    /// reservation hold moves with it, in their queues and users (Apache's
+    /// `nodePartitionUpdated`).
+    fn move_node_partition(&mut self, node: NodeKey, from: usize, to: usize) {
+        let s = &mut self.state;
+        let Some(n) = s.nodes.get_mut(&node) else { return };
+        n.partition = to;
+        let mut held: Vec<(AppKey, Resource, bool)> =
+            n.containers.iter().filter_map(|c| s.containers.get(c).map(|x| (c.0, x.resource, false))).collect();
+        if let Some(r) = n.reservation {
+            held.push((r.app, r.resource, true));
+        }
+        for (app, resource, reserved) in held {
+            let Some(a) = s.apps.get(&app) else { continue };
+            let (queue, user) = (a.queue, a.user.clone());
+            s.queues.refund_user_in(from, queue, &user, resource);
+            s.queues.charge_user_in(to, queue, &user, resource);
+            if reserved {
+                s.queues.track_reserved_in(from, queue, resource, true);
+                s.queues.track_reserved_in(to, queue, resource, false);
+            }
+        }
     }
 
     /// NODE_ADDED for a node that registers with a label already (`""`: none); a label the
@@ -95,6 +129,8 @@ impl Scheduler {
         self.state.partitions.recount(self.state.nodes.values().map(|n| (n.partition, n.total)));
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
+        let labels = self.state.partitions.labelled();
+        self.state.queues.update_partition_capacities(&labels);
         self.sync_template_shares();
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
@@ -116,6 +152,8 @@ impl Scheduler {
             .map(|i| (i, self.state.queues.queues[i].users_usage_ratio))
             .collect();
         self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
+        let labels = self.state.partitions.labelled();
+        self.state.queues.update_partition_capacities(&labels);
         self.sync_template_shares();
         for (i, ratio) in kept {
             self.state.queues.queues[i].users_usage_ratio = ratio;

@@ -211,6 +211,7 @@ impl Scheduler {
                 continue;
             }
             q.used = old.used;
+            q.labelled = old.labelled;
             q.apps = old.apps;
             q.users = old.users;
             q.pending_users = old.pending_users;

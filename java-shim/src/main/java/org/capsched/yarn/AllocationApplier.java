@@ -233,7 +233,12 @@ final class AllocationApplier {
       rmContainer.handle(new RMContainerFinishedEvent(id, status, event));
     } else {
       if (attempt != null) {
-        attempt.containerCompleted(rmContainer, status, event, RMNodeLabelsManager.NO_LABEL);
+        // Released in the partition it was charged to: its node's (Apache's scheduler moves
+        // a relabelled node's containers with it).
+        String partition = node != null ? node.getPartition()
+            : rmContainer.getNodeLabelExpression() == null ? RMNodeLabelsManager.NO_LABEL
+            : rmContainer.getNodeLabelExpression();
+        attempt.containerCompleted(rmContainer, status, event, partition);
       }
       if (app != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
         countPreempted(app.getQueue().getMetrics(), rmContainer);

@@ -79,7 +79,7 @@ final class AmHeartbeat {
     String[] removals = names(blacklistRemovals);
     boolean waitingForAm = attempt.isWaitingForAMContainer();
     attempt.updateRequests(ask, () -> headroom[0] = core.allocate(app.key(), released,
-        asks.ints, asks.longs, asks.names, additions, removals, waitingForAm));
+        asks.ints, asks.longs, asks.names, asks.labels, additions, removals, waitingForAm));
     attempt.updateBlacklist(blacklistAdditions, blacklistRemovals);
     attempt.setHeadroom(Resource.newInstance(headroom[0][0], (int) headroom[0][1]));
   }

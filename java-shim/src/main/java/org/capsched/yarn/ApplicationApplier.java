@@ -156,7 +156,7 @@ final class ApplicationApplier {
   private void restoreAsks(RustApplication app, List<ResourceRequest> asks) {
     Asks encoded = Asks.encode(asks);
     core.allocate(app.key(), new long[0], encoded.ints, encoded.longs, encoded.names,
-        new String[0], new String[0], false);
+        encoded.labels, new String[0], new String[0], false);
   }
 
   /** The core has the new attempt: it counts in the metrics, and the RM may launch it. */

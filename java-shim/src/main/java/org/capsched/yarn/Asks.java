@@ -5,14 +5,17 @@ import java.util.List;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
- * An AM's asks flattened into the three parallel arrays {@link NativeScheduler#allocate}
- * takes: per ask three ints (priority, containers, relax locality), three longs
- * (allocation request id, memory, vcores) and its resource name.
+ * An AM's asks flattened into the parallel arrays {@link NativeScheduler#allocate} takes:
+ * per ask three ints (priority, containers, relax locality), three longs (allocation
+ * request id, memory, vcores), its resource name and its node label expression (the
+ * partition a {@code *} ask is for; the array is null when no ask names one, as on a
+ * cluster without labels).
  */
 final class Asks {
   final int[] ints;
   final long[] longs;
   final String[] names;
+  String[] labels;
 
   private Asks(int n) {
     ints = new int[3 * n];
@@ -32,6 +35,14 @@ final class Asks {
       a.longs[3 * i + 1] = r.getCapability().getMemorySize();
       a.longs[3 * i + 2] = r.getCapability().getVirtualCores();
       a.names[i] = r.getResourceName();
+      String label = r.getNodeLabelExpression();
+      if (label != null && !label.isEmpty()) {
+        if (a.labels == null) {
+          a.labels = new String[requests.size()];
+          java.util.Arrays.fill(a.labels, "");
+        }
+        a.labels[i] = label.trim();
+      }
       i++;
     }
     return a;

@@ -276,8 +276,9 @@ final class NativeScheduler implements AutoCloseable {
    * {@code [memory, vcores]}.
    */
   long[] allocate(int app, long[] released, int[] askInts, long[] askLongs, String[] askNames,
-      String[] blacklistAdditions, String[] blacklistRemovals, boolean waitingForAm) {
-    return whileOpen(h -> allocate(h, app, released, askInts, askLongs, askNames,
+      String[] askLabels, String[] blacklistAdditions, String[] blacklistRemovals,
+      boolean waitingForAm) {
+    return whileOpen(h -> allocate(h, app, released, askInts, askLongs, askNames, askLabels,
         blacklistAdditions, blacklistRemovals, waitingForAm));
   }
 
@@ -389,6 +390,15 @@ final class NativeScheduler implements AutoCloseable {
   /** Every queue's maximum allocation in tree order ({@link Wire.QueueMaximum} records). */
   long[] queueMaximumAllocations() {
     return whileOpen(NativeScheduler::queueMaximumAllocations);
+  }
+
+  /**
+   * Every queue's node labels, in tree order, two strings per queue: the labels it may
+   * access (comma-separated, "*" for every label) and its default label expression (""
+   * for none).
+   */
+  String[] queueNodeLabels() {
+    return whileOpen(NativeScheduler::queueNodeLabels);
   }
 
   /** Every queue's figures and counts, in tree order. */
@@ -543,7 +553,7 @@ final class NativeScheduler implements AutoCloseable {
   private static native long takeContainerNumber(long handle, int app);
 
   private static native long[] allocate(long handle, int app, long[] released, int[] askInts,
-      long[] askLongs, String[] askNames, String[] blacklistAdditions,
+      long[] askLongs, String[] askNames, String[] askLabels, String[] blacklistAdditions,
       String[] blacklistRemovals, boolean waitingForAm);
 
   private static native String moveApplication(long handle, int app, String target,
@@ -570,6 +580,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native long queueLayout(long handle);
 
   private static native long[] queueMaximumAllocations(long handle);
+
+  private static native String[] queueNodeLabels(long handle);
 
   private static native String[] dynamicQueueKeys(long handle);
 

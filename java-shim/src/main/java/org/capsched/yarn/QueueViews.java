@@ -13,7 +13,6 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
-import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.util.Records;
 import org.slf4j.Logger;
@@ -158,10 +157,11 @@ final class QueueViews {
       readLock.unlock();
     }
     List<List<Integer>> children = includeChildQueues ? QueueSnapshot.children(snapshots) : null;
-    return build(snapshots, children, dir.indexOf(path), includeChildQueues, recursive);
+    return build(dir, snapshots, children, dir.indexOf(path), includeChildQueues, recursive);
   }
 
-  private static QueueInfo build(List<QueueSnapshot> snapshots, List<List<Integer>> children,
+  private static QueueInfo build(QueueDirectory dir, List<QueueSnapshot> snapshots,
+      List<List<Integer>> children,
       int index, boolean includeChildQueues, boolean recursive) {
     QueueSnapshot q = snapshots.get(index);
     QueueInfo info = Records.newRecord(QueueInfo.class);
@@ -174,17 +174,18 @@ final class QueueViews {
     info.setWeight((float) q.getWeight());
     info.setMaxParallelApps(q.getMaxParallelApps());
     info.setSchedulerType("RustCapacityScheduler");
-    // Only the default partition is scheduled: asks naming a node label are refused by the
-    // RM's own request validation, with the label and the queue in the message.
-    info.setAccessibleNodeLabels(Collections.<String>emptySet());
-    info.setDefaultNodeLabelExpression(RMNodeLabelsManager.NO_LABEL);
+    // What the RM's request validation checks asks naming a node label against, and the
+    // label it gives a request that names none.
+    RustQueue queue = dir.at(index);
+    info.setAccessibleNodeLabels(queue.getAccessibleNodeLabels());
+    info.setDefaultNodeLabelExpression(queue.getDefaultNodeLabelExpression());
     info.setPreemptionDisabled(q.isPreemptionDisabled());
     info.setIntraQueuePreemptionDisabled(q.isIntraQueuePreemptionDisabled());
     info.setApplications(Collections.emptyList());
     List<QueueInfo> childInfos = new ArrayList<>();
     if (includeChildQueues) {
       for (int c : children.get(index)) {
-        childInfos.add(build(snapshots, children, c, recursive, recursive));
+        childInfos.add(build(dir, snapshots, children, c, recursive, recursive));
       }
     }
     info.setChildQueues(childInfos);

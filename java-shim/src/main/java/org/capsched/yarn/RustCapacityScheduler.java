@@ -2,6 +2,8 @@ package org.capsched.yarn;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -1132,6 +1134,26 @@ public class RustCapacityScheduler
             maximums[at + Wire.QueueMaximum.MEMORY], (int) maximums[at + Wire.QueueMaximum.VCORES]));
       }
       queueMaximums = maximums;
+    }
+    // Each queue's node labels, and the RM's label manager told which queues use which
+    // labels (it refuses to remove a label a queue may access), as Apache's scheduler does.
+    String[] labels = core.queueNodeLabels();
+    Map<String, Set<String>> queueToLabels = new HashMap<>();
+    for (int i = 0; i < queues.size(); i++) {
+      Set<String> accessible = new HashSet<>();
+      for (String label : labels[2 * i].split(",")) {
+        if (!label.isEmpty()) {
+          accessible.add(label);
+        }
+      }
+      String defaultExpression = labels[2 * i + 1];
+      queues.at(i).setNodeLabels(Collections.unmodifiableSet(accessible),
+          defaultExpression.isEmpty() ? null : defaultExpression);
+      queueToLabels.put(queues.at(i).getPath(), accessible);
+    }
+    RMNodeLabelsManager labelManager = rmContext == null ? null : rmContext.getNodeLabelManager();
+    if (labelManager != null) {
+      labelManager.reinitializeQueueLabels(queueToLabels);
     }
     // Only now: a directory rebuilt but left without its maximums (a core call above
     // failed) is set up whole at the next rebuild.

@@ -39,6 +39,8 @@ final class RustQueue implements Queue {
    */
   private final ResourceUsage pending = new ResourceUsage();
   private volatile Resource maximumAllocation = Resource.newInstance(0, 0);
+  private volatile Set<String> accessibleNodeLabels = Collections.emptySet();
+  private volatile String defaultNodeLabelExpression;
 
   RustQueue(RustCapacityScheduler scheduler, QueueViews views, String path, RustQueue parent,
       boolean userMetrics, Configuration conf, Runnable gauges) {
@@ -146,15 +148,23 @@ final class RustQueue implements Queue {
     scheduler.recoverContainer(schedulerAttempt, rmContainer);
   }
 
+  /**
+   * The node labels this queue may access ("*" for every label) and its default label
+   * expression (null for none), as the core works them out from the configuration.
+   */
+  void setNodeLabels(Set<String> accessible, String defaultExpression) {
+    this.accessibleNodeLabels = accessible;
+    this.defaultNodeLabelExpression = defaultExpression;
+  }
+
   @Override
   public Set<String> getAccessibleNodeLabels() {
-    // The default partition only (see QueueViews#queueInfo).
-    return Collections.emptySet();
+    return accessibleNodeLabels;
   }
 
   @Override
   public String getDefaultNodeLabelExpression() {
-    return null;
+    return defaultNodeLabelExpression;
   }
 
   @Override

@@ -33,9 +33,15 @@ public final class UserReport {
     return names[user];
   }
 
-  /** What the user's containers hold in the leaf. */
+  /** What the user's containers hold in the leaf, in every partition. */
   public Resource used(int user) {
     return resource(user, Wire.UserCounts.USED_MEMORY, Wire.UserCounts.USED_VCORES);
+  }
+
+  /** What the user's containers hold in the leaf's default partition. */
+  public Resource usedInDefaultPartition(int user) {
+    return resource(user, Wire.UserCounts.DEFAULT_USED_MEMORY,
+        Wire.UserCounts.DEFAULT_USED_VCORES);
   }
 
   /** What the user's ApplicationMasters hold. */

@@ -197,7 +197,9 @@ final class Wire {
     static final int HEADROOM_VCORES = 11;
     static final int AM_LIMIT_MEMORY = 12;
     static final int AM_LIMIT_VCORES = 13;
-    static final int STRIDE = 14;
+    static final int DEFAULT_USED_MEMORY = 14;
+    static final int DEFAULT_USED_VCORES = 15;
+    static final int STRIDE = 16;
 
     private UserCounts() {
     }

@@ -71,7 +71,7 @@ public class NativeBoundaryTest {
             + " attempt, number, kind) records of 4 longs"));
       }
       try {
-        core.allocate(0, new long[0], new int[3], new long[0], new String[] {"*"},
+        core.allocate(0, new long[0], new int[3], new long[0], new String[] {"*"}, null,
             new String[0], new String[0], false);
         fail("accepted disagreeing ask arrays");
       } catch (IllegalArgumentException e) {
@@ -99,7 +99,7 @@ public class NativeBoundaryTest {
       int node = core.addNode("h1:1", "h1", "/r", 8192, 4, "", true);
       try {
         core.allocate(0, new long[0], new int[] {1, 1, 1}, new long[] {0, 8193, 1},
-            new String[] {"*"}, new String[0], new String[0], false);
+            new String[] {"*"}, null, new String[0], new String[0], false);
         fail("accepted an ask past the maximum allocation");
       } catch (IllegalArgumentException e) {
         assertTrue(e.getMessage(), e.getMessage().contains(

@@ -3,6 +3,7 @@ package org.capsched.yarn.web;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
@@ -27,6 +28,7 @@ public final class SchedulerState {
   private final UserReport users;
   private final List<QueueMetrics> metrics;
   private final List<Resource> pending;
+  private final List<Set<String>> accessibleLabels;
   private final CapacitySchedulerConfiguration configuration;
   private final Resource cluster;
   private final SchedulerHealth health;
@@ -47,10 +49,13 @@ public final class SchedulerState {
     usersByQueue = new ArrayList<>(n);
     metrics = new ArrayList<>(n);
     pending = new ArrayList<>(n);
+    accessibleLabels = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       usersByQueue.add(new ArrayList<>());
       Queue queue = scheduler.getQueue(queues.get(i).getPath());
       metrics.add(queue == null ? null : queue.getMetrics());
+      accessibleLabels.add(queue == null ? Collections.<String>emptySet()
+          : queue.getAccessibleNodeLabels());
       pending.add(scheduler.getQueuePendingResource(queues.get(i).getPath()));
     }
     for (int u = 0; u < users.size(); u++) {
@@ -97,6 +102,11 @@ public final class SchedulerState {
   /** The RM's metrics of the queue; null if the queue has none (it has just been removed). */
   public QueueMetrics metrics(int index) {
     return metrics.get(index);
+  }
+
+  /** The node labels the queue may access ("*" for every label). */
+  public Set<String> accessibleLabels(int index) {
+    return accessibleLabels.get(index);
   }
 
   /** What the queue's applications and its descendants' ask for. */

@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 /**
  * A list of fields the side-by-side harness does not compare, read from a file under
  * {@code integration-tests/scenarios/} whose lines are "PATTERN  reason" ({@code #} starts
- * a comment). In a pattern, {@code *} is any run of characters and {@code []} any array
- * element. The file is read once, at the first question.
+ * a comment). In a pattern, {@code *} is any run of characters, {@code []} any array
+ * element and {@code [+]} any element named (a labelled partition's, not the default
+ * partition's, whose name is empty). The file is read once, at the first question.
  */
 final class FieldExceptions {
   private final Path file;
@@ -68,6 +69,9 @@ final class FieldExceptions {
       } else if (c == '[' && i + 1 < pattern.length() && pattern.charAt(i + 1) == ']') {
         re.append("\\[[^\\]]*\\]");
         i++;
+      } else if (pattern.startsWith("[+]", i)) {
+        re.append("\\[[^\\]]+\\]");
+        i += 2;
       } else {
         re.append(Pattern.quote(String.valueOf(c)));
       }

@@ -686,6 +686,9 @@ public final class ScenarioDriver implements AutoCloseable {
         Integer.parseInt(named.get("count")),
         !"false".equals(named.get("relax")));
     r.setAllocationRequestId(Long.parseLong(named.getOrDefault("id", "0")));
+    if (named.containsKey("label")) {
+      r.setNodeLabelExpression(named.get("label"));
+    }
     MockAM am = ams.get(name);
     if (am == null) {
       waitingAsks.computeIfAbsent(name, k -> new ArrayList<>()).add(r);

@@ -198,6 +198,8 @@ public final class CapschedSchedulerInfos {
     }
     info.state = q.getState();
     info.defaultNodeLabelExpression = conf.getDefaultNodeLabelExpression(path);
+    // Sorted, as Apache lists them.
+    info.nodeLabels = new ArrayList<>(new java.util.TreeSet<>(state.accessibleLabels(index)));
     info.resourcesUsed = new ResourceInfo(used(q));
     info.capacities = new QueueCapacitiesInfo();
     info.capacities.add(partitionCapacities(state, index, leaf));
@@ -270,7 +272,7 @@ public final class CapschedSchedulerInfos {
     ArrayList<UserInfo> out = new ArrayList<>();
     for (int u : state.usersOf(index)) {
       ResourceUsage usage = new ResourceUsage();
-      usage.setUsed(report.used(u));
+      usage.setUsed(report.usedInDefaultPartition(u));
       usage.setAMUsed(report.amUsed(u));
       usage.setAMLimit(DEFAULT_PARTITION, Resources.multiply(userAmLimit, report.weight(u)));
       out.add(CapschedUserInfos.of(report.name(u), report.used(u),
