@@ -310,24 +310,52 @@ public class RmContractTest {
     assertConsistent(rm);
   }
 
+  /**
+   * The RM checks an ask naming a node label against the labels its queue may access, as
+   * the queue reports them: a queue without the label is refused with Apache's message; one
+   * with it gets its container on a node of that partition, never on an unlabelled one.
+   */
   @Test(timeout = 120_000)
-  public void asksForNodeLabelsAreRefusedClearly() throws Exception {
-    YarnConfiguration conf = conf(TWO_QUEUES);
+  public void asksForNodeLabelsFollowTheQueuesLabels() throws Exception {
+    YarnConfiguration conf = conf(xml("root.queues", "a,b", "root.a.capacity", "50",
+        "root.b.capacity", "50", "root.a.accessible-node-labels", "ssd",
+        "root.a.accessible-node-labels.ssd.capacity", "100", "root.b.accessible-node-labels",
+        "gpu", "root.b.accessible-node-labels.gpu.capacity", "100"));
     conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
     MockRM rm = start(conf);
     rm.getRMContext().getNodeLabelManager().addToCluserNodeLabelsWithDefaultExclusivity(
-        Collections.singleton("gpu"));
-    MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
-    RMApp app = submit(rm, "a", "u1", GB);
-    MockAM am = MockRM.launchAndRegisterAM(app, rm, nm);
-    ResourceRequest gpu = am.createResourceReq(ResourceRequest.ANY, GB, 1, 1, "gpu");
+        new java.util.HashSet<>(java.util.Arrays.asList("gpu", "ssd")));
+    MockNM plain = rm.registerNode("h1:1234", 8 * GB, 8);
+    MockNM gpuNode = rm.registerNode("h2:1234", 8 * GB, 8);
+    rm.getRMContext().getNodeLabelManager().replaceLabelsOnNode(
+        Collections.singletonMap(gpuNode.getNodeId(), Collections.singleton("gpu")));
+    rm.drainEvents();
+    RMApp refused = submit(rm, "a", "u1", GB);
+    MockAM amA = MockRM.launchAndRegisterAM(refused, rm, plain);
     try {
-      am.allocate(Collections.singletonList(gpu), Collections.<ContainerId>emptyList());
-      fail("an ask for label gpu was accepted");
+      amA.allocate(Collections.singletonList(
+          amA.createResourceReq(ResourceRequest.ANY, GB, 1, 1, "gpu")),
+          Collections.<ContainerId>emptyList());
+      fail("an ask for label gpu was accepted in a queue that may not access it");
     } catch (Exception e) {
       String why = RmHarness.reason(e);
       assertTrue(why, why.contains("queue=a doesn't have permission to access all labels")
           && why.contains("labelExpression of resource request=gpu"));
+    }
+    RMApp app = submit(rm, "b", "u2", GB);
+    MockAM am = MockRM.launchAndRegisterAM(app, rm, plain);
+    am.allocate(Collections.singletonList(am.createResourceReq(ResourceRequest.ANY, GB, 1, 2,
+        "gpu")), Collections.<ContainerId>emptyList());
+    for (int i = 0; i < 3; i++) {
+      plain.nodeHeartbeat(true);
+      gpuNode.nodeHeartbeat(true);
+      rm.drainEvents();
+    }
+    List<Container> got = am.allocate(Collections.<ResourceRequest>emptyList(),
+        Collections.<ContainerId>emptyList()).getAllocatedContainers();
+    assertEquals(2, got.size());
+    for (Container c : got) {
+      assertEquals(gpuNode.getNodeId(), c.getNodeId());
     }
     assertConsistent(rm);
   }

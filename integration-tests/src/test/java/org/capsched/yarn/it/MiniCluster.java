@@ -118,6 +118,11 @@ final class MiniCluster implements AutoCloseable {
         StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
+  /** The id of NodeManager {@code index} (from 0), as the RM knows it. */
+  org.apache.hadoop.yarn.api.records.NodeId nodeId(int index) {
+    return yarn.getNodeManager(index).getNMContext().getNodeId();
+  }
+
   RustCapacityScheduler scheduler() {
     return (RustCapacityScheduler) yarn.getResourceManager().getResourceScheduler();
   }

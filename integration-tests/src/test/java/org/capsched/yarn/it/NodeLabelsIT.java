@@ -1,0 +1,96 @@
+package org.capsched.yarn.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.test.GenericTestUtils;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.applications.distributedshell.Client;
+import org.apache.hadoop.yarn.client.api.YarnClient;
+import org.apache.hadoop.yarn.client.cli.RMAdminCLI;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
+import org.junit.Test;
+
+/**
+ * Node labels on a real cluster: two real NodeManagers, one labelled {@code gpu} with
+ * {@code yarn rmadmin}; a DistributedShell application asking for {@code gpu} has its
+ * containers placed on that NodeManager only, and the queue reports the label to clients.
+ */
+public class NodeLabelsIT {
+  private static final String CAPACITY_SCHEDULER = "<configuration>\n"
+      + "  <property><name>yarn.scheduler.capacity.root.queues</name><value>work</value></property>\n"
+      + "  <property><name>yarn.scheduler.capacity.root.work.capacity</name><value>100</value></property>\n"
+      + "  <property><name>yarn.scheduler.capacity.root.work.accessible-node-labels</name>"
+      + "<value>gpu</value></property>\n"
+      + "  <property><name>yarn.scheduler.capacity.root.work.accessible-node-labels.gpu.capacity</name>"
+      + "<value>100</value></property>\n"
+      + "  <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name>"
+      + "<value>0.5</value></property>\n"
+      + "</configuration>\n";
+
+  @Test(timeout = 300_000)
+  public void containersAskingForALabelRunOnItsNodeManagerOnly() throws Exception {
+    Path xml = Files.createTempFile("capsched-labels-", ".xml");
+    Files.write(xml, CAPACITY_SCHEDULER.getBytes(StandardCharsets.UTF_8));
+    Configuration extra = new Configuration(false);
+    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    try (MiniCluster cluster = MiniCluster.start("labels", 2, xml, extra)) {
+      Configuration conf = cluster.config();
+      NodeId gpu = cluster.nodeId(1);
+      NodeId plain = cluster.nodeId(0);
+      RMAdminCLI admin = new RMAdminCLI(conf);
+      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "gpu"}));
+      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", gpu + "=gpu"}));
+      GenericTestUtils.waitFor(() -> "gpu".equals(partitionOf(cluster, gpu)), 100, 30_000);
+
+      try (YarnClient yarn = YarnClient.createYarnClient()) {
+        yarn.init(conf);
+        yarn.start();
+        QueueInfo work = yarn.getQueueInfo("work");
+        assertTrue("work reports " + work.getAccessibleNodeLabels(),
+            work.getAccessibleNodeLabels().contains("gpu"));
+      }
+
+      // Three containers that sleep long enough to be seen where they run.
+      String[] args = MiniCluster.distributedShell("work", 3, "sleep", "8", 256, 256);
+      String[] withLabel = new String[args.length + 2];
+      System.arraycopy(args, 0, withLabel, 0, args.length);
+      withLabel[args.length] = "--node_label_expression";
+      withLabel[args.length + 1] = "gpu";
+      Client client = new Client(conf);
+      assertTrue("DistributedShell client rejected its arguments", client.init(withLabel));
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      try {
+        Future<Boolean> run = pool.submit(client::run);
+        // The three shell containers (and, its label taken from the application's, the AM)
+        // run on the gpu NodeManager; the unlabelled one runs nothing.
+        GenericTestUtils.waitFor(() -> containersOn(cluster, gpu) >= 3, 100, 120_000);
+        assertEquals("the unlabelled NodeManager ran a container", 0, containersOn(cluster, plain));
+        assertTrue("DistributedShell did not finish successfully", run.get());
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  private static String partitionOf(MiniCluster cluster, NodeId node) {
+    SchedulerNode n = cluster.scheduler().getSchedulerNode(node);
+    return n == null ? null : n.getPartition();
+  }
+
+  private static int containersOn(MiniCluster cluster, NodeId node) {
+    SchedulerNode n = cluster.scheduler().getSchedulerNode(node);
+    return n == null ? 0 : n.getNumContainers();
+  }
+}
