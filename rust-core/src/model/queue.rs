@@ -470,12 +470,13 @@ impl QueueTree {
     /// `accessible-node-labels.<label>.*` keys (none: 0 and 0). Shares of partitions not
     /// listed are dropped where nothing is held there.
     pub fn update_partition_capacities(&mut self, partitions: &[(PartitionId, &str)]) {
-        if self.queues.is_empty() {
-            return;
-        }
-        for q in &mut self.queues {
+        for q in self.queues.iter_mut().filter(|q| !q.labelled.is_empty()) {
             q.labelled
                 .retain(|p, s| partitions.iter().any(|(id, _)| id == p) || !s.used.is_none() || !s.reserved.is_none());
+        }
+        // (A cluster without labels, the common case, stops here.)
+        if partitions.is_empty() || self.queues.is_empty() {
+            return;
         }
         for &(id, _) in partitions {
             let root = self.queues[0].labelled.entry(id).or_default();
