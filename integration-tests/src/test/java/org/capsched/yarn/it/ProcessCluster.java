@@ -56,11 +56,14 @@ final class ProcessCluster implements AutoCloseable {
         .resolve(name + "-" + System.currentTimeMillis()).toAbsolutePath();
     Files.createDirectories(dir);
     Map<String, String> rm = new LinkedHashMap<>();
-    int web = freePort();
-    rm.put("yarn.resourcemanager.address", "localhost:" + freePort());
-    rm.put("yarn.resourcemanager.scheduler.address", "localhost:" + freePort());
-    rm.put("yarn.resourcemanager.resource-tracker.address", "localhost:" + freePort());
-    rm.put("yarn.resourcemanager.admin.address", "localhost:" + freePort());
+    // Every port at once: one chosen and let go before the RM binds it could be handed out
+    // again to a NodeManager (the RM then fails to bind it).
+    java.util.Iterator<Integer> ports = freePorts(5 + 3 * nodes).iterator();
+    int web = ports.next();
+    rm.put("yarn.resourcemanager.address", "localhost:" + ports.next());
+    rm.put("yarn.resourcemanager.scheduler.address", "localhost:" + ports.next());
+    rm.put("yarn.resourcemanager.resource-tracker.address", "localhost:" + ports.next());
+    rm.put("yarn.resourcemanager.admin.address", "localhost:" + ports.next());
     rm.put("yarn.resourcemanager.webapp.address", "localhost:" + web);
     rm.put("yarn.nodemanager.admin-env", "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,JDK_JAVA_OPTIONS="
         + System.getProperty("capsched.jdk.opens", ""));
@@ -71,9 +74,9 @@ final class ProcessCluster implements AutoCloseable {
       cluster.launch("resourcemanager", rmConf, RM_MAIN);
       for (int n = 1; n <= nodes; n++) {
         Map<String, String> nm = new LinkedHashMap<>(rm);
-        nm.put("yarn.nodemanager.address", "localhost:" + freePort());
-        nm.put("yarn.nodemanager.localizer.address", "localhost:" + freePort());
-        nm.put("yarn.nodemanager.webapp.address", "localhost:" + freePort());
+        nm.put("yarn.nodemanager.address", "localhost:" + ports.next());
+        nm.put("yarn.nodemanager.localizer.address", "localhost:" + ports.next());
+        nm.put("yarn.nodemanager.webapp.address", "localhost:" + ports.next());
         nm.put("yarn.nodemanager.local-dirs", dir.resolve("nm" + n + "/local").toString());
         nm.put("yarn.nodemanager.log-dirs", dir.resolve("nm" + n + "/logs").toString());
         Path nmConf = configurationDirectory(dir.resolve("nm" + n + "-conf"), nm,
@@ -194,6 +197,24 @@ final class ProcessCluster implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         p.destroyForcibly();
+      }
+    }
+  }
+
+  /** {@code n} distinct free ports, all held open until every one is chosen. */
+  static List<Integer> freePorts(int n) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      List<Integer> out = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0);
+        held.add(s);
+        out.add(s.getLocalPort());
+      }
+      return out;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
       }
     }
   }
