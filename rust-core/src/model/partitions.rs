@@ -23,8 +23,6 @@ pub struct Partition {
     pub live: bool,
     /// What the live nodes in it offer, in all.
     pub resource: Resource,
-    /// How many live nodes are in it.
-    pub nodes: usize,
 }
 
 /// The cluster's partitions, the default one first.
@@ -36,13 +34,7 @@ pub struct Partitions {
 impl Default for Partitions {
     fn default() -> Self {
         Partitions {
-            all: vec![Partition {
-                name: String::new(),
-                exclusive: true,
-                live: true,
-                resource: Resource::ZERO,
-                nodes: 0,
-            }],
+            all: vec![Partition { name: String::new(), exclusive: true, live: true, resource: Resource::ZERO }],
         }
     }
 }
@@ -58,20 +50,10 @@ impl Partitions {
         self.all.iter().position(|p| p.live && p.name == name)
     }
 
-    /// The labels the cluster has now, each with whether it is exclusive, by name.
-    pub fn labels(&self) -> impl Iterator<Item = &Partition> {
-        self.all.iter().skip(1).filter(|p| p.live)
-    }
-
     /// The labels the cluster has now, each with its place: what capacities are worked out
     /// for.
     pub fn labelled(&self) -> Vec<(PartitionId, &str)> {
         self.all.iter().enumerate().skip(1).filter(|(_, p)| p.live).map(|(id, p)| (id, p.name.as_str())).collect()
-    }
-
-    /// Whether the cluster has any label.
-    pub fn any_labels(&self) -> bool {
-        self.labels().next().is_some()
     }
 
     /// What the live nodes in the default partition offer: the base of every capacity
@@ -110,7 +92,7 @@ impl Partitions {
             self.all[id].exclusive = exclusive;
             return id;
         }
-        self.all.push(Partition { name: name.to_string(), exclusive, live: true, resource: Resource::ZERO, nodes: 0 });
+        self.all.push(Partition { name: name.to_string(), exclusive, live: true, resource: Resource::ZERO });
         self.all.len() - 1
     }
 
@@ -118,12 +100,10 @@ impl Partitions {
     pub fn recount<'a>(&mut self, nodes: impl Iterator<Item = (PartitionId, Resource)> + 'a) {
         for p in &mut self.all {
             p.resource = Resource::ZERO;
-            p.nodes = 0;
         }
         for (id, total) in nodes {
             let p = &mut self.all[id];
             p.resource = p.resource.plus(total);
-            p.nodes += 1;
         }
     }
 }
@@ -135,7 +115,7 @@ mod tests {
     #[test]
     fn labels_keep_their_place_and_removed_ones_are_reported() {
         let mut p = Partitions::default();
-        assert!(!p.any_labels());
+        assert!(p.labelled().is_empty());
         assert!(!p.replace_labels(&[("gpu".into(), true), ("big".into(), false)]));
         let gpu = p.find("gpu").unwrap();
         assert_eq!(p.find(""), Some(DEFAULT_PARTITION));
@@ -147,7 +127,7 @@ mod tests {
         assert_eq!(p.find("gpu"), Some(gpu), "a label added again takes its old place");
         p.recount([(DEFAULT_PARTITION, Resource::new(1024, 1)), (gpu, Resource::new(2048, 2))].into_iter());
         assert_eq!(p.default_resource(), Resource::new(1024, 1));
-        assert_eq!((p.get(gpu).resource, p.get(gpu).nodes), (Resource::new(2048, 2), 1));
-        assert_eq!(p.labels().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["gpu"]);
+        assert_eq!(p.get(gpu).resource, Resource::new(2048, 2));
+        assert_eq!(p.labelled(), [(gpu, "gpu")]);
     }
 }

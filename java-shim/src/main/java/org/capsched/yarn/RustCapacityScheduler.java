@@ -178,7 +178,7 @@ public class RustCapacityScheduler
     nodes = new NodeApplier(nodeTracker, nodesByKey, configuration.getBoolean(
         YarnConfiguration.RM_SCHEDULER_INCLUDE_PORT_IN_NODE_NAME,
         YarnConfiguration.DEFAULT_RM_SCHEDULER_USE_PORT_FOR_NODE_NAME),
-        rmContext == null ? null : rmContext.getNodeLabelManager(),
+        labelManager(),
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues, readLock);
     gauges = new QueueGauges(core, () -> queues, this::defaultPartitionResource,
@@ -513,14 +513,14 @@ public class RustCapacityScheduler
     }
     releases.flush();
     // The RM's own record of which nodes each partition holds, as Apache's scheduler keeps it.
-    Map<String, Set<NodeId>> members = rmContext.getNodeLabelManager().getLabelsToNodes(touched);
+    Map<String, Set<NodeId>> members = labelManager().getLabelsToNodes(touched);
     for (String partition : touched) {
       Set<NodeId> in = members.get(partition);
       if (in != null) {
         nodeTracker.updateNodesPerPartition(partition, in);
       }
     }
-    List<NodeLabel> clusterLabels = rmContext.getNodeLabelManager().getClusterNodeLabels();
+    List<NodeLabel> clusterLabels = labelManager().getClusterNodeLabels();
     String[] names = new String[clusterLabels.size()];
     int[] exclusive = new int[clusterLabels.size()];
     for (int i = 0; i < names.length; i++) {
@@ -530,20 +530,25 @@ public class RustCapacityScheduler
     core.relabelNodes(names, exclusive, Arrays.copyOf(keys, n), Arrays.copyOf(partitions, n));
   }
 
+  /** The RM's node-label manager; null in an RM context without one. */
+  private RMNodeLabelsManager labelManager() {
+    return rmContext == null ? null : rmContext.getNodeLabelManager();
+  }
+
   /**
    * What the nodes without a label offer, as the RM's label manager counts them: the
    * resource the default partition's capacities are shares of (the cluster while no node
    * has a label).
    */
   private Resource defaultPartitionResource() {
-    RMNodeLabelsManager labels = rmContext == null ? null : rmContext.getNodeLabelManager();
+    RMNodeLabelsManager labels = labelManager();
     Resource cluster = getClusterResource();
     return labels == null ? cluster : labels.getResourceByLabel(RMNodeLabelsManager.NO_LABEL, cluster);
   }
 
   /** Whether the cluster's label {@code label} is exclusive (a label is, unless made otherwise). */
   private boolean isExclusive(String label) {
-    RMNodeLabelsManager labels = rmContext == null ? null : rmContext.getNodeLabelManager();
+    RMNodeLabelsManager labels = labelManager();
     if (label.isEmpty() || labels == null) {
       return true;
     }
@@ -1151,9 +1156,8 @@ public class RustCapacityScheduler
           defaultExpression.isEmpty() ? null : defaultExpression);
       queueToLabels.put(queues.at(i).getPath(), accessible);
     }
-    RMNodeLabelsManager labelManager = rmContext == null ? null : rmContext.getNodeLabelManager();
-    if (labelManager != null) {
-      labelManager.reinitializeQueueLabels(queueToLabels);
+    if (labelManager() != null) {
+      labelManager().reinitializeQueueLabels(queueToLabels);
     }
     // Only now: a directory rebuilt but left without its maximums (a core call above
     // failed) is set up whole at the next rebuild.
