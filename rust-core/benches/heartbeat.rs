@@ -45,6 +45,7 @@ fn config(user_limit_factor: &str) -> SchedulerConfig {
         minimum_allocation: Resource::new(1024, 1),
         maximum_allocation: Resource::new(8192, 8),
         acl_enabled: false,
+        am_non_exclusive: false,
     };
     SchedulerConfig::from_xml(xml.as_bytes(), "bench.xml", cluster).expect("valid bench config")
 }

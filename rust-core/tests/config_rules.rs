@@ -425,6 +425,7 @@ fn allocation_bounds_from_yarn_site_are_validated() {
         minimum_allocation: Resource::new(4096, 1),
         maximum_allocation: Resource::new(2048, 4),
         acl_enabled: false,
+        am_non_exclusive: false,
     };
     let err = SchedulerConfig::from_xml(common::xml(AB).as_bytes(), "t.xml", bad).unwrap_err().to_string();
     assert!(err.contains("yarn.scheduler.minimum-allocation-mb=4096"), "{err}");

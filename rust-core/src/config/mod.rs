@@ -130,6 +130,10 @@ pub struct ClusterSettings {
     pub maximum_allocation: Resource,
     /// `yarn.acl.enable`: queue ACLs are enforced only when this is true, as in Apache.
     pub acl_enabled: bool,
+    /// `yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation`: whether an
+    /// ApplicationMaster container may be placed on a non-exclusive node lent to the
+    /// default partition.
+    pub am_non_exclusive: bool,
 }
 
 impl Default for ClusterSettings {
@@ -138,6 +142,7 @@ impl Default for ClusterSettings {
             minimum_allocation: Resource::new(1024, 1),
             maximum_allocation: Resource::new(8192, 4),
             acl_enabled: false,
+            am_non_exclusive: false,
         }
     }
 }

@@ -38,7 +38,7 @@ pub(super) fn with_scheduler<R>(handle: jlong, f: impl FnOnce(&mut Scheduler) ->
 
 /// `static native long create(byte[] xml, String source, long[] clusterSettings, long epoch, String[] baseProperties, String[] overlayProperties, String[] systemProperties)`
 ///
-/// `clusterSettings` is `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from
+/// `clusterSettings` is `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled, amNonExclusive]` from
 /// yarn-site.xml; property arrays hold name/value pairs.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_create<'l>(

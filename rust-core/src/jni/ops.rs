@@ -52,11 +52,12 @@ pub enum Fault {
 
 impl Handle {
     /// A scheduler for the configuration `inputs` describe. `cluster_settings` is
-    /// `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled]` from yarn-site.xml.
+    /// `[minMemory, minVcores, maxMemory, maxVcores, aclEnabled, amNonExclusive]` from
+    /// yarn-site.xml.
     pub fn create(inputs: &ConfigInputs, cluster_settings: &[i64], epoch: i64) -> NativeResult<Handle> {
-        let [min_mb, min_vc, max_mb, max_vc, acl] = cluster_settings[..] else {
+        let [min_mb, min_vc, max_mb, max_vc, acl, am_non_exclusive] = cluster_settings[..] else {
             return Err(NativeError::InvalidArgument(format!(
-                "cluster settings need 5 values, got {}",
+                "cluster settings need 6 values, got {}",
                 cluster_settings.len()
             )));
         };
@@ -64,6 +65,7 @@ impl Handle {
             minimum_allocation: Resource::new(min_mb, min_vc),
             maximum_allocation: Resource::new(max_mb, max_vc),
             acl_enabled: acl != 0,
+            am_non_exclusive: am_non_exclusive != 0,
         };
         let config = build_config(inputs, cluster)?;
         for w in &config.warnings {
@@ -610,7 +612,7 @@ mod tests {
             overlay: vec![],
             system: vec![],
         };
-        Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).expect("valid")
+        Handle::create(&inputs, &[1024, 1, 8192, 4, 0, 0], 0).expect("valid")
     }
 
     const AB: &str = "<configuration>
@@ -636,7 +638,8 @@ mod tests {
             overlay: vec![key("a"), "60".into(), key("b"), "40".into()],
             system: vec![],
         };
-        let rows = Handle::create(&inputs, &[1024, 1, 8192, 4, 0], 0).unwrap().with(|s| queue_rows(s.state())).unwrap();
+        let rows =
+            Handle::create(&inputs, &[1024, 1, 8192, 4, 0, 0], 0).unwrap().with(|s| queue_rows(s.state())).unwrap();
         assert!((rows[1].capacity - 0.6).abs() < 1e-9 && (rows[2].capacity - 0.4).abs() < 1e-9);
     }
 
@@ -644,7 +647,7 @@ mod tests {
     fn bad_cluster_settings_and_ragged_container_lists_are_refused_with_what_is_wrong() {
         let inputs = ConfigInputs { xml: AB.into(), source: "t".into(), base: vec![], overlay: vec![], system: vec![] };
         let err = Handle::create(&inputs, &[1, 2, 3], 0).err().expect("refused").to_string();
-        assert!(err.contains("5 values, got 3"), "{err}");
+        assert!(err.contains("6 values, got 3"), "{err}");
         let err = releases(&[1, 2, 3]).unwrap_err().to_string();
         assert!(err.contains("length 3; expected (application, attempt, number, kind) records of 4"), "{err}");
         let read = releases(&[1, 2, 3, 0, 4, 5, 6, 1, 7, 8, 9, 2]).unwrap();

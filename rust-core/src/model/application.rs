@@ -198,6 +198,11 @@ pub struct App {
     pub am_resource: Resource,
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
+    /// Passes in which a request group for the default partition got past its queue's
+    /// headroom, since it was last placed in the default partition (Apache's
+    /// `missedNonPartitionedReqSchedulingOpportunity`): a non-exclusive node lends it room
+    /// once this reaches the cluster's node count.
+    pub missed_non_partitioned: HashMap<SchedulerKey, u64>,
     /// Nodes reserved for this application, by the reserved container's number.
     pub reservations: HashMap<ContainerId, Reservation>,
     /// Where it must get no containers.
@@ -253,6 +258,7 @@ impl App {
             active: false,
             am_resource: Resource::ZERO,
             missed_opportunities: HashMap::default(),
+            missed_non_partitioned: HashMap::default(),
             reservations: HashMap::default(),
             blacklist: Blacklist::default(),
             re_reservations: HashMap::default(),
@@ -403,6 +409,7 @@ impl App {
         self.labelled = false;
         self.requested_partitions.clear();
         self.missed_opportunities.clear();
+        self.missed_non_partitioned.clear();
     }
 
     /// Reservations held for one request group.
@@ -435,6 +442,12 @@ impl App {
             self.missed_opportunities.remove(&key);
         }
         restart
+    }
+
+    /// Missed non-partitioned opportunities of one request group (see
+    /// `missed_non_partitioned`).
+    pub fn missed_non_partitioned(&self, key: SchedulerKey) -> u64 {
+        self.missed_non_partitioned.get(&key).copied().unwrap_or(0)
     }
 
     /// Missed scheduling opportunities of one request group.

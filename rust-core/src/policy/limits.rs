@@ -123,6 +123,7 @@ pub fn user_limit_inputs_in(state: &State, partition: PartitionId, queue: QueueI
             active_users_weight: active_weight,
             minimum_user_limit_percent: q.config.minimum_user_limit_percent,
             user_limit_factor: q.config.user_limit_factor,
+            ceiling: None,
         };
     }
     let (active_used, active_weight) = q
@@ -140,6 +141,7 @@ pub fn user_limit_inputs_in(state: &State, partition: PartitionId, queue: QueueI
         active_users_weight: active_weight,
         minimum_user_limit_percent: q.config.minimum_user_limit_percent,
         user_limit_factor: q.config.user_limit_factor,
+        ceiling: None,
     }
 }
 
@@ -182,6 +184,9 @@ pub struct QueueForUserLimit {
     pub minimum_user_limit_percent: f64,
     /// `user-limit-factor`.
     pub user_limit_factor: f64,
+    /// The ceiling when set, in place of the one `user-limit-factor` gives (a pass lending
+    /// a non-exclusive partition caps users at the whole partition).
+    pub ceiling: Option<Resource>,
 }
 
 /// The limit for one unit of user weight (Apache's `computeUserLimit` for active users):
@@ -239,7 +244,9 @@ fn limit_for_unit_weight(
     let share = calc.divide_and_ceil(resource_used, weight);
     let floor = calc.divide_and_ceil(current_capacity.scaled(q.minimum_user_limit_percent), 100.0);
     let limit = calc.max(q.cluster, share, floor);
-    let ceiling = if q.user_limit_factor == -1.0 || q.guaranteed.is_none() {
+    let ceiling = if let Some(ceiling) = q.ceiling {
+        ceiling
+    } else if q.user_limit_factor == -1.0 || q.guaranteed.is_none() {
         calc.round_down_to(q.maximum, q.minimum_allocation)
     } else {
         queue_capacity.scaled(q.user_limit_factor)
@@ -369,6 +376,7 @@ mod tests {
             active_users_weight: active_weight,
             minimum_user_limit_percent: mulp,
             user_limit_factor: ulf,
+            ceiling: None,
         }
     }
 

@@ -83,20 +83,44 @@ pub struct PassEffects {
     /// Fair leaves that ordered their applications on this pass (their stale caches are
     /// taken afresh; see `App::fair_usage`).
     pub reordered: Vec<QueueIndex>,
+    /// Request groups for the default partition that got past the queue's headroom on this
+    /// pass: each counts one missed non-partitioned opportunity (the count a lent node
+    /// waits for; see [`next_non_exclusive_assignment`]).
+    pub non_partitioned_missed: Vec<(AppKey, SchedulerKey)>,
 }
 
-/// Finds the next container to place on `node`.
+/// Finds the next container to place on `node`, in its own partition: only requests for
+/// it are placed, within the queues' shares of it (Apache's `RESPECT_PARTITION_EXCLUSIVITY`).
 pub fn next_assignment(state: &State, node: &Node) -> Decision {
+    let partition = state.partitions.get(node.partition);
+    let pass = Pass { partition: node.partition, label: &partition.name, ignore_exclusivity: false };
+    run_pass(state, &pass, node, partition.resource)
+}
+
+/// Lends a non-exclusive node's idle room to requests for the default partition, when its
+/// own partition's pass placed nothing (Apache's `IGNORE_PARTITION_EXCLUSIVITY`): every
+/// queue may use the partition up to the whole of it, starting from the default
+/// partition's resource at the root; a request has first to have missed as many
+/// opportunities in the default partition as the cluster has nodes, and no
+/// ApplicationMaster container is placed this way unless
+/// `yarn.resourcemanager.node-labels.am.allow-non-exclusive-allocation` says so. None for a
+/// node in the default partition or an exclusive one.
+pub fn next_non_exclusive_assignment(state: &State, node: &Node) -> Option<Decision> {
+    let partition = state.partitions.get(node.partition);
+    if node.partition == DEFAULT_PARTITION || partition.exclusive {
+        return None;
+    }
+    let pass = Pass { partition: node.partition, label: &partition.name, ignore_exclusivity: true };
+    Some(run_pass(state, &pass, node, state.default_partition()))
+}
+
+fn run_pass(state: &State, pass: &Pass<'_>, node: &Node, root_limit: Resource) -> Decision {
     let mut effects = PassEffects::default();
     // Apache's computeAvailableContainers: room for one minimum allocation, in the
     // resources the calculator schedules, counting what killable containers hold.
     let room = node.unallocated().plus(state.killable_on(node));
-    // The pass respects the node's partition (Apache's RESPECT_PARTITION_EXCLUSIVITY):
-    // only requests for it are placed, within the queues' shares of it.
-    let partition = state.partitions.get(node.partition);
-    let pass = Pass { partition: node.partition, label: &partition.name };
     let outcome = if state.calculator().fits(state.minimum_allocation(), room) {
-        visit_queue(state, &pass, 0, node, partition.resource, &mut effects)
+        visit_queue(state, pass, 0, node, root_limit, &mut effects)
     } else {
         Outcome::Nothing
     };
@@ -123,16 +147,38 @@ fn may_reserve(state: &State, app: &App, key: SchedulerKey, group: &RequestGroup
     starvation + wanted - reserved > 0
 }
 
-/// The partition a pass places containers in: the node's.
+/// The partition a pass places containers in (the node's), and how.
 struct Pass<'a> {
     partition: PartitionId,
     /// Its label (`""`: the default partition).
     label: &'a str,
+    /// The pass lends a non-exclusive partition to requests for the default one.
+    ignore_exclusivity: bool,
 }
 
 impl Pass<'_> {
     fn is_default(&self) -> bool {
         self.partition == DEFAULT_PARTITION
+    }
+
+    /// The partition the requests this pass serves ask for (Apache's `precheckNode`).
+    fn asked(&self) -> &str {
+        if self.ignore_exclusivity {
+            ""
+        } else {
+            self.label
+        }
+    }
+
+    /// The limit `queue` works to, passed `passed` by its parent (Apache's
+    /// `getCurrentLimitResource`): its maximum in the partition, or the whole partition
+    /// when the pass lends it.
+    fn limit(&self, state: &State, queue: QueueIndex, passed: Resource) -> Resource {
+        if self.ignore_exclusivity {
+            state.partitions.get(self.partition).resource
+        } else {
+            effective_limit_in(state, self.partition, queue, passed)
+        }
     }
 }
 
@@ -146,14 +192,14 @@ fn visit_queue(
 ) -> Outcome {
     let q = state.queues.get(queue);
     // A queue that may not access the partition is passed over (every queue may access
-    // the default partition).
-    if !pass.is_default() && !q.config.accessible_node_labels.allows(pass.label) {
+    // the default partition), unless the partition is lent.
+    if !pass.is_default() && !pass.ignore_exclusivity && !q.config.accessible_node_labels.allows(pass.label) {
         return Outcome::Nothing;
     }
     if q.is_leaf() {
         return visit_leaf(state, pass, queue, node, passed, effects);
     }
-    let limit = effective_limit_in(state, pass.partition, queue, passed);
+    let limit = pass.limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
     // unless giving up its reservations would bring it under (continue-looking). A parent
     // does not count what its killable containers hold: that room may be taken back.
@@ -163,9 +209,14 @@ fn visit_queue(
         return Outcome::Nothing;
     }
     let calc = state.calculator();
+    // What the children are passed starts from the queue's maximum in the partition, even
+    // when the pass lends it (Apache's getResourceLimitsOfChild).
+    let parent_limit =
+        if pass.ignore_exclusivity { effective_limit_in(state, pass.partition, queue, passed) } else { limit };
     let mut blocked: Option<Resource> = None;
     for child in ordered_children_in(state, queue, pass.partition) {
-        let child_limit = child_limit_in(state, pass.partition, limit, blocked.unwrap_or(Resource::ZERO), queue, child);
+        let child_limit =
+            child_limit_in(state, pass.partition, parent_limit, blocked.unwrap_or(Resource::ZERO), queue, child);
         match visit_queue(state, pass, child, node, child_limit, effects) {
             placed @ (Outcome::Allocate(_) | Outcome::Reserve(_)) => return placed,
             Outcome::QueueLimit(unusable) => {
@@ -190,10 +241,10 @@ fn visit_leaf(
     let q = state.queues.get(queue);
     // A leaf with nothing asked of it in the partition (by its active or its pending
     // applications) is passed over without a look at its limits.
-    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(|a| a.is_asking_in(pass.label))) {
+    if !q.apps.iter().any(|k| state.apps.get(k).is_some_and(|a| a.is_asking_in(pass.asked()))) {
         return Outcome::Nothing;
     }
-    let limit = effective_limit_in(state, pass.partition, queue, passed);
+    let limit = pass.limit(state, queue, passed);
     // The unweighted limit is the same for every user of the leaf during this pass.
     let mut base_limit: Option<Resource> = None;
     let mut may_kill: Option<bool> = None;
@@ -227,11 +278,18 @@ fn visit_leaf(
         if app.headroom_queue != Some(queue) {
             effects.headroom_tracked.push(key);
         }
-        if !app.is_asking_in(pass.label) {
+        if !app.is_asking_in(pass.asked()) {
             continue;
         }
-        let base =
-            *base_limit.get_or_insert_with(|| user_limit(calc, &user_limit_inputs_in(state, pass.partition, queue)));
+        let base = *base_limit.get_or_insert_with(|| {
+            let mut inputs = user_limit_inputs_in(state, pass.partition, queue);
+            // A lent partition caps a user at the whole of it, not at a share of the
+            // queue's guarantee there (which may be nothing).
+            if pass.ignore_exclusivity {
+                inputs.ceiling = Some(inputs.cluster);
+            }
+            user_limit(calc, &inputs)
+        });
         let ul = weighted_limit(state, queue, base, &app.user);
         let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used_in(pass.partition));
         // A user may go over the limit by one container, never further (Apache compares
@@ -251,7 +309,7 @@ fn visit_leaf(
             continue_looking,
             may_kill: pass.is_default() && *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
         };
-        match try_app(state, pass, key, app, node, &room, &mut effects.missed) {
+        match try_app(state, pass, key, app, node, &room, effects) {
             Outcome::Nothing => continue,
             decided => return decided,
         }
@@ -307,13 +365,22 @@ fn try_app(
     app: &App,
     node: &Node,
     room: &Room,
-    missed: &mut Vec<(AppKey, SchedulerKey)>,
+    effects: &mut PassEffects,
 ) -> Outcome {
     let calc = state.calculator();
+    let missed = &mut effects.missed;
     for (&sk, group) in &app.requests {
+        if group.wanted() == 0 {
+            continue;
+        }
+        // An attempt waiting for its ApplicationMaster container is not placed on a lent
+        // node (Apache skips the whole application).
+        if pass.ignore_exclusivity && app.blacklist.waiting_for_am && !state.config.cluster.am_non_exclusive {
+            return Outcome::Nothing;
+        }
         // A request for another partition is passed over without an opportunity counted
         // (Apache's precheckNode).
-        if group.wanted() == 0 || group.partition != pass.label {
+        if group.partition != pass.asked() {
             continue;
         }
         let required = group.capability();
@@ -326,6 +393,15 @@ fn try_app(
         // giving up reservations would free) in every resource the calculator schedules.
         if !calc.fits(required, room.headroom.plus(room.app_reserved)) {
             return Outcome::QueueLimit(room.headroom);
+        }
+        // A request for the default partition counts the passes it gets this far; until it
+        // has missed as many as the cluster has nodes, a lent node skips the application
+        // (Apache's missedNonPartitionedRequestSchedulingOpportunity).
+        if group.partition.is_empty() {
+            effects.non_partitioned_missed.push((key, sk));
+            if pass.ignore_exclusivity && app.missed_non_partitioned(sk) + 1 < state.nodes.len() as u64 {
+                return Outcome::Nothing;
+            }
         }
         // Apache checks the blacklist after the headroom, and skips the whole application
         // without counting a missed opportunity.

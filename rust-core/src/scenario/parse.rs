@@ -88,6 +88,9 @@ impl Scenario {
                     if let Some(v) = get("acl") {
                         cluster.acl_enabled = v == "true";
                     }
+                    if let Some(v) = get("am-non-exclusive") {
+                        cluster.am_non_exclusive = v == "true";
+                    }
                     if let Some(v) = get("max-priority") {
                         max_application_priority = v.parse().map_err(|_| err(format!("bad max-priority {v}")))?;
                     }

@@ -160,6 +160,11 @@ impl Runner {
             Step::Ask { app, ask, label } => {
                 let key = self.app_key(app, line)?;
                 let label = self.label_for(key, &ask.resource_name, label);
+                // The attempt waits for its AM container until it is placed (an unmanaged
+                // AM has none to wait for), as the RM tells the scheduler on every allocate.
+                let unmanaged = self.attempts.get(app).is_some_and(|spec| spec.am.is_none());
+                let placed = self.scheduler.state().apps.get(&key).is_some_and(|a| a.am_container.is_some());
+                self.scheduler.update_blacklist(key, !unmanaged && !placed, &[], &[]);
                 let headroom = self.scheduler.update_labelled_requests(key, std::slice::from_ref(ask), &[label]);
                 Ok(format!(
                     "app {app} asks {}x{} at {}; headroom {headroom}",

@@ -7,7 +7,8 @@ use crate::ids::{application_name, AppKey, ContainerRef, Locality, NodeKey, Rele
 use crate::model::Reservation;
 use crate::policy::locality::reserved_node_level;
 use crate::policy::placement::{
-    killable_to_make_room, may_take_killable_room, next_assignment, Assignment, Decision, Outcome, PassEffects,
+    killable_to_make_room, may_take_killable_room, next_assignment, next_non_exclusive_assignment, Assignment,
+    Decision, Outcome, PassEffects,
 };
 use crate::resource::Resource;
 
@@ -56,8 +57,19 @@ impl Scheduler {
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while assigned < max_total && off_switch < max_off_switch {
             let n = &self.state.nodes[&node];
-            let Decision { outcome, effects } = next_assignment(&self.state, n);
+            let Decision { mut outcome, effects } = next_assignment(&self.state, n);
             self.apply_effects(effects);
+            // Nothing for the node's own partition: a non-exclusive node lends its room to
+            // the default partition's requests.
+            let mut lent = false;
+            if matches!(outcome, Outcome::Nothing | Outcome::QueueLimit(_)) {
+                if let Some(decision) = next_non_exclusive_assignment(&self.state, &self.state.nodes[&node]) {
+                    self.apply_effects(decision.effects);
+                    outcome = decision.outcome;
+                    lent = true;
+                }
+            }
+            let in_default = self.state.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
             let a = match outcome {
                 Outcome::Allocate(a) => a,
                 Outcome::Reserve(r) => {
@@ -66,8 +78,11 @@ impl Scheduler {
                     let full_reset = self.state.config.global.rack_locality_full_reset;
                     if let Some(a) = self.state.apps.get_mut(&r.app) {
                         a.restart_locality_wait(r.key, r.locality, full_reset);
+                        if in_default {
+                            a.missed_non_partitioned.remove(&r.key);
+                        }
                     }
-                    if self.queues_accept(node, r.app, r.resource, Resource::ZERO, &[]) {
+                    if self.queues_accept(node, r.app, r.resource, Resource::ZERO, &[], lent) {
                         let app = r.app;
                         out.push(self.reserve(node, r));
                         self.enforce_parent_maximums(app, &mut out);
@@ -88,10 +103,14 @@ impl Scheduler {
                 if !app.restart_locality_wait(a.key, a.locality, full_reset) {
                     app.count_opportunity(a.key);
                 }
+                // Placed in the default partition: the wait for a lent node starts over.
+                if in_default {
+                    app.missed_non_partitioned.remove(&a.key);
+                }
             }
             let released =
                 a.unreserve.and_then(|(other, _)| self.state.nodes.get(&other)?.reservation.map(|r| r.resource));
-            if !self.queues_accept(node, a.app, a.resource, released.unwrap_or(Resource::ZERO), &a.kill) {
+            if !self.queues_accept(node, a.app, a.resource, released.unwrap_or(Resource::ZERO), &a.kill, lent) {
                 continue;
             }
             if let Some(r) = a.unreserve.and_then(|(other, _)| self.state.unbook_reservation(other)) {
@@ -206,7 +225,7 @@ impl Scheduler {
     /// user-limit lookup), the applications whose headroom now has a leaf, and the missed
     /// scheduling opportunities.
     fn apply_effects(&mut self, effects: PassEffects) {
-        let PassEffects { missed, published, headroom_tracked, reordered } = effects;
+        let PassEffects { missed, published, headroom_tracked, reordered, non_partitioned_missed } = effects;
         for leaf in reordered {
             self.fair_reordered(leaf);
         }
@@ -225,12 +244,18 @@ impl Scheduler {
                 a.count_opportunity(key);
             }
         }
+        for (app, key) in non_partitioned_missed {
+            if let Some(a) = self.state.apps.get_mut(&app) {
+                *a.missed_non_partitioned.entry(key).or_insert(0) += 1;
+            }
+        }
     }
 
     /// Apache's commit-time check (`AbstractCSQueue.accept`): a new container or
     /// reservation of `resource` (giving up the reservation `unreserved` and killing the
     /// killable containers `kill`) must leave the application's leaf and every ancestor
-    /// within its maximum, in every resource the calculator schedules. A decision that
+    /// within its maximum, in every resource the calculator schedules (in a partition
+    /// `lent` to the default one's requests, within the whole partition). A decision that
     /// fails it is dropped.
     ///
     /// Apache takes everything given up off every queue's usage, wherever in the tree the
@@ -248,6 +273,7 @@ impl Scheduler {
         resource: Resource,
         unreserved: Resource,
         kill: &[ContainerRef],
+        lent: bool,
     ) -> bool {
         let s = &self.state;
         let Some(a) = s.apps.get(&app) else { return false };
@@ -255,10 +281,13 @@ impl Scheduler {
         let partition = s.nodes.get(&node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition);
         if partition != crate::model::DEFAULT_PARTITION {
             let net = resource.minus(unreserved);
+            // A lent partition holds every queue to the whole of it, not to its maximum.
+            let whole = s.partitions.get(partition).resource;
+            let maximum = |i| if lent { whole } else { s.maximum_in(i, partition) };
             return s
                 .queues
                 .ancestors_inclusive(a.queue)
-                .all(|i| calc.fits(s.queues.get(i).used_in(partition).plus(net), s.maximum_in(i, partition)));
+                .all(|i| calc.fits(s.queues.get(i).used_in(partition).plus(net), maximum(i)));
         }
         let killed: Vec<(crate::ids::QueueIndex, Resource)> =
             kill.iter().filter_map(|c| Some((s.apps.get(&c.0)?.queue, s.containers.get(c)?.resource))).collect();

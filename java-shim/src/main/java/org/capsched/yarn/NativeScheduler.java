@@ -27,7 +27,8 @@ final class NativeScheduler implements AutoCloseable {
    * Loads the configuration and creates the core.
    *
    * @param clusterSettings minimum memory, minimum vcores, maximum memory, maximum vcores,
-   *     ACLs enabled (1) or not (0)
+   *     ACLs enabled (1) or not (0), ApplicationMasters allowed on lent non-exclusive nodes (1)
+   *     or not (0)
    * @param baseProperties capacity keys the file overrides (name/value pairs)
    * @param overlayProperties capacity keys that override the file (name/value pairs)
    * @throws SchedulerConfigurationException if the configuration is invalid

@@ -31,6 +31,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMCont
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlacementAllocator;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
 import org.apache.hadoop.yarn.util.resource.Resources;
@@ -341,9 +342,16 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       if (isStopped || getOutstandingAsksCount(schedulerKey) <= 0) {
         return null;
       }
+      // The container carries the partition its request asked for, which differs from its
+      // node's when a non-exclusive node lent its room (the queue's pending resources go
+      // down in the requested partition, its usage up in the node's).
+      AppPlacementAllocator<FiCaSchedulerNode> placement =
+          appSchedulingInfo.getAppPlacementAllocator(schedulerKey);
+      String requestedPartition = placement == null ? node.getPartition()
+          : placement.getPrimaryRequestedNodePartition();
       RMContainerImpl rmContainer = new RMContainerImpl(container, schedulerKey,
           getApplicationAttemptId(), node.getNodeID(), appSchedulingInfo.getUser(), rmContext,
-          node.getPartition());
+          requestedPartition);
       rmContainer.setQueueName(getQueueName());
       // Keeps the RM's view of outstanding requests (web UI, QueueMetrics pending) in step.
       // Done first: should the RM's request table refuse the placement, nothing has been

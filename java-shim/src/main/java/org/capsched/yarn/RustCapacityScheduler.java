@@ -199,7 +199,10 @@ public class RustCapacityScheduler
         RustPreemptionPolicy.monitorsFor(configuration));
   }
 
-  /** Minimum and maximum allocation and whether ACLs are on, as the core takes them. */
+  /**
+   * Minimum and maximum allocation, whether ACLs are on and whether an ApplicationMaster may
+   * be placed on a non-exclusive node lent to the default partition, as the core takes them.
+   */
   private long[] clusterSettings(Configuration configuration) {
     // The configured maximum. (Asking the node tracker for the maximum allowed allocation
     // here, before it knows work-preserving-recovery.scheduling-wait-ms, would end its
@@ -209,7 +212,9 @@ public class RustCapacityScheduler
     Resource max = super.getMaximumAllocation();
     return new long[] {minimumAllocation.getMemorySize(), minimumAllocation.getVirtualCores(),
         max.getMemorySize(), max.getVirtualCores(),
-        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0};
+        YarnConfiguration.isAclEnabled(configuration) ? 1 : 0,
+        configuration.getBoolean(YarnConfiguration.AM_ALLOW_NON_EXCLUSIVE_ALLOCATION, false)
+            ? 1 : 0};
   }
 
   /** Stops the scheduler and frees the core. */

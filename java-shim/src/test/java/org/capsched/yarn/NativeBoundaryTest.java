@@ -19,7 +19,7 @@ public class NativeBoundaryTest {
       + "<property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>"
       + "<property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>"
       + "</configuration>";
-  private static final long[] CLUSTER = {1024, 1, 8192, 4, 0};
+  private static final long[] CLUSTER = {1024, 1, 8192, 4, 0, 0};
 
   private static NativeScheduler create(String xml) {
     return new NativeScheduler(xml.getBytes(StandardCharsets.UTF_8), "test.xml", CLUSTER, 0,

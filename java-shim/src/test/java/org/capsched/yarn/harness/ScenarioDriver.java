@@ -229,6 +229,10 @@ public final class ScenarioDriver implements AutoCloseable {
     if (cluster.containsKey("acl")) {
       conf.setBoolean(YarnConfiguration.YARN_ACL_ENABLE, Boolean.parseBoolean(cluster.get("acl")));
     }
+    if (cluster.containsKey("am-non-exclusive")) {
+      conf.setBoolean(YarnConfiguration.AM_ALLOW_NON_EXCLUSIVE_ALLOCATION,
+          Boolean.parseBoolean(cluster.get("am-non-exclusive")));
+    }
     if (Boolean.parseBoolean(cluster.get("node-labels"))) {
       // Labels kept by the RM and handed out by yarn rmadmin (centralized configuration).
       conf.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
