@@ -364,6 +364,7 @@ fn call_once(h: &Handle, call: &Call, now: &mut i64) {
                 priority: *priority,
                 recovering: *recovering,
                 am_resource: Resource::new(am.0 .0, am.1 .0),
+                am_label: String::new(),
                 placed: *placed,
             };
             let _ = ops::submit(h, &submission);

@@ -331,11 +331,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_release<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, boolean placed, long amMemory, long amVcores) throws ApplicationRejectedException`
+/// `static native int submit(long handle, long clusterTimestamp, int id, String queue, String user, String[] groups, long priority, boolean recovering, boolean placed, long amMemory, long amVcores, String amLabel) throws ApplicationRejectedException`
 ///
 /// Returns the application's key; a rejection throws with the reason the user sees.
 /// `placed`: a placement rule chose the queue. A missing queue under a parent that may
-/// create it is created first.
+/// create it is created first. `amLabel`: the partition the AM's request names (`""`: the
+/// default one).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     mut env: EnvUnowned<'l>,
@@ -351,6 +352,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
     placed: jboolean,
     am_memory: jlong,
     am_vcores: jlong,
+    am_label: JString<'l>,
 ) -> jint {
     env.with_env(|env| -> NativeResult<jint> {
         let submission = Submission {
@@ -361,6 +363,7 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_submit<'l>(
             priority,
             recovering,
             am_resource: Resource::new(am_memory, am_vcores),
+            am_label: read_string(env, &am_label, "AM label")?,
             placed,
         };
         Ok(ops::submit(handle_ref(handle)?, &submission)? as jint)

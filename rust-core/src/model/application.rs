@@ -196,6 +196,8 @@ pub struct App {
     /// The ApplicationMaster's size (zero for an unmanaged AM), counted against the
     /// queue's and user's AM limits while the application is active.
     pub am_resource: Resource,
+    /// The partition the ApplicationMaster is for, whose AM limits it counts against.
+    pub am_partition: crate::model::PartitionId,
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
     /// Passes in which a request group for the default partition got past its queue's
@@ -257,6 +259,7 @@ impl App {
             attempt_seq: 0,
             active: false,
             am_resource: Resource::ZERO,
+            am_partition: crate::model::DEFAULT_PARTITION,
             missed_opportunities: HashMap::default(),
             missed_non_partitioned: HashMap::default(),
             reservations: HashMap::default(),

@@ -50,6 +50,17 @@ impl Partitions {
         self.all.iter().position(|p| p.live && p.name == name)
     }
 
+    /// The partition labelled `name`, live or not: a label the cluster does not have takes
+    /// a place of its own, offering nothing until it is added (an application may name
+    /// one the cluster has since lost).
+    pub fn id_of(&mut self, name: &str) -> PartitionId {
+        if let Some(id) = self.all.iter().position(|p| p.name == name) {
+            return id;
+        }
+        self.all.push(Partition { name: name.to_string(), exclusive: true, live: false, resource: Resource::ZERO });
+        self.all.len() - 1
+    }
+
     /// The labels the cluster has now, each with its place: what capacities are worked out
     /// for.
     pub fn labelled(&self) -> Vec<(PartitionId, &str)> {

@@ -28,8 +28,11 @@ pub struct Queue {
     pub apps: Vec<AppKey>,
     /// Users with applications in this queue (leaves only).
     pub users: FxHashMap<String, UserState>,
-    /// Resources reserved for activated applications' ApplicationMasters (leaves only).
+    /// Resources reserved for activated applications' ApplicationMasters (leaves only),
+    /// in the default partition.
     pub am_used: Resource,
+    /// The same for ApplicationMasters in each labelled partition.
+    pub labelled_am_used: FxHashMap<PartitionId, Resource>,
     /// Runnable applications (leaves: this queue's; parents: all descendants'), for
     /// `max-parallel-apps` (see `App::runnable`).
     pub runnable_apps: usize,
@@ -92,6 +95,7 @@ impl Queue {
             apps: Vec::new(),
             users: FxHashMap::default(),
             am_used: Resource::ZERO,
+            labelled_am_used: FxHashMap::default(),
             runnable_apps: 0,
             reserved: Resource::ZERO,
             effective_min: Resource::ZERO,
@@ -117,6 +121,22 @@ impl Queue {
             return self.used;
         }
         self.labelled.get(&partition).map_or(Resource::ZERO, |s| s.used)
+    }
+
+    /// What its active ApplicationMasters hold in `partition` (leaves).
+    pub fn am_used_in(&self, partition: PartitionId) -> Resource {
+        if partition == DEFAULT_PARTITION {
+            return self.am_used;
+        }
+        self.labelled_am_used.get(&partition).copied().unwrap_or(Resource::ZERO)
+    }
+
+    /// [`Queue::am_used_in`], to change.
+    pub fn am_used_in_mut(&mut self, partition: PartitionId) -> &mut Resource {
+        if partition == DEFAULT_PARTITION {
+            return &mut self.am_used;
+        }
+        self.labelled_am_used.entry(partition).or_default()
     }
 
     /// What reservations hold of it in `partition`.

@@ -15,8 +15,11 @@ pub struct UserState {
     /// `used` as a share of the cluster (the dominant share under DRF), as last worked out
     /// (Apache's per-user usage ratio, a Java float).
     pub usage_ratio: f32,
-    /// Resources held by the user's ApplicationMasters in this queue.
+    /// Resources held by the user's ApplicationMasters in this queue, in the default
+    /// partition.
     pub am_used: Resource,
+    /// The same in each labelled partition.
+    pub labelled_am_used: rustc_hash::FxHashMap<crate::model::PartitionId, Resource>,
     /// The user's applications that are activated (may get containers).
     pub active_apps: usize,
     /// The user's runnable applications waiting for activation (AM limits; see
@@ -49,6 +52,22 @@ impl UserState {
             return self.used;
         }
         self.labelled_used.get(&partition).copied().unwrap_or(Resource::ZERO)
+    }
+
+    /// What the user's active ApplicationMasters hold in `partition`.
+    pub fn am_used_in(&self, partition: crate::model::PartitionId) -> Resource {
+        if partition == crate::model::DEFAULT_PARTITION {
+            return self.am_used;
+        }
+        self.labelled_am_used.get(&partition).copied().unwrap_or(Resource::ZERO)
+    }
+
+    /// [`UserState::am_used_in`], to change.
+    pub fn am_used_in_mut(&mut self, partition: crate::model::PartitionId) -> &mut Resource {
+        if partition == crate::model::DEFAULT_PARTITION {
+            return &mut self.am_used;
+        }
+        self.labelled_am_used.entry(partition).or_default()
     }
 
     /// Works the usage ratio out again for `used` against `cluster`, returning how much it

@@ -29,6 +29,10 @@ pub struct Submission {
     pub recovering: bool,
     /// The ApplicationMaster's size; zero for an unmanaged AM.
     pub am_resource: Resource,
+    /// The partition the ApplicationMaster's request names (`""`: the default one), as
+    /// the RM filled it in (the queue's default label expression when it named none): its
+    /// AM counts against the queue's AM limit there.
+    pub am_label: String,
     /// A placement rule chose the queue (the RM's placement context): a queue that cannot
     /// be created is then refused with the reason, as Apache does.
     pub placed: bool,
@@ -45,6 +49,7 @@ impl Submission {
             priority: 0,
             recovering: false,
             am_resource,
+            am_label: String::new(),
             placed: false,
         }
     }

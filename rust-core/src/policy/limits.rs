@@ -263,15 +263,35 @@ pub fn weighted_user_limit(calc: ResourceCalculator, limit: Resource, weight: f6
 /// of the queue's published limit (see `Queue::published_limit`), or of its guarantee
 /// when that does not fit in the limit, rounded up to the minimum allocation.
 pub fn queue_am_limit(state: &State, queue: QueueIndex) -> Resource {
+    queue_am_limit_in(state, queue, DEFAULT_PARTITION)
+}
+
+/// [`queue_am_limit`] in `partition`: in a labelled one, the partition's own
+/// `maximum-am-resource-percent` of the queue's guarantee there (nothing where the queue
+/// has no share of it).
+pub fn queue_am_limit_in(state: &State, queue: QueueIndex, partition: PartitionId) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(queue);
-    let guaranteed = q.guaranteed();
-    let limit = q.published_limit;
+    let guaranteed = state.guaranteed_in(queue, partition);
+    // A labelled partition has no current limit to weigh against the guarantee.
+    let limit = if partition == DEFAULT_PARTITION { q.published_limit } else { Resource::ZERO };
     let usable = if calc.fits(guaranteed, limit) { limit } else { guaranteed };
     // Apache holds the percentage as a Java float; widened, 0.2 is a little over 0.2,
     // which the Dominant calculator rounds up.
-    let percent = q.config.maximum_am_resource_percent as f32 as f64;
+    let percent = am_percent_in(state, queue, partition) as f32 as f64;
     calc.multiply_and_normalize_up(usable, percent, state.minimum_allocation())
+}
+
+/// The share of the queue's part of `partition` its ApplicationMasters may hold: its
+/// `maximum-am-resource-percent`, or the label's own (none for a label the queue has no
+/// share of).
+fn am_percent_in(state: &State, queue: QueueIndex, partition: PartitionId) -> f64 {
+    let config = &state.queues.get(queue).config;
+    if partition == DEFAULT_PARTITION {
+        return config.maximum_am_resource_percent;
+    }
+    let label = &state.partitions.get(partition).name;
+    config.node_labels.get(label).map_or(0.0, |c| c.maximum_am_resource_percent)
 }
 
 /// Apache's `getUserAMResourceLimitPerPartition`: the queue's guarantee times
@@ -280,18 +300,28 @@ pub fn queue_am_limit(state: &State, queue: QueueIndex) -> Resource {
 /// -1), within the queue's AM limit. The share counts active users and users whose
 /// only applications still wait for activation, as last counted (`PendingUsersCount`).
 pub fn user_am_limit(state: &State, queue: QueueIndex, user: &str, queue_am_limit: Resource) -> Resource {
+    user_am_limit_in(state, queue, user, DEFAULT_PARTITION, queue_am_limit)
+}
+
+/// [`user_am_limit`] in `partition` (its guarantee and AM percentage there).
+pub fn user_am_limit_in(
+    state: &State,
+    queue: QueueIndex,
+    user: &str,
+    partition: PartitionId,
+    queue_am_limit: Resource,
+) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(queue);
     let users = q.users.values().filter(|u| u.is_active()).count() + q.pending_users.get();
     let weight = q.config.user_weight(user);
     let share = ((q.config.minimum_user_limit_percent / 100.0) as f32).max(1.0 / users.max(1) as f32);
     let share = (share * weight as f32).min(1.0);
-    let by = if q.config.user_limit_factor == -1.0 {
-        q.config.maximum_am_resource_percent as f32
-    } else {
-        q.config.maximum_am_resource_percent as f32 * share * q.config.user_limit_factor as f32
-    };
-    let limit = calc.multiply_and_normalize_up(q.guaranteed(), by as f64, state.minimum_allocation());
+    let percent = am_percent_in(state, queue, partition) as f32;
+    let by =
+        if q.config.user_limit_factor == -1.0 { percent } else { percent * share * q.config.user_limit_factor as f32 };
+    let limit =
+        calc.multiply_and_normalize_up(state.guaranteed_in(queue, partition), by as f64, state.minimum_allocation());
     calc.min(state.cluster, limit, queue_am_limit)
 }
 

@@ -139,6 +139,19 @@ impl Runner {
                     // An unmanaged AM asks the RM for no container; Apache still counts
                     // the minimum allocation against the AM limits for it.
                     am_resource: am.unwrap_or_else(|| self.scheduler.state().minimum_allocation()),
+                    // The RM gives the AM's request its queue's default label expression.
+                    am_label: match (am, self.scheduler.state().queues.resolve(queue)) {
+                        (Some(_), Ok(leaf)) => self
+                            .scheduler
+                            .state()
+                            .queues
+                            .get(leaf)
+                            .config
+                            .default_node_label_expression
+                            .clone()
+                            .unwrap_or_default(),
+                        _ => String::new(),
+                    },
                     placed,
                 };
                 self.next_app_id += 1;

@@ -5,7 +5,7 @@
 
 use super::Scheduler;
 use crate::ids::{application_name, AppKey, QueueIndex};
-use crate::model::AmDiagnosis;
+use crate::model::{AmDiagnosis, PartitionId};
 use crate::policy::limits;
 use crate::resource::Resource;
 
@@ -21,8 +21,8 @@ impl Scheduler {
 
     /// Apache's `activateApplications`: pending applications (runnable, with an attempt),
     /// in submission order, become active while the queue's and the user's
-    /// ApplicationMaster limits allow. A queue with no active ApplicationMaster always
-    /// lets one in, however small its AM limit.
+    /// ApplicationMaster limits in the partition of each one's AM allow. A queue with no
+    /// active ApplicationMaster there always lets one in, however small its AM limit.
     pub(super) fn activate_pending(&mut self, queue: QueueIndex) {
         let calc = self.state.calculator();
         let pending: Vec<AppKey> = {
@@ -42,31 +42,44 @@ impl Scheduler {
         if pending.is_empty() {
             return;
         }
-        let queue_am_limit = limits::queue_am_limit(&self.state, queue);
-        // Apache works the user's AM limit out once per pass, for the first pending
-        // application's user, and holds every user of the pass to it.
-        let first_user = self.state.apps[&pending[0]].user.clone();
-        let user_am_limit = limits::user_am_limit(&self.state, queue, &first_user, queue_am_limit);
+        // Apache works each partition's AM limits out once per pass: the user's for the
+        // first pending application's user there, every user of the pass held to it.
+        let mut limits: Vec<(PartitionId, Resource, Resource)> = Vec::new();
         for key in pending {
-            let (user, am) = {
+            let (user, partition, am) = {
                 let a = &self.state.apps[&key];
-                (a.user.clone(), a.am_resource)
+                (a.user.clone(), a.am_partition, a.am_resource)
+            };
+            let (queue_am_limit, user_am_limit) = match limits.iter().find(|(p, ..)| *p == partition) {
+                Some(&(_, q, u)) => (q, u),
+                None => {
+                    let q = limits::queue_am_limit_in(&self.state, queue, partition);
+                    let u = limits::user_am_limit_in(&self.state, queue, &user, partition, q);
+                    limits.push((partition, q, u));
+                    (q, u)
+                }
             };
             let q = self.state.queues.get(queue);
             let active_in_queue = q.users.values().map(|u| u.active_apps).sum::<usize>();
-            if !calc.fits(q.am_used.plus(am), queue_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+            let queue_am_used = q.am_used_in(partition);
+            // The one AM let in whatever the limit: none is active in the queue, or none
+            // holds anything in this partition.
+            let first = active_in_queue == 0 || queue_am_used.is_none();
+            if !calc.fits(queue_am_used.plus(am), queue_am_limit) && !first {
                 self.diagnose_am(key, AmDiagnosis::QueueAmLimit);
                 continue;
             }
-            let u = q.users.get(&user).cloned().unwrap_or_default();
-            if !calc.fits(u.am_used.plus(am), user_am_limit) && active_in_queue > 0 && !q.am_used.is_none() {
+            let user_am_used = q.users.get(&user).map_or(Resource::ZERO, |u| u.am_used_in(partition));
+            if !calc.fits(user_am_used.plus(am), user_am_limit) && !first {
                 self.diagnose_am(key, AmDiagnosis::UserAmLimit);
                 continue;
             }
             let q = &mut self.state.queues.queues[queue];
-            q.am_used = q.am_used.plus(am);
+            let used = q.am_used_in_mut(partition);
+            *used = used.plus(am);
             let u = q.users.entry(user).or_default();
-            u.am_used = u.am_used.plus(am);
+            let used = u.am_used_in_mut(partition);
+            *used = used.plus(am);
             u.active_apps += 1;
             u.pending_apps = u.pending_apps.saturating_sub(1);
             if let Some(a) = self.state.apps.get_mut(&key) {
@@ -82,13 +95,16 @@ impl Scheduler {
         }
     }
 
-    /// An active application stops holding its leaf's and its user's AM limits.
-    pub(super) fn deactivate(&mut self, queue: QueueIndex, user: &str, am_resource: Resource) {
+    /// An active application stops holding its leaf's and its user's AM limits (its AM's
+    /// partition and size).
+    pub(super) fn deactivate(&mut self, queue: QueueIndex, user: &str, (partition, am): (PartitionId, Resource)) {
         let q = &mut self.state.queues.queues[queue];
-        q.am_used = q.am_used.minus(am_resource);
+        let used = q.am_used_in_mut(partition);
+        *used = used.minus(am);
         if let Some(u) = q.users.get_mut(user) {
             u.active_apps = u.active_apps.saturating_sub(1);
-            u.am_used = u.am_used.minus(am_resource);
+            let used = u.am_used_in_mut(partition);
+            *used = used.minus(am);
         }
     }
 

@@ -40,6 +40,7 @@ impl Scheduler {
         self.state.next_app += 1;
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);
         app.am_resource = sub.am_resource;
+        app.am_partition = self.state.partitions.id_of(&sub.am_label);
         self.state.apps.insert(key, app);
         self.enqueue(key);
         Ok((key, self.state.queues.get(queue).path().to_string()))
@@ -157,7 +158,8 @@ impl Scheduler {
     /// and its user's counts in its leaf); it stays in the leaf's list.
     fn leave_leaf_lists(&mut self, app: AppKey) {
         let Some(a) = self.state.apps.get_mut(&app) else { return };
-        let (queue, user, am, active, runnable) = (a.queue, a.user.clone(), a.am_resource, a.active, a.runnable);
+        let (queue, user, am, active, runnable) =
+            (a.queue, a.user.clone(), (a.am_partition, a.am_resource), a.active, a.runnable);
         a.active = false;
         if active {
             self.deactivate(queue, &user, am);

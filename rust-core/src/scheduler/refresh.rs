@@ -216,6 +216,7 @@ impl Scheduler {
             q.users = old.users;
             q.pending_users = old.pending_users;
             q.am_used = old.am_used;
+            q.labelled_am_used = old.labelled_am_used;
             q.reserved = old.reserved;
             if in_place {
                 q.runnable_apps = old.runnable_apps;

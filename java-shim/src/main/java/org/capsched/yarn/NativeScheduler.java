@@ -187,17 +187,18 @@ final class NativeScheduler implements AutoCloseable {
   /**
    * Admits an application; returns its key. A missing queue that its parent may create
    * ({@code auto-queue-creation-v2}) is created first; {@code placed} says a placement rule
-   * chose the queue, so a queue that cannot be created refuses it with the reason.
+   * chose the queue, so a queue that cannot be created refuses it with the reason;
+   * {@code amLabel} is the partition the AM's request names ({@code ""}: the default one).
    *
    * @throws ApplicationRejectedException with the reason the user sees
    */
   int submit(long clusterTimestamp, int id, String queue, String user, String[] groups,
-      long priority, boolean recovering, boolean placed, long amMemory, long amVcores)
-      throws ApplicationRejectedException {
+      long priority, boolean recovering, boolean placed, long amMemory, long amVcores,
+      String amLabel) throws ApplicationRejectedException {
     long h = enter();
     try {
       return submit(h, clusterTimestamp, id, queue, user, groups, priority, recovering,
-          placed, amMemory, amVcores);
+          placed, amMemory, amVcores, amLabel);
     } finally {
       exit();
     }
@@ -528,7 +529,7 @@ final class NativeScheduler implements AutoCloseable {
 
   private static native int submit(long handle, long clusterTimestamp, int id, String queue,
       String user, String[] groups, long priority, boolean recovering, boolean placed,
-      long amMemory, long amVcores) throws ApplicationRejectedException;
+      long amMemory, long amVcores, String amLabel) throws ApplicationRejectedException;
 
   private static native String applicationQueue(long handle, int app);
 

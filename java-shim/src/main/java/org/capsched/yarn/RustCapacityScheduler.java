@@ -642,7 +642,7 @@ public class RustCapacityScheduler
     try {
       int key = core.submit(sub.id.getClusterTimestamp(), sub.id.getId(), sub.queue, sub.user,
           sub.groups, sub.priority.getPriority(), sub.recovering, sub.placed,
-          sub.am.getMemorySize(), sub.am.getVirtualCores());
+          sub.am.getMemorySize(), sub.am.getVirtualCores(), sub.amLabel);
       String path = core.applicationQueue(key);
       if (queues.byPath(path) == null) {
         // The submission created its queue (auto-queue-creation-v2).

@@ -22,12 +22,14 @@ final class Submission {
   final String[] groups;
   final Priority priority;
   final Resource am;
+  /** The partition the AM's request names ("" for the default one), whose AM limits count it. */
+  final String amLabel;
   final boolean recovering;
   final boolean unmanagedAM;
   /** A placement rule chose the queue (the RM's placement context). */
   final boolean placed;
 
-  private Submission(AppAddedSchedulerEvent e, String[] groups, Resource am) {
+  private Submission(AppAddedSchedulerEvent e, String[] groups, Resource am, String amLabel) {
     this.id = e.getApplicationId();
     this.queue = queueOf(e);
     this.user = e.getUser();
@@ -35,6 +37,7 @@ final class Submission {
     this.priority = e.getApplicatonPriority() == null
         ? Priority.newInstance(0) : e.getApplicatonPriority();
     this.am = am;
+    this.amLabel = amLabel;
     this.recovering = e.getIsAppRecovering();
     this.unmanagedAM = e.isUnmanagedAM();
     this.placed = e.getPlacementContext() != null;
@@ -63,7 +66,22 @@ final class Submission {
       Resource minimum) {
     String[] groups = YarnConfiguration.isAclEnabled(conf)
         ? UserGroupInformation.createRemoteUser(e.getUser()).getGroupNames() : new String[0];
-    return new Submission(e, groups, amResource(e, rmContext, minimum));
+    return new Submission(e, groups, amResource(e, rmContext, minimum), amLabel(e, rmContext));
+  }
+
+  /**
+   * The partition the ApplicationMaster's request names, as the RM filled it in (its queue's
+   * default label expression when the submission named none); the default partition for an
+   * unmanaged AM, as Apache's FiCaSchedulerApp takes it.
+   */
+  private static String amLabel(AppAddedSchedulerEvent e, RMContext rmContext) {
+    RMApp app = rmContext == null ? null : rmContext.getRMApps().get(e.getApplicationId());
+    if (app == null || app.getAMResourceRequests() == null
+        || app.getAMResourceRequests().isEmpty()) {
+      return "";
+    }
+    String label = app.getAMResourceRequests().get(0).getNodeLabelExpression();
+    return label == null ? "" : label;
   }
 
   /**
