@@ -476,6 +476,8 @@ pub fn move_application(h: &Handle, app: AppKey, target: &str, commit: bool) -> 
     result.map_err(|refusal| match refusal {
         MoveRefusal::NoSuchLeaf(reason) => NativeError::NoSuchLeaf(reason),
         MoveRefusal::NotAdmitted(rejection) => NativeError::Rejected(rejection.0),
+        // Apache's refusal is a plain one, as for a queue that is not a leaf.
+        MoveRefusal::Partitions(reason) => NativeError::NoSuchLeaf(reason),
     })
 }
 

@@ -77,13 +77,16 @@ pub enum MoveRefusal {
     /// The leaf exists but does not admit the application (stopped, full): what Apache
     /// reports as an access-control failure.
     NotAdmitted(Rejection),
+    /// The leaf may not access a partition the application's current attempt has asked
+    /// for (Apache's `checkQueuePartition`, a plain refusal).
+    Partitions(String),
 }
 
 impl MoveRefusal {
     /// The text shown to the user.
     pub fn reason(&self) -> &str {
         match self {
-            MoveRefusal::NoSuchLeaf(r) | MoveRefusal::NotAdmitted(Rejection(r)) => r,
+            MoveRefusal::NoSuchLeaf(r) | MoveRefusal::NotAdmitted(Rejection(r)) | MoveRefusal::Partitions(r) => r,
         }
     }
 }
@@ -221,11 +224,36 @@ pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex
             state.queues.get(queue).path()
         )));
     }
+    if a.attempt.is_some() {
+        check_partitions(state, queue, a)?;
+    }
     // As Apache, a move to the queue the application is in is checked like any other (a
     // STOPPED queue, or one at its limits, refuses it); what it then does is nothing.
     check_running(state, queue, &name).map_err(MoveRefusal::NotAdmitted)?;
     check_limits(state, queue, &a.user, &name).map_err(MoveRefusal::NotAdmitted)?;
     Ok(queue)
+}
+
+/// The leaf must be able to access every labelled partition the application's attempt has
+/// asked for.
+fn check_partitions(state: &State, queue: QueueIndex, app: &crate::model::App) -> Result<(), MoveRefusal> {
+    let access = &state.queues.get(queue).config.accessible_node_labels;
+    let missing: Vec<&str> =
+        app.requested_partitions.iter().map(String::as_str).filter(|p| !access.allows(p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    // Apache prints both as Java hash sets.
+    let as_java_set = |labels: &[&str]| {
+        let order = crate::java_order::hash_map_order(labels, labels.len());
+        format!("[{}]", order.iter().map(|&i| labels[i]).collect::<Vec<_>>().join(", "))
+    };
+    Err(MoveRefusal::Partitions(format!(
+        "Specified queue={} can't satisfy following apps label expressions ={} accessible node labels ={}",
+        state.queues.get(queue).path(),
+        as_java_set(&missing),
+        as_java_set(&access.names())
+    )))
 }
 
 /// The queue and its ancestors must be RUNNING (under a STOPPED parent, Apache's leaf

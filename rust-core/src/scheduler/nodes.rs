@@ -72,19 +72,44 @@ impl Scheduler {
         let s = &mut self.state;
         let Some(n) = s.nodes.get_mut(&node) else { return };
         n.partition = to;
-        let mut held: Vec<(AppKey, Resource, bool)> =
-            n.containers.iter().filter_map(|c| s.containers.get(c).map(|x| (c.0, x.resource, false))).collect();
+        let mut held: Vec<(AppKey, Resource, bool, bool)> = n
+            .containers
+            .iter()
+            .filter_map(|c| {
+                let x = s.containers.get(c)?;
+                let am = s.apps.get(&c.0).is_some_and(|a| a.am_container == Some(c.1));
+                Some((c.0, x.resource, false, am))
+            })
+            .collect();
         if let Some(r) = n.reservation {
-            held.push((r.app, r.resource, true));
+            held.push((r.app, r.resource, true, false));
         }
-        for (app, resource, reserved) in held {
-            let Some(a) = s.apps.get(&app) else { continue };
+        for (app, resource, reserved, am) in held {
+            let Some(a) = s.apps.get_mut(&app) else { continue };
             let (queue, user) = (a.queue, a.user.clone());
             s.queues.refund_user_in(from, queue, &user, resource);
             s.queues.charge_user_in(to, queue, &user, resource);
             if reserved {
                 s.queues.track_reserved_in(from, queue, resource, true);
                 s.queues.track_reserved_in(to, queue, resource, false);
+            }
+            // An ApplicationMaster's container takes the application's AM to the new
+            // partition, and what it counts against the AM limits with it.
+            if am {
+                a.am_partition = to;
+                if a.active {
+                    let q = &mut s.queues.queues[queue];
+                    let from_used = q.am_used_in_mut(from);
+                    *from_used = from_used.difference(resource);
+                    let to_used = q.am_used_in_mut(to);
+                    *to_used = to_used.plus(resource);
+                    if let Some(u) = q.users.get_mut(&user) {
+                        let from_used = u.am_used_in_mut(from);
+                        *from_used = from_used.difference(resource);
+                        let to_used = u.am_used_in_mut(to);
+                        *to_used = to_used.plus(resource);
+                    }
+                }
             }
         }
     }

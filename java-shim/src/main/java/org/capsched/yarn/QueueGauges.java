@@ -41,6 +41,7 @@ final class QueueGauges {
   private final NativeScheduler core;
   private final Supplier<QueueDirectory> queues;
   private final Supplier<Resource> cluster;
+  private final Supplier<Resource> wholeCluster;
   private final Supplier<ResourceCalculator> calculator;
   private final Resource minimumAllocation;
   /** The core's change count the gauges were last published at; -1 before the first. */
@@ -50,12 +51,17 @@ final class QueueGauges {
   /** The users of each leaf published last; one who leaves holds no AM there any more. */
   private Map<RustQueue, Set<String>> usersPublished = new HashMap<>();
 
+  /**
+   * {@code cluster} gives the default partition's resource (what the gauges' shares are
+   * of), {@code wholeCluster} every node's (what Apache's calculator compares against).
+   */
   QueueGauges(NativeScheduler core, Supplier<QueueDirectory> queues,
-      Supplier<Resource> cluster, Supplier<ResourceCalculator> calculator,
-      Resource minimumAllocation) {
+      Supplier<Resource> cluster, Supplier<Resource> wholeCluster,
+      Supplier<ResourceCalculator> calculator, Resource minimumAllocation) {
     this.core = core;
     this.queues = queues;
     this.cluster = cluster;
+    this.wholeCluster = wholeCluster;
     this.calculator = calculator;
     this.minimumAllocation = minimumAllocation;
   }
@@ -97,11 +103,12 @@ final class QueueGauges {
       return false;
     }
     Resource clusterResource = cluster.get();
+    Resource whole = wholeCluster.get();
     ResourceCalculator rc = calculator.get();
     for (int i = 0; i < dir.size(); i++) {
       RustQueue queue = dir.at(i);
       publishQueue(queue.getMetrics(), new QueueSnapshot(queue.getPath(), report, i),
-          clusterResource, rc, i > 0);
+          clusterResource, whole, rc, i > 0);
     }
     Map<RustQueue, Map<String, Integer>> active = new HashMap<>();
     Map<RustQueue, Set<String>> present = new HashMap<>();
@@ -174,7 +181,7 @@ final class QueueGauges {
   }
 
   private void publishQueue(CapschedQueueMetrics m, QueueSnapshot q, Resource clusterResource,
-      ResourceCalculator rc, boolean withAvailable) {
+      Resource wholeCluster, ResourceCalculator rc, boolean withAvailable) {
     String partition = RMNodeLabelsManager.NO_LABEL;
     m.setUsedCapacity(partition, share(q.getUsedCapacity()));
     m.setAbsoluteUsedCapacity(partition, share(q.getAbsoluteUsedCapacity()));
@@ -190,8 +197,10 @@ final class QueueGauges {
     if (withAvailable) {
       Resource guaranteed = q.getEffectiveMinResource();
       Resource used = Resource.newInstance(q.getUsedMemoryMb(), (int) q.getUsedVcores());
+      // Compared as Apache's getMaxAvailableResourceToQueuePartition does: against every
+      // node, whatever the partition.
       m.setAvailableResourcesToQueue(partition,
-          Resources.greaterThan(rc, clusterResource, guaranteed, used)
+          Resources.greaterThan(rc, wholeCluster, guaranteed, used)
               ? Resources.componentwiseMax(Resources.subtract(guaranteed, used), Resources.none())
               : Resources.none());
     }

@@ -331,6 +331,23 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
+   * A node running {@code rmContainer} moved from partition {@code from} to {@code to}: what
+   * the attempt holds (and, for its ApplicationMaster's container, its AM and the AM's
+   * partition) moves with it, as Apache's attempt does. The queues' side is the core's.
+   */
+  @Override
+  public void nodePartitionUpdated(RMContainer rmContainer, String from, String to) {
+    Resource size = rmContainer.getAllocatedResource();
+    attemptResourceUsage.decUsed(from, size);
+    attemptResourceUsage.incUsed(to, size);
+    if (rmContainer.isAMContainer()) {
+      setAppAMNodePartitionName(to);
+      attemptResourceUsage.decAMUsed(from, size);
+      attemptResourceUsage.incAMUsed(to, size);
+    }
+  }
+
+  /**
    * Records a container the core allocated. Returns null if the attempt stopped in the
    * meantime; the caller then gives the container back to the core.
    */

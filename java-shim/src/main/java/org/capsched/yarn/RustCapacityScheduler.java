@@ -182,7 +182,7 @@ public class RustCapacityScheduler
         (appKey, id) -> releases.add(appKey, id, Wire.ReleaseKind.NODE_FREED));
     views = new QueueViews(core, () -> queues, readLock);
     gauges = new QueueGauges(core, () -> queues, this::defaultPartitionResource,
-        () -> calculator, minimumAllocation);
+        this::getClusterResource, () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
     queueLayout = -1;
     rebuildQueues(configuration);
@@ -491,7 +491,7 @@ public class RustCapacityScheduler
    * did ({@code yarn rmadmin -updateNodeResource}), or they registered. As Apache's
    * scheduler does, each such node's reservation is dropped, so that the application finds
    * its place again at its next turn, and the node takes its labels (its partition is the
-   * first). Then, with the reservations given back, the core learns the cluster's labels and
+   * first), its running containers' attempts moving what they hold there with it. Then, with the reservations given back, the core learns the cluster's labels and
    * each node's partition, and works the queues' capacities and limits out again, as
    * Apache's {@code updateClusterResource}.
    */
@@ -510,7 +510,16 @@ public class RustCapacityScheduler
         end(node.getReservedContainer(), SchedulerUtils.UNRESERVED_CONTAINER,
             RMContainerEventType.KILL);
       }
-      touched.add(node.getPartition());
+      String from = node.getPartition();
+      String to = e.getValue().isEmpty() ? RMNodeLabelsManager.NO_LABEL
+          : e.getValue().iterator().next();
+      for (RMContainer running : node.getCopiedListOfRunningContainers()) {
+        RustAppAttempt attempt = getApplicationAttempt(running.getApplicationAttemptId());
+        if (attempt != null) {
+          attempt.nodePartitionUpdated(running, from, to);
+        }
+      }
+      touched.add(from);
       node.updateLabels(e.getValue());
       touched.add(node.getPartition());
       keys[n] = node.key();
@@ -536,7 +545,7 @@ public class RustCapacityScheduler
   }
 
   /** The RM's node-label manager; null in an RM context without one. */
-  private RMNodeLabelsManager labelManager() {
+  RMNodeLabelsManager labelManager() {
     return rmContext == null ? null : rmContext.getNodeLabelManager();
   }
 

@@ -127,6 +127,15 @@ final class RandomScenario {
      * phase's selector, even when placement rules then leave it without the phase.
      */
     private final Random selectors;
+    /** Node labels: which seeds have a labelled partition, and everything about it. */
+    private final Random labels;
+    /** The cluster's label ("gpu"), or null when the seed has none. */
+    private String label;
+    private boolean labelExclusive;
+    /** Leaves that may access the label as the configuration stands. */
+    private final TreeSet<String> labelLeaves = new TreeSet<>();
+    /** Nodes in the labelled partition now. */
+    private final TreeSet<String> labelledNodes = new TreeSet<>();
     private SelectorPhase selectorPhase = SelectorPhase.NONE;
     /** The phase's leaves: the one that fills the cluster, and the under-served one. */
     private Queue hogLeaf;
@@ -191,6 +200,7 @@ final class RandomScenario {
       autoQueues = new Random(seed * 0x94D049BB133111EBL + 10);
       legacyQueues = new Random(seed * 0x2545F4914F6CDD1DL + 11);
       selectors = new Random(seed * 0xD6E8FEB86659FD93L + 12);
+      labels = new Random(seed * 0xBF58476D1CE4E5B9L + 13);
       s.append("# random scenario, seed ").append(seed).append('\n');
     }
 
@@ -227,12 +237,21 @@ final class RandomScenario {
       chooseAutoQueues();
       chooseManagedParent();
       planSelectorPhase();
+      chooseNodeLabels();
       s.append("config\n").append(xml()).append("end\n");
       int maxPriority = r.nextInt(4) == 0 ? 5 : 0;
       // ACLs on: priority ACLs (and every queue ACL, all open by default) are enforced.
       boolean acl = later.nextInt(3) == 0;
-      if (maxPriority > 0 || acl || faults != null || groupsMapping != null) {
+      boolean amNonExclusive = label != null && !labelExclusive && labels.nextInt(3) == 0;
+      if (maxPriority > 0 || acl || faults != null || groupsMapping != null || label != null) {
         s.append("cluster");
+        if (label != null) {
+          s.append(" node-labels=true");
+        }
+        if (amNonExclusive) {
+          s.append(" am-non-exclusive=true");
+          features.add("labels:am-non-exclusive");
+        }
         if (groupsMapping != null) {
           s.append(" groups=").append(groupsMapping);
         }
@@ -253,6 +272,7 @@ final class RandomScenario {
       for (String line : nodeLines) {
         s.append(line);
       }
+      labelNodes();
       selectorPhase();
       int steps = 25 + r.nextInt(35);
       if (soakSteps > 0) {
@@ -263,6 +283,7 @@ final class RandomScenario {
           continue;
         }
         step();
+        relabel();
         if (preempting && (i == steps / 4 || i == steps / 2)) {
           pressure(i == steps / 4 ? "pressure1" : "pressure2");
         }
@@ -1186,7 +1207,13 @@ final class RandomScenario {
         vcores = " vcores=" + (1 + r.nextInt(3));
         features.add("event:ask-vcores");
       }
-      s.append(String.format("ask %s priority=%d memory=%dG%s count=%d%n", app, priority, memory, vcores, count));
+      String labelled = "";
+      if (label != null && labelLeaves.contains(appLeaf.get(app)) && labels.nextInt(2) == 0) {
+        labelled = " label=" + label;
+        features.add("labels:ask");
+      }
+      s.append(String.format("ask %s priority=%d memory=%dG%s count=%d%s%n", app, priority, memory, vcores, count,
+          labelled));
       features.add("event:ask");
       if (r.nextInt(4) == 0) {
         String node = nodes.get(r.nextInt(nodes.size()));
@@ -1260,6 +1287,129 @@ final class RandomScenario {
       }
     }
 
+    // ---- node labels ------------------------------------------------------------------
+
+    /**
+     * For about one seed in five written in percentages (and not a soak, nor a tree with
+     * auto-created queues): a label, exclusive or not, its shares down some paths of the
+     * tree (see {@link #assignLabelShares}), one or two nodes labelled, asks for it (see
+     * {@link #ask}), nodes relabelled as the run goes (see {@link #relabel}).
+     */
+    private void chooseNodeLabels() {
+      boolean drawn = labels.nextInt(3) == 0;
+      if (!drawn || mode != Mode.PERCENT || faults != null || managedParent != null || creatingParent != null) {
+        return;
+      }
+      label = "gpu";
+      labelExclusive = labels.nextBoolean();
+      features.add(labelExclusive ? "labels:exclusive" : "labels:non-exclusive");
+      assignLabelShares();
+    }
+
+    /**
+     * Draws the label's shares afresh: under the root and under every parent with a share,
+     * one or two children get one (adding up to 100), each sometimes with a maximum and,
+     * on a leaf, its own AM percentage or a default label expression; the other children
+     * may not access the label or inherit their parent's access with no share.
+     */
+    private void assignLabelShares() {
+      List<Queue> all = new ArrayList<>();
+      collectQueues(root, all);
+      for (Queue q : all) {
+        q.settings.keySet().removeIf(k -> k.startsWith("accessible-node-labels")
+            || k.equals("default-node-label-expression"));
+      }
+      labelLeaves.clear();
+      shareLabel(root, true, true);
+    }
+
+    /**
+     * Shares the label among {@code parent}'s children when it has a share itself
+     * ({@code shared}); under a parent that may access it without a share, or may not, the
+     * children inherit that.
+     */
+    private void shareLabel(Queue parent, boolean accesses, boolean shared) {
+      if (parent.isLeaf()) {
+        if (accesses) {
+          labelLeaves.add(parent.name);
+        }
+        return;
+      }
+      if (!shared) {
+        for (Queue c : parent.children) {
+          shareLabel(c, accesses, false);
+        }
+        return;
+      }
+      int n = parent.children.size();
+      int given = Math.min(n, 1 + labels.nextInt(2));
+      int[] shares = given == 1 ? new int[] {100} : new int[] {30 + labels.nextInt(41), 0};
+      if (given == 2) {
+        shares[1] = 100 - shares[0];
+      }
+      int first = labels.nextInt(n);
+      String prefix = "accessible-node-labels";
+      for (int i = 0; i < n; i++) {
+        Queue c = parent.children.get(i);
+        int at = (i - first + n) % n;
+        if (at < given) {
+          c.settings.put(prefix, label);
+          c.settings.put(prefix + "." + label + ".capacity", Integer.toString(shares[at]));
+          if (labels.nextInt(3) == 0) {
+            c.settings.put(prefix + "." + label + ".maximum-capacity", Integer.toString(
+                Math.max(shares[at], 40 + labels.nextInt(61))));
+            features.add("labels:maximum-capacity");
+          }
+          if (c.isLeaf() && labels.nextInt(4) == 0) {
+            c.settings.put(prefix + "." + label + ".maximum-am-resource-percent", pick(labels, "0.2", "0.5", "1.0"));
+            features.add("labels:maximum-am-resource-percent");
+          }
+          if (c.isLeaf() && labels.nextInt(4) == 0) {
+            c.settings.put("default-node-label-expression", label);
+            features.add("labels:default-node-label-expression");
+          }
+          shareLabel(c, true, true);
+        } else if (labels.nextBoolean()) {
+          // No access at all (a blank list).
+          c.settings.put(prefix, " ");
+          shareLabel(c, false, false);
+        } else {
+          // Its parent's access, with no share of the label.
+          shareLabel(c, true, false);
+        }
+      }
+    }
+
+    /** The label added to the cluster and its first nodes labelled. */
+    private void labelNodes() {
+      if (label == null) {
+        return;
+      }
+      s.append("node-label ").append(label).append(labelExclusive ? "" : " exclusive=false").append('\n');
+      int count = nodes.size() >= 4 && labels.nextBoolean() ? 2 : 1;
+      List<String> pool = new ArrayList<>(nodes);
+      for (int i = 0; i < count; i++) {
+        String node = pool.remove(labels.nextInt(pool.size()));
+        labelledNodes.add(node);
+        s.append("label-node ").append(node).append(' ').append(label).append('\n');
+      }
+    }
+
+    /** Now and then a node joins or leaves the labelled partition. */
+    private void relabel() {
+      if (label == null || labels.nextInt(20) != 0) {
+        return;
+      }
+      String node = nodes.get(labels.nextInt(nodes.size()));
+      if (labelledNodes.remove(node)) {
+        s.append("label-node ").append(node).append('\n');
+      } else {
+        labelledNodes.add(node);
+        s.append("label-node ").append(node).append(' ').append(label).append('\n');
+      }
+      features.add("labels:relabel");
+    }
+
     // ---- refreshes ----------------------------------------------------------------------
 
     private void refresh() {
@@ -1307,7 +1457,7 @@ final class RandomScenario {
         features.add("refresh:add-leaf");
       } else if (kind == 7) {
         removeLeaf(leaves);
-      } else if (kind == 8) {
+      } else if (kind == 8 && label == null) {
         Mode from = mode;
         mode = mode == Mode.PERCENT ? Mode.WEIGHT : Mode.PERCENT;
         assignShares(root);
@@ -1315,6 +1465,14 @@ final class RandomScenario {
       } else {
         drf = !drf;
         features.add("refresh:calculator");
+      }
+      if (label != null) {
+        if (kind < 4 || kind == 6 || kind == 7) {
+          // The tree or its shares changed: the label's shares are drawn again, so that
+          // they still add up under every parent.
+          assignLabelShares();
+          features.add("labels:refresh");
+        }
       }
       s.append("refresh\n").append(xml()).append("end\n");
       features.add("refresh");

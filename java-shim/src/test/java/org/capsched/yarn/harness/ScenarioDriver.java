@@ -42,6 +42,7 @@ import org.apache.hadoop.yarn.api.records.ResourceBlacklistRequest;
 import org.apache.hadoop.yarn.api.records.ResourceOption;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.exceptions.InvalidResourceRequestException;
 import org.apache.hadoop.yarn.exceptions.YarnException;
 import org.apache.hadoop.yarn.server.api.protocolrecords.AddToClusterNodeLabelsRequest;
 import org.apache.hadoop.yarn.server.api.protocolrecords.ReplaceLabelsOnNodeRequest;
@@ -145,6 +146,8 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
+  /** Applications whose last allocate() the RM refused (an ask it does not accept), why. */
+  private final Map<String, String> refusedAsks = new HashMap<>();
   /** The verdict of this step's expect line, if it is one (see {@link #expect}). */
   private String expectation;
   /** Priority changes the RM refused (a priority ACL), by application name: the reason. */
@@ -676,8 +679,24 @@ public final class ScenarioDriver implements AutoCloseable {
     ams.put(name, am);
     List<ResourceRequest> asks = waitingAsks.remove(name);
     if (asks != null) {
-      pull(name, am.allocate(asks, Collections.<ContainerId>emptyList()));
+      allocate(name, am, asks);
     }
+  }
+
+  /**
+   * The AM's allocate() with {@code asks}; one the RM refuses (a label the queue may not
+   * use, a size over the maximum) is recorded for the comparison, as a refused move is.
+   */
+  private void allocate(String name, MockAM am, List<ResourceRequest> asks) throws Exception {
+    AllocateResponse response;
+    try {
+      response = am.allocate(asks, Collections.<ContainerId>emptyList());
+    } catch (InvalidResourceRequestException refused) {
+      refusedAsks.put(name, refused.getMessage());
+      return;
+    }
+    refusedAsks.remove(name);
+    pull(name, response);
   }
 
   private void ask(String name, Map<String, String> named) throws Exception {
@@ -698,7 +717,7 @@ public final class ScenarioDriver implements AutoCloseable {
       waitingAsks.computeIfAbsent(name, k -> new ArrayList<>()).add(r);
       return;
     }
-    pull(name, am.allocate(Collections.singletonList(r), Collections.<ContainerId>emptyList()));
+    allocate(name, am, Collections.singletonList(r));
   }
 
   private void heartbeat(String target, int rounds) throws Exception {
@@ -1439,6 +1458,9 @@ public final class ScenarioDriver implements AutoCloseable {
       }
       if (refusedMoves.containsKey(e.getKey())) {
         fact += " move-refused=" + refusedMoves.get(e.getKey());
+      }
+      if (refusedAsks.containsKey(e.getKey())) {
+        fact += " ask-refused=" + refusedAsks.get(e.getKey());
       }
       Long timeout = app.getApplicationTimeouts().get(ApplicationTimeoutType.LIFETIME);
       if (timeout != null && timeout > 0) {
