@@ -146,6 +146,8 @@ public final class ScenarioDriver implements AutoCloseable {
 
   /** The reason each application's last refused move gave. */
   private final Map<String, String> refusedMoves = new HashMap<>();
+  /** A node has been moved between partitions (label-node) during the run. */
+  private boolean relabelled;
   /** Applications whose last allocate() the RM refused (an ask it does not accept), why. */
   private final Map<String, String> refusedAsks = new HashMap<>();
   /** The verdict of this step's expect line, if it is one (see {@link #expect}). */
@@ -367,6 +369,7 @@ public final class ScenarioDriver implements AutoCloseable {
           Collections.singletonMap(nodes.get(words.get(1)).getNodeId(), words.size() > 2
               ? Collections.singleton(words.get(2)) : Collections.<String>emptySet())));
       rm.drainEvents();
+      relabelled = true;
       break;
     case "blacklist":
       blacklist(words.get(1), hostList(named.get("add")), hostList(named.get("remove")));
@@ -1417,6 +1420,10 @@ public final class ScenarioDriver implements AutoCloseable {
     }
     if (lastStep != null) {
       facts.put("step", lastStep);
+    }
+    if (relabelled) {
+      // (Read by divergence checks: gauges that do not follow a relabelled node.)
+      facts.put("nodes-relabelled", "true");
     }
     if (lastPreemptionFailure != null) {
       facts.put("preemption-round-failed", lastPreemptionFailure);
