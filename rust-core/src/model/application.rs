@@ -485,6 +485,14 @@ impl App {
     pub fn pending(&self) -> Resource {
         self.requests.values().fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
     }
+
+    /// [`App::pending`] for the requests in `partition` (`""`: the default one).
+    pub fn pending_in(&self, partition: &str) -> Resource {
+        self.requests
+            .values()
+            .filter(|g| g.partition == partition)
+            .fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
+    }
 }
 
 #[cfg(test)]

@@ -135,7 +135,8 @@ fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
             let used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
             (floor0(sub(limit, used)), Resource::ZERO, Resource::ZERO)
         });
-        let pending = app.pending();
+        // Preemption works for the default partition only so far: its asks alone.
+        let pending = app.pending_in("");
         entry.1 = add(entry.1, floor0(pending));
         entry.2 = add(entry.2, floor0(sub(pending, app.reserved())));
     }

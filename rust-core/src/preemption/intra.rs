@@ -195,7 +195,7 @@ fn leaf_demand(
             fair: FairKey::of(a, size_based),
             used: a.used,
             am_used: if a.am_container.is_some() { a.am_resource } else { Resource::ZERO },
-            pending: a.pending(),
+            pending: a.pending_in(""),
             selected: Resource::ZERO,
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,

@@ -125,7 +125,10 @@ pub(super) fn fifo(
             let mut keys: Vec<SchedulerKey> = app.reservations.values().map(|r| r.key).collect();
             keys.sort_unstable();
             keys.dedup();
-            let reserved = keys.into_iter().flat_map(|k| reservations_in_map_order(state, app, k));
+            let reserved = keys
+                .into_iter()
+                .flat_map(|k| reservations_in_map_order(state, app, k))
+                .filter(|r| in_default_partition(state, r.node));
             for r in reserved {
                 let c = Candidate { container: (key, r.container), reserved_on: Some(r.node), balance };
                 if sel.chosen_set.contains(&c.container) {
@@ -174,18 +177,26 @@ pub(super) fn fifo(
     }
 }
 
-/// An application's live containers, least important request first (highest priority
-/// number, then highest allocation-request id), newest first within a request (Apache's
-/// `sortContainers`).
+/// An application's live containers in the default partition (the one preemption works
+/// for so far: Apache takes a container only towards what its node's partition owes),
+/// least important request first (highest priority number, then highest
+/// allocation-request id), newest first within a request (Apache's `sortContainers`).
 pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource)> {
     let Some(a) = state.apps.get(&app) else { return Vec::new() };
     let mut out: Vec<_> = a
         .containers
         .iter()
-        .filter_map(|&id| state.containers.get(&(app, id)).map(|c| (c.key, id, c.resource)))
+        .filter_map(|&id| state.containers.get(&(app, id)).map(|c| (c.key, id, c.resource, c.node)))
+        .filter(|&(.., node)| in_default_partition(state, node))
+        .map(|(key, id, resource, _)| (key, id, resource))
         .collect();
     out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
     out.into_iter().map(|(_, id, r)| (id, r)).collect()
+}
+
+/// Whether `node` is in the default partition (a node gone counts as in it).
+pub(super) fn in_default_partition(state: &State, node: crate::ids::NodeKey) -> bool {
+    state.nodes.get(&node).is_none_or(|n| n.partition == crate::model::DEFAULT_PARTITION)
 }
 
 /// What a selector's candidates already give back, taken off what the queues still owe
