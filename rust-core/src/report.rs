@@ -67,6 +67,9 @@ pub struct QueueRow {
     pub active_applications: usize,
     /// Applications waiting for activation (leaves).
     pub pending_applications: usize,
+    /// Containers and reservations its applications hold, in every partition (leaves;
+    /// Apache's `numContainers`).
+    pub containers: usize,
     /// The part of `used` held by reservations.
     pub reserved: Resource,
     /// Applications one user may have in the queue at once (leaves).
@@ -219,6 +222,11 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
             } else {
                 (0, 0)
             };
+            let containers = if leaf {
+                q.apps.iter().filter_map(|k| state.apps.get(k)).map(|a| a.containers.len() + a.reservations.len()).sum()
+            } else {
+                0
+            };
             let applications = queues.apps_under(index);
             // An absolute-resource queue's shares are its resources over the cluster's:
             // undefined (0 over 0) until a NodeManager registers, as Apache reports them.
@@ -258,6 +266,7 @@ pub fn queue_rows(state: &State) -> Vec<QueueRow> {
                 user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
                 active_applications,
                 pending_applications,
+                containers,
                 reserved: q.reserved,
                 runnable_applications: q.runnable_apps,
                 lifetime: q.config.lifetime,

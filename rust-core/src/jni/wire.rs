@@ -221,8 +221,10 @@ wire_constants! {
         DYNAMIC = 31;
         /// Whether queues may be created under it ([`auto_creation`]).
         AUTO_CREATION = 32;
+        /// Containers and reservations its applications hold, every partition (leaves).
+        CONTAINERS = 33;
         /// Longs per queue.
-        STRIDE = 33;
+        STRIDE = 34;
     }
 }
 
@@ -528,6 +530,7 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::USER_AM_LIMIT_VCORES] = q.user_am_limit.vcores;
         count[c::ACTIVE_APPLICATIONS] = q.active_applications as i64;
         count[c::PENDING_APPLICATIONS] = q.pending_applications as i64;
+        count[c::CONTAINERS] = q.containers as i64;
         count[c::RESERVED_MEMORY] = q.reserved.memory_mb;
         count[c::RESERVED_VCORES] = q.reserved.vcores;
         count[c::MAXIMUM_APPLICATIONS_PER_USER] = q.maximum_applications_per_user;

@@ -157,6 +157,14 @@ public final class QueueSnapshot {
     return (int) counts[count + Wire.QueueCounts.PENDING_APPLICATIONS];
   }
 
+  /**
+   * Containers and reservations the leaf's applications hold, in every partition (Apache's
+   * {@code numContainers}).
+   */
+  public int getNumContainers() {
+    return (int) counts[count + Wire.QueueCounts.CONTAINERS];
+  }
+
   /** Applications counted against {@code max-parallel-apps} in this queue and below. */
   public int getNumRunnableApplications() {
     return (int) counts[count + Wire.QueueCounts.RUNNABLE_APPLICATIONS];

@@ -142,7 +142,8 @@ final class Wire {
     static final int LEAF = 30;
     static final int DYNAMIC = 31;
     static final int AUTO_CREATION = 32;
-    static final int STRIDE = 33;
+    static final int CONTAINERS = 33;
+    static final int STRIDE = 34;
 
     private QueueCounts() {
     }

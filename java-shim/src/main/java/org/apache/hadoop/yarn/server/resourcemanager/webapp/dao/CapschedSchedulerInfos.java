@@ -140,10 +140,8 @@ public final class CapschedSchedulerInfos {
     String path = q.getPath();
     info.numActiveApplications = q.getNumActiveApplications();
     info.numPendingApplications = q.getNumPendingApplications();
-    QueueMetrics metrics = state.metrics(index);
-    // Apache counts a leaf's reservations among its containers.
-    info.numContainers = metrics == null ? 0
-        : metrics.getAllocatedContainers() + metrics.getReservedContainers();
+    // Apache counts a leaf's reservations among its containers, in every partition.
+    info.numContainers = q.getNumContainers();
     info.maxApplications = q.getMaximumApplications();
     info.maxApplicationsPerUser = q.getMaximumApplicationsPerUser();
     info.userLimit = (float) q.getMinimumUserLimitPercent();
