@@ -160,7 +160,7 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
                 queue: index,
                 user: name.clone(),
                 // In every partition, as Apache's user records list it (`getAllUsed`).
-                used: u.labelled_used.values().fold(u.used, |s, &x| s.plus(x)),
+                used: u.labelled.values().fold(u.used, |s, x| s.plus(x.used)),
                 used_default: u.used,
                 am_used: u.am_used,
                 limit: limits::limit_for_user(state, index, name),

@@ -203,8 +203,8 @@ pub struct App {
     /// Passes in which a request group for the default partition got past its queue's
     /// headroom, since it was last placed in the default partition (Apache's
     /// `missedNonPartitionedReqSchedulingOpportunity`): a non-exclusive node lends it room
-    /// once this reaches the cluster's node count.
-    pub missed_non_partitioned: HashMap<SchedulerKey, u64>,
+    /// once this reaches the cluster's node count. Few groups, mostly none: a list.
+    missed_non_partitioned: Vec<(SchedulerKey, u64)>,
     /// Nodes reserved for this application, by the reserved container's number.
     pub reservations: HashMap<ContainerId, Reservation>,
     /// Where it must get no containers.
@@ -261,7 +261,7 @@ impl App {
             am_resource: Resource::ZERO,
             am_partition: crate::model::DEFAULT_PARTITION,
             missed_opportunities: HashMap::default(),
-            missed_non_partitioned: HashMap::default(),
+            missed_non_partitioned: Vec::new(),
             reservations: HashMap::default(),
             blacklist: Blacklist::default(),
             re_reservations: HashMap::default(),
@@ -450,7 +450,22 @@ impl App {
     /// Missed non-partitioned opportunities of one request group (see
     /// `missed_non_partitioned`).
     pub fn missed_non_partitioned(&self, key: SchedulerKey) -> u64 {
-        self.missed_non_partitioned.get(&key).copied().unwrap_or(0)
+        self.missed_non_partitioned.iter().find(|(k, _)| *k == key).map_or(0, |&(_, n)| n)
+    }
+
+    /// One more missed non-partitioned opportunity for `key`.
+    pub fn count_non_partitioned_miss(&mut self, key: SchedulerKey) {
+        match self.missed_non_partitioned.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => self.missed_non_partitioned.push((key, 1)),
+        }
+    }
+
+    /// `key` was placed (or reserved) in the default partition: its count starts over.
+    pub fn reset_non_partitioned_misses(&mut self, key: SchedulerKey) {
+        if !self.missed_non_partitioned.is_empty() {
+            self.missed_non_partitioned.retain(|(k, _)| *k != key);
+        }
     }
 
     /// Missed scheduling opportunities of one request group.

@@ -303,7 +303,7 @@ impl State {
             }
             for (name, u) in &q.users {
                 let held = user_held.get(&(index, name.as_str())).copied().unwrap_or_default();
-                let booked = u.labelled_used.values().fold(u.used, |s, &x| s.plus(x));
+                let booked = u.labelled.values().fold(u.used, |s, x| s.plus(x.used));
                 if booked != held {
                     out.push(format!(
                         "user {name} in {} books {} used; its applications hold {held}",

@@ -435,7 +435,7 @@ impl QueueTree {
         }
         self.move_labelled(partition, leaf, r, false, false);
         let q = &mut self.queues[leaf];
-        let used = q.users.entry(user.to_string()).or_default().labelled_used.entry(partition).or_default();
+        let used = &mut q.users.entry(user.to_string()).or_default().labelled.entry(partition).or_default().used;
         *used = used.plus(r);
         q.users_changed();
         q.user_limit_looked_up();
@@ -448,7 +448,7 @@ impl QueueTree {
         }
         self.move_labelled(partition, leaf, r, true, false);
         let q = &mut self.queues[leaf];
-        if let Some(used) = q.users.get_mut(user).and_then(|u| u.labelled_used.get_mut(&partition)) {
+        if let Some(used) = q.users.get_mut(user).and_then(|u| u.labelled.get_mut(&partition)).map(|u| &mut u.used) {
             *used = used.minus(r);
         }
         q.users_changed();

@@ -5,21 +5,28 @@
 
 use crate::resource::{Resource, ResourceCalculator};
 
+/// What a user holds in one labelled partition of a leaf.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LabelledUse {
+    /// Its containers.
+    pub used: Resource,
+    /// Its activated applications' ApplicationMasters.
+    pub am_used: Resource,
+}
+
 /// One user's standing in one leaf queue.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UserState {
     /// Resources the user's containers hold in this queue, in the default partition.
     pub used: Resource,
-    /// What they hold in each labelled partition.
-    pub labelled_used: rustc_hash::FxHashMap<crate::model::PartitionId, Resource>,
+    /// What they and their ApplicationMasters hold in each labelled partition.
+    pub labelled: rustc_hash::FxHashMap<crate::model::PartitionId, LabelledUse>,
     /// `used` as a share of the cluster (the dominant share under DRF), as last worked out
     /// (Apache's per-user usage ratio, a Java float).
     pub usage_ratio: f32,
     /// Resources held by the user's ApplicationMasters in this queue, in the default
     /// partition.
     pub am_used: Resource,
-    /// The same in each labelled partition.
-    pub labelled_am_used: rustc_hash::FxHashMap<crate::model::PartitionId, Resource>,
     /// The user's applications that are activated (may get containers).
     pub active_apps: usize,
     /// The user's runnable applications waiting for activation (AM limits; see
@@ -43,7 +50,7 @@ impl UserState {
             && self.pending_apps == 0
             && self.used.is_none()
             && self.apps_counted_active == 0
-            && self.labelled_used.values().all(|u| u.is_none())
+            && self.labelled.values().all(|u| u.used.is_none())
     }
 
     /// What the user holds in `partition`.
@@ -51,7 +58,7 @@ impl UserState {
         if partition == crate::model::DEFAULT_PARTITION {
             return self.used;
         }
-        self.labelled_used.get(&partition).copied().unwrap_or(Resource::ZERO)
+        self.labelled.get(&partition).map_or(Resource::ZERO, |u| u.used)
     }
 
     /// What the user's active ApplicationMasters hold in `partition`.
@@ -59,7 +66,7 @@ impl UserState {
         if partition == crate::model::DEFAULT_PARTITION {
             return self.am_used;
         }
-        self.labelled_am_used.get(&partition).copied().unwrap_or(Resource::ZERO)
+        self.labelled.get(&partition).map_or(Resource::ZERO, |u| u.am_used)
     }
 
     /// [`UserState::am_used_in`], to change.
@@ -67,7 +74,7 @@ impl UserState {
         if partition == crate::model::DEFAULT_PARTITION {
             return &mut self.am_used;
         }
-        self.labelled_am_used.entry(partition).or_default()
+        &mut self.labelled.entry(partition).or_default().am_used
     }
 
     /// Works the usage ratio out again for `used` against `cluster`, returning how much it

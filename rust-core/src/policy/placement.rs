@@ -281,15 +281,7 @@ fn visit_leaf(
         if !app.is_asking_in(pass.asked()) {
             continue;
         }
-        let base = *base_limit.get_or_insert_with(|| {
-            let mut inputs = user_limit_inputs_in(state, pass.partition, queue);
-            // A lent partition caps a user at the whole of it, not at a share of the
-            // queue's guarantee there (which may be nothing).
-            if pass.ignore_exclusivity {
-                inputs.ceiling = Some(inputs.cluster);
-            }
-            user_limit(calc, &inputs)
-        });
+        let base = *base_limit.get_or_insert_with(|| pass_user_limit(state, pass, queue));
         let ul = weighted_limit(state, queue, base, &app.user);
         let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used_in(pass.partition));
         // A user may go over the limit by one container, never further (Apache compares
@@ -315,6 +307,19 @@ fn visit_leaf(
         }
     }
     Outcome::Nothing
+}
+
+/// The limit for one unit of user weight in `queue` during `pass`. (Kept out of
+/// `visit_leaf`, which runs for every application, as it runs once per leaf.)
+#[inline(never)]
+fn pass_user_limit(state: &State, pass: &Pass<'_>, queue: QueueIndex) -> Resource {
+    let mut inputs = user_limit_inputs_in(state, pass.partition, queue);
+    // A lent partition caps a user at the whole of it, not at a share of the queue's
+    // guarantee there (which may be nothing).
+    if pass.ignore_exclusivity {
+        inputs.ceiling = Some(inputs.cluster);
+    }
+    user_limit(state.calculator(), &inputs)
 }
 
 /// What an application may use on this node.
@@ -358,6 +363,9 @@ pub fn killable_to_make_room(state: &State, node: &Node, size: Resource) -> Opti
     None
 }
 
+// Kept out of `visit_leaf`: most applications a pass looks at stop before it (at their
+// user limit, say), and a smaller loop there keeps its lookups inlined.
+#[inline(never)]
 fn try_app(
     state: &State,
     pass: &Pass<'_>,
@@ -394,18 +402,24 @@ fn try_app(
         if !calc.fits(required, room.headroom.plus(room.app_reserved)) {
             return Outcome::QueueLimit(room.headroom);
         }
-        // A request for the default partition counts the passes it gets this far; until it
-        // has missed as many as the cluster has nodes, a lent node skips the application
-        // (Apache's missedNonPartitionedRequestSchedulingOpportunity).
-        if group.partition.is_empty() {
+        // A request for the default partition counts the passes it gets this far (Apache's
+        // missedNonPartitionedRequestSchedulingOpportunity): until it has missed as many as
+        // the cluster has nodes, a lent node skips the application. (In a default node's
+        // pass the count is taken below, where nothing is placed: a placement there starts
+        // it over at once.)
+        let non_partitioned = group.partition.is_empty();
+        if non_partitioned && pass.ignore_exclusivity {
             effects.non_partitioned_missed.push((key, sk));
-            if pass.ignore_exclusivity && app.missed_non_partitioned(sk) + 1 < state.nodes.len() as u64 {
+            if app.missed_non_partitioned(sk) + 1 < state.nodes.len() as u64 {
                 return Outcome::Nothing;
             }
         }
         // Apache checks the blacklist after the headroom, and skips the whole application
         // without counting a missed opportunity.
         if app.blacklist.excludes(&node.host, &node.rack) {
+            if non_partitioned && !pass.ignore_exclusivity {
+                effects.non_partitioned_missed.push((key, sk));
+            }
             return Outcome::Nothing;
         }
         // What must be given up to place a container of `size`: the part above the queue's
@@ -469,6 +483,9 @@ fn try_app(
             }
             after = Some(locality);
         };
+        if non_partitioned && !pass.ignore_exclusivity {
+            effects.non_partitioned_missed.push((key, sk));
+        }
         // The application passes on this node (waiting for locality, or nowhere to put
         // it): the request group missed an opportunity. A group the node cannot serve at
         // all lets the next group try.

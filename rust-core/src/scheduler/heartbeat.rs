@@ -79,7 +79,7 @@ impl Scheduler {
                     if let Some(a) = self.state.apps.get_mut(&r.app) {
                         a.restart_locality_wait(r.key, r.locality, full_reset);
                         if in_default {
-                            a.missed_non_partitioned.remove(&r.key);
+                            a.reset_non_partitioned_misses(r.key);
                         }
                     }
                     if self.queues_accept(node, r.app, r.resource, Resource::ZERO, &[], lent) {
@@ -105,7 +105,7 @@ impl Scheduler {
                 }
                 // Placed in the default partition: the wait for a lent node starts over.
                 if in_default {
-                    app.missed_non_partitioned.remove(&a.key);
+                    app.reset_non_partitioned_misses(a.key);
                 }
             }
             let released =
@@ -246,7 +246,7 @@ impl Scheduler {
         }
         for (app, key) in non_partitioned_missed {
             if let Some(a) = self.state.apps.get_mut(&app) {
-                *a.missed_non_partitioned.entry(key).or_insert(0) += 1;
+                a.count_non_partitioned_miss(key);
             }
         }
     }
