@@ -394,6 +394,11 @@ impl App {
     /// after filling in the queue's default label expression.
     pub fn label_requests(&mut self, asks: &[Ask], labels: &[String]) {
         for (i, ask) in asks.iter().enumerate().filter(|(_, a)| a.resource_name == ANY) {
+            // Of several `*` asks for one request in a call, the last is the one (Apache's
+            // scheduler drops the others before it looks at their labels).
+            if asks[i + 1..].iter().any(|later| later.resource_name == ANY && later.key == ask.key) {
+                continue;
+            }
             let label = labels.get(i).map_or("", String::as_str);
             if !self.requested_partitions.iter().any(|p| p == label) {
                 self.requested_partitions.push(label.to_string());
