@@ -530,6 +530,16 @@ mod tests {
     }
 
     #[test]
+    fn of_two_star_asks_for_one_request_in_a_call_the_last_names_its_partition() {
+        let mut app = App::new((1, 1), 0, "u".into(), 0);
+        let asks = [ask(ANY, 2, true), ask(ANY, 3, true)];
+        app.label_requests(&asks, &["gpu".to_string(), String::new()]);
+        assert_eq!(app.requested_partitions, [""], "the labelled ask was replaced in the same call");
+        app.label_requests(&asks[..1], &["gpu".to_string()]);
+        assert_eq!(app.requested_partitions, ["", "gpu"]);
+    }
+
+    #[test]
     fn asks_replace_counts_and_allocations_decrement_each_level() {
         let mut app = App::new((1, 1), 1, "u".into(), 0);
         app.update_requests(&[ask("*", 2, true), ask("/r1", 2, true), ask("h1", 1, true)]);
