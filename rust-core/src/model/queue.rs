@@ -139,6 +139,25 @@ impl Queue {
         self.labelled_am_used.entry(partition).or_default()
     }
 
+    /// An activated application's AM of `r` in `partition` counts against the leaf's and
+    /// `user`'s AM limits there.
+    pub fn charge_am(&mut self, user: &str, partition: PartitionId, r: Resource) {
+        let used = self.am_used_in_mut(partition);
+        *used = used.plus(r);
+        let used = self.users.entry(user.to_string()).or_default().am_used_in_mut(partition);
+        *used = used.plus(r);
+    }
+
+    /// The reverse of [`Queue::charge_am`].
+    pub fn refund_am(&mut self, user: &str, partition: PartitionId, r: Resource) {
+        let used = self.am_used_in_mut(partition);
+        *used = used.minus(r);
+        if let Some(u) = self.users.get_mut(user) {
+            let used = u.am_used_in_mut(partition);
+            *used = used.minus(r);
+        }
+    }
+
     /// What reservations hold of it in `partition`.
     pub fn reserved_in(&self, partition: PartitionId) -> Resource {
         if partition == DEFAULT_PARTITION {

@@ -75,11 +75,8 @@ impl Scheduler {
                 continue;
             }
             let q = &mut self.state.queues.queues[queue];
-            let used = q.am_used_in_mut(partition);
-            *used = used.plus(am);
-            let u = q.users.entry(user).or_default();
-            let used = u.am_used_in_mut(partition);
-            *used = used.plus(am);
+            q.charge_am(&user, partition, am);
+            let u = q.users.get_mut(&user).expect("charge_am keeps the user");
             u.active_apps += 1;
             u.pending_apps = u.pending_apps.saturating_sub(1);
             if let Some(a) = self.state.apps.get_mut(&key) {
@@ -99,12 +96,9 @@ impl Scheduler {
     /// partition and size).
     pub(super) fn deactivate(&mut self, queue: QueueIndex, user: &str, (partition, am): (PartitionId, Resource)) {
         let q = &mut self.state.queues.queues[queue];
-        let used = q.am_used_in_mut(partition);
-        *used = used.minus(am);
+        q.refund_am(user, partition, am);
         if let Some(u) = q.users.get_mut(user) {
             u.active_apps = u.active_apps.saturating_sub(1);
-            let used = u.am_used_in_mut(partition);
-            *used = used.minus(am);
         }
     }
 

@@ -53,6 +53,8 @@ impl Scheduler {
             return self.place_first_fit(node, max_total.min(max_off_switch));
         }
         let (mut off_switch, mut assigned) = (0, 0);
+        // (A heartbeat does not move its node between partitions.)
+        let in_default = self.state.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
         // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while assigned < max_total && off_switch < max_off_switch {
@@ -69,7 +71,6 @@ impl Scheduler {
                     lent = true;
                 }
             }
-            let in_default = self.state.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
             let a = match outcome {
                 Outcome::Allocate(a) => a,
                 Outcome::Reserve(r) => {

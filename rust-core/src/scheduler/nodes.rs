@@ -99,16 +99,8 @@ impl Scheduler {
                 a.am_partition = to;
                 if a.active {
                     let q = &mut s.queues.queues[queue];
-                    let from_used = q.am_used_in_mut(from);
-                    *from_used = from_used.difference(resource);
-                    let to_used = q.am_used_in_mut(to);
-                    *to_used = to_used.plus(resource);
-                    if let Some(u) = q.users.get_mut(&user) {
-                        let from_used = u.am_used_in_mut(from);
-                        *from_used = from_used.difference(resource);
-                        let to_used = u.am_used_in_mut(to);
-                        *to_used = to_used.plus(resource);
-                    }
+                    q.refund_am(&user, from, resource);
+                    q.charge_am(&user, to, resource);
                 }
             }
         }
