@@ -217,7 +217,8 @@ pub struct App {
     /// Some request group is for a labelled partition (kept in step with `requests`).
     labelled: bool,
     /// Every partition a `*` request of the attempt has named, the default one included
-    /// (Apache's `requestedPartitions`, which only grows): its headroom is the sum over them.
+    /// (Apache's `requestedPartitions`, which only grows, but for the default partition a
+    /// move's check forgets): its headroom is the sum over them.
     pub requested_partitions: Vec<String>,
     /// Makes its user count as active in its leaf (see `Scheduler::count_user_active`).
     pub counts_user_active: bool,
@@ -408,6 +409,16 @@ impl App {
             }
         }
         self.labelled = self.requests.values().any(|g| !g.partition.is_empty());
+    }
+
+    /// Forgets that the attempt asked in the default partition, as Apache's check of a
+    /// move's target does whenever it runs (`checkQueuePartition` removes the default
+    /// label from the attempt's own `requestedPartitions` set): until the attempt asks
+    /// there again, its headroom sums only its labelled partitions.
+    pub fn forget_default_partition_request(&mut self) {
+        if self.attempt.is_some() {
+            self.requested_partitions.retain(|p| !p.is_empty());
+        }
     }
 
     /// Drops every outstanding request (a new or ended attempt).

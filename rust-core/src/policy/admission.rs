@@ -200,11 +200,17 @@ const QUEUE_REFUSED: &str = "org.apache.hadoop.security.AccessControlException: 
 /// may move there. The target must be a RUNNING leaf (or a plan queue, which takes it in
 /// its `-default` child) with room for one more application of the app's user. Moving to
 /// the queue the application is already in is allowed and changes nothing.
+#[cfg(test)]
 pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex, MoveRefusal> {
-    let Some(a) = state.apps.get(&app) else {
+    let queue = move_target(state, app, target)?;
+    admit_move_to(state, app, queue)
+}
+
+/// The first half of [`admit_move`]: the leaf `target` names, or why there is none.
+pub fn move_target(state: &State, app: AppKey, target: &str) -> Result<QueueIndex, MoveRefusal> {
+    if !state.apps.contains_key(&app) {
         return Err(MoveRefusal::NoSuchLeaf(format!("App to be moved (key {app}) not found.")));
-    };
-    let name = application_name(a.app_id);
+    }
     let queue = match state.queues.resolve(target) {
         Ok(q) => q,
         Err(ResolveError::Unknown) => {
@@ -224,6 +230,15 @@ pub fn admit_move(state: &State, app: AppKey, target: &str) -> Result<QueueIndex
             state.queues.get(queue).path()
         )));
     }
+    Ok(queue)
+}
+
+/// The second half of [`admit_move`]: whether `app` may move to the leaf `queue`. Between
+/// the two halves Apache's partition check forgets that the attempt asked in the default
+/// partition (see `App::forget_default_partition_request`).
+pub fn admit_move_to(state: &State, app: AppKey, queue: QueueIndex) -> Result<QueueIndex, MoveRefusal> {
+    let a = &state.apps[&app];
+    let name = application_name(a.app_id);
     if a.attempt.is_some() {
         check_partitions(state, queue, a)?;
     }

@@ -309,7 +309,7 @@ impl Scheduler {
     /// the application is activated again under that queue's limits. Returns the new
     /// queue's path.
     pub fn move_app(&mut self, app: AppKey, target: &str) -> Result<String, MoveRefusal> {
-        let dest = admission::admit_move(&self.state, app, target)?;
+        let dest = self.move_destination(app, target)?;
         let a = &self.state.apps[&app];
         let source = a.queue;
         if dest != source {

@@ -316,8 +316,19 @@ impl Scheduler {
 
     /// Whether `app` may move to the leaf `target` names, without moving it: the leaf's
     /// path, or why not (see [`admission::admit_move`]).
-    pub fn check_move(&self, app: AppKey, target: &str) -> Result<String, MoveRefusal> {
-        admission::admit_move(&self.state, app, target).map(|q| self.state.queues.get(q).path().to_string())
+    pub fn check_move(&mut self, app: AppKey, target: &str) -> Result<String, MoveRefusal> {
+        self.move_destination(app, target).map(|q| self.state.queues.get(q).path().to_string())
+    }
+
+    /// [`admission::admit_move`], with the one thing its check changes in Apache: once the
+    /// target is known to be a leaf, the application forgets it asked in the default
+    /// partition (see `App::forget_default_partition_request`), whether or not it may move.
+    fn move_destination(&mut self, app: AppKey, target: &str) -> Result<QueueIndex, MoveRefusal> {
+        let queue = admission::move_target(&self.state, app, target)?;
+        if let Some(a) = self.state.apps.get_mut(&app) {
+            a.forget_default_partition_request();
+        }
+        admission::admit_move_to(&self.state, app, queue)
     }
 }
 

@@ -223,6 +223,51 @@ fn a_moved_application_takes_its_containers_and_reservations_along() {
 }
 
 #[test]
+fn checking_a_move_forgets_the_default_partition_in_the_headroom() {
+    let mut s = scheduler(
+        "<property><name>yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity</name><value>100</value></property>
+         <property><name>yarn.scheduler.capacity.root.a.accessible-node-labels</name><value>gpu</value></property>
+         <property><name>yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity</name><value>100</value></property>
+         <property><name>yarn.scheduler.capacity.root.b.accessible-node-labels</name><value> </value></property>",
+    );
+    let plain = s.add_node("h1:1", "h1", "/r", Resource::new(10 * GB, 10));
+    s.relabel_nodes(&[("gpu".to_string(), true)], &[]);
+    let gpu = s.add_labelled_node("h2:1", "h2", "/r", Resource::new(4 * GB, 4), ("gpu", true));
+    let app = submit(&mut s, 1, "a", "u");
+    beat(&mut s, plain, 1);
+    let key = |priority| SchedulerKey { priority, allocation_request_id: 0 };
+    let asks = [
+        Ask {
+            key: key(1),
+            resource_name: ANY.into(),
+            capability: Resource::new(GB, 1),
+            count: 2,
+            relax_locality: true,
+        },
+        Ask {
+            key: key(2),
+            resource_name: ANY.into(),
+            capability: Resource::new(GB, 1),
+            count: 2,
+            relax_locality: true,
+        },
+    ];
+    s.update_labelled_requests(app, &asks, &[String::new(), "gpu".to_string()]);
+    beat(&mut s, gpu, 1);
+    // Its room in the default partition (4 GB under the user limit) and in gpu (the 3 GB
+    // the node has left).
+    assert_eq!(s.headroom(app).memory_mb, 7 * GB);
+    // b cannot reach gpu: the move is refused, but the check has dropped the default
+    // partition from what the attempt asked in, as Apache's does.
+    assert!(matches!(s.check_move(app, "b"), Err(MoveRefusal::Partitions(_))));
+    assert_eq!(s.headroom(app).memory_mb, 3 * GB, "only gpu's room is left");
+    // Asking there again brings it back.
+    let again = s.update_labelled_requests(app, &asks[..1], &[String::new()]);
+    assert_eq!(again.memory_mb, 7 * GB);
+    consistent(&s);
+}
+
+#[test]
 fn a_recovered_container_is_booked_once_and_numbers_continue_after_it() {
     let mut s = scheduler("");
     let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
