@@ -171,6 +171,18 @@ impl State {
         Some(r)
     }
 
+    /// What `app`'s reservations hold on nodes of `partition` (Apache's attempt usage,
+    /// `getReserved(partition)`; its `getCurrentReservation()` is the default partition's).
+    pub fn app_reserved_in(&self, app: &crate::model::App, partition: crate::model::PartitionId) -> Resource {
+        if app.reservations.is_empty() {
+            return Resource::ZERO;
+        }
+        app.reservations
+            .values()
+            .filter(|r| self.nodes.get(&r.node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition) == partition)
+            .fold(Resource::ZERO, |sum, r| sum.plus(r.resource))
+    }
+
     /// What `app`'s containers and reservations hold, by the partition of their nodes:
     /// (partition, used, reserved), the default partition first.
     pub fn held_by_partition(&self, app: AppKey) -> Vec<(crate::model::PartitionId, Resource, Resource)> {

@@ -202,10 +202,15 @@ fn visit_queue(
     let limit = pass.limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
     // unless giving up its reservations would bring it under (continue-looking). A parent
-    // does not count what its killable containers hold: that room may be taken back.
+    // does not count what its killable containers hold: that room may be taken back. What
+    // it could give up is what its queue metrics count reserved, which is the default
+    // partition's whatever the pass (so a parent at its limit in a labelled partition gets
+    // nothing more while it holds reservations there).
     let killable = if pass.is_default() { state.killable_under(queue) } else { Resource::ZERO };
     let used = q.used_in(pass.partition).minus(killable);
-    if !within_limit(state, used, limit, q.reserved_in(pass.partition)) {
+    let could_unreserve =
+        if state.config.global.reservations_continue_look_all_nodes { q.reserved } else { Resource::ZERO };
+    if !within_limit(state, used, limit, could_unreserve) {
         return Outcome::Nothing;
     }
     let calc = state.calculator();
@@ -262,7 +267,12 @@ fn visit_leaf(
     // one only while they hold reservations that continue-looking could give up.
     let mut check_queue_limit = true;
     for (key, app) in apps {
-        let app_reserved = if continue_looking { app.reserved() } else { Resource::ZERO };
+        // What the application could give up to come under the queue's and its user's
+        // limits is what it has reserved in the default partition, whatever the pass
+        // (Apache's getCurrentReservation); what the request may count on against the
+        // queue's headroom is what it has reserved in the pass's partition.
+        let app_reserved =
+            if continue_looking { state.app_reserved_in(app, DEFAULT_PARTITION) } else { Resource::ZERO };
         if check_queue_limit {
             if !within_limit(state, q.used_in(pass.partition), limit, app_reserved) {
                 return Outcome::Nothing;
@@ -283,20 +293,28 @@ fn visit_leaf(
         }
         let base = *base_limit.get_or_insert_with(|| pass_user_limit(state, pass, queue));
         let ul = weighted_limit(state, queue, base, &app.user);
-        let user_used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used_in(pass.partition));
+        let user = q.users.get(&app.user);
+        let user_used = user.map_or(Resource::ZERO, |u| u.used_in(pass.partition));
         // A user may go over the limit by one container, never further (Apache compares
         // what the user holds, before this container, with the limit) — unless its own
-        // reservations are what puts it over, and it gives one up (continue-looking).
+        // reservations are what puts it over, and it gives one up (continue-looking). That
+        // second look is at the default partition's usage and reservations, in any pass.
         let mut user_must_unreserve = Resource::ZERO;
         if calc.greater_than(state.cluster, user_used, ul) {
-            if app_reserved.is_none() || calc.greater_than(state.cluster, user_used.minus(app_reserved), ul) {
+            let user_default_used = user.map_or(Resource::ZERO, |u| u.used);
+            if app_reserved.is_none() || calc.greater_than(state.cluster, user_default_used.minus(app_reserved), ul) {
                 continue;
             }
             user_must_unreserve = user_used.difference(ul);
         }
+        let app_reserved_here = match pass.partition {
+            DEFAULT_PARTITION => app_reserved,
+            _ if continue_looking => state.app_reserved_in(app, pass.partition),
+            _ => Resource::ZERO,
+        };
         let room = Room {
             headroom: limit.difference(q.used_in(pass.partition)),
-            app_reserved,
+            app_reserved: app_reserved_here,
             user_must_unreserve,
             continue_looking,
             may_kill: pass.is_default() && *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
@@ -326,7 +344,8 @@ fn pass_user_limit(state: &State, pass: &Pass<'_>, queue: QueueIndex) -> Resourc
 struct Room {
     /// The queue's limit minus what it uses (below zero when it is over in some resource).
     headroom: Resource,
-    /// The application's reservations, when continue-looking may give them up (else zero).
+    /// The application's reservations in the pass's partition, when continue-looking may
+    /// give them up (else zero).
     app_reserved: Resource,
     /// How far the user is over its limit (to be made up by giving up a reservation).
     user_must_unreserve: Resource,
