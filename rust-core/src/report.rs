@@ -144,6 +144,163 @@ pub struct UserRow {
     pub am_limit: Resource,
 }
 
+/// One labelled partition of one queue, as the scheduler views list it (Apache's
+/// `PartitionQueueCapacitiesInfo` and `PartitionResourcesInfo`); the default partition's
+/// figures are the queue's own row. Capacities are fractions: "absolute" ones of the
+/// partition, the others of the parent's share of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionRow {
+    /// The queue's index.
+    pub queue: QueueIndex,
+    /// The partition's label.
+    pub label: String,
+    /// Listed among the queue's capacities.
+    pub in_capacities: bool,
+    /// Listed among the queue's resources (usage).
+    pub in_usage: bool,
+    /// The queue has `accessible-node-labels.<label>.*` keys (the root: some queue has).
+    pub configured: bool,
+    /// `accessible-node-labels.<label>.capacity` (the root: 1).
+    pub capacity: f64,
+    /// `accessible-node-labels.<label>.maximum-capacity` (0 where the queue has no keys).
+    pub maximum_capacity: f64,
+    /// The guarantee, a share of the partition.
+    pub absolute_capacity: f64,
+    /// The maximum, a share of the partition.
+    pub absolute_maximum_capacity: f64,
+    /// Used, a share of the guarantee there (at least the minimum allocation).
+    pub used_capacity: f64,
+    /// Used, a share of the partition.
+    pub absolute_used_capacity: f64,
+    /// The label's `maximum-am-resource-percent` (leaves with keys; else 0).
+    pub maximum_am_resource_percent: f64,
+    /// The guarantee there (Apache's effective minimum resource).
+    pub effective_min: Resource,
+    /// The maximum there.
+    pub effective_max: Resource,
+    /// What the queue and its descendants hold there.
+    pub used: Resource,
+    /// The part of `used` held by reservations.
+    pub reserved: Resource,
+    /// What its ApplicationMasters there hold (leaves).
+    pub am_used: Resource,
+    /// What they may hold (leaves).
+    pub am_limit: Resource,
+    /// What one user's may hold, for a user of weight 1 (leaves).
+    pub user_am_limit: Resource,
+}
+
+/// One labelled partition of one user of a leaf (the default partition's figures are the
+/// user's own row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserPartitionRow {
+    /// The user's index among [`user_rows`].
+    pub user: usize,
+    /// The partition's label.
+    pub label: String,
+    /// What the user's containers hold there.
+    pub used: Resource,
+    /// What the user's ApplicationMasters there hold.
+    pub am_used: Resource,
+    /// What they may hold, the user's weight applied.
+    pub am_limit: Resource,
+}
+
+/// Every queue's labelled partitions as its views list them (see
+/// [`crate::model::queue::ShownPartitions`]), queues in tree order.
+pub fn partition_rows(state: &State) -> Vec<PartitionRow> {
+    let calc = state.calculator();
+    let mut out = Vec::new();
+    for (index, q) in state.queues.queues.iter().enumerate() {
+        let shown = &q.shown;
+        let mut partitions: Vec<crate::model::PartitionId> = shown.capacities.clone();
+        partitions.extend(shown.usage.iter().filter(|p| !shown.capacities.contains(p)));
+        for p in partitions {
+            let label = state.partitions.get(p).name.clone();
+            let total = state.partitions.get(p).resource;
+            let root = q.config.parent.is_none();
+            let keys = q.config.node_labels.get(&label);
+            let configured = keys.is_some();
+            let (absolute_capacity, absolute_maximum_capacity) = if root { (1.0, 1.0) } else { q.shares_in(p) };
+            let (effective_min, effective_max) = match (root, configured) {
+                (true, _) => (total, total),
+                (false, true) => (total.scaled(absolute_capacity), total.scaled(absolute_maximum_capacity)),
+                (false, false) => (Resource::ZERO, Resource::ZERO),
+            };
+            let used = q.used_in(p);
+            let (used_capacity, absolute_used_capacity) = if calc.greater_than(total, total, Resource::ZERO) {
+                let guarantee = calc.max(total, effective_min, state.minimum_allocation());
+                (calc.divide(total, used, guarantee), calc.divide(total, used, total))
+            } else {
+                (0.0, 0.0)
+            };
+            let leaf = q.is_leaf();
+            let am_limit = if leaf { limits::queue_am_limit_in(state, index, p) } else { Resource::ZERO };
+            out.push(PartitionRow {
+                queue: index,
+                label,
+                in_capacities: shown.capacities.contains(&p),
+                in_usage: shown.usage.contains(&p),
+                configured,
+                capacity: if root { 1.0 } else { keys.map_or(0.0, |k| k.capacity / 100.0) },
+                maximum_capacity: keys.map_or(0.0, |k| k.maximum_capacity / 100.0),
+                absolute_capacity,
+                absolute_maximum_capacity,
+                used_capacity,
+                absolute_used_capacity,
+                maximum_am_resource_percent: match (leaf, keys) {
+                    (true, Some(k)) => k.maximum_am_resource_percent,
+                    _ => 0.0,
+                },
+                effective_min,
+                effective_max,
+                used,
+                reserved: q.reserved_in(p),
+                am_used: q.am_used_in(p),
+                am_limit,
+                user_am_limit: if leaf {
+                    limits::user_am_limit_in(state, index, "", p, am_limit)
+                } else {
+                    Resource::ZERO
+                },
+            });
+        }
+    }
+    out
+}
+
+/// Every user's labelled partitions (where it was ever allocated or had an
+/// ApplicationMaster activated, as Apache's user usage keeps them), users as
+/// [`user_rows`] orders them.
+pub fn user_partition_rows(state: &State) -> Vec<UserPartitionRow> {
+    let mut out = Vec::new();
+    let mut user = 0;
+    for (index, q) in state.queues.queues.iter().enumerate() {
+        if !q.is_leaf() {
+            continue;
+        }
+        let mut names: Vec<&String> = q.users.keys().collect();
+        names.sort();
+        for name in names {
+            let u = &q.users[name];
+            let mut partitions: Vec<_> = u.labelled.iter().collect();
+            partitions.sort_by_key(|(p, _)| **p);
+            for (&p, use_) in partitions {
+                let queue_am_limit = limits::queue_am_limit_in(state, index, p);
+                out.push(UserPartitionRow {
+                    user,
+                    label: state.partitions.get(p).name.clone(),
+                    used: use_.used,
+                    am_used: use_.am_used,
+                    am_limit: limits::user_am_limit_in(state, index, name, p, queue_am_limit),
+                });
+            }
+            user += 1;
+        }
+    }
+    out
+}
+
 /// Every user with applications or usage in a leaf, leaves in tree order and users by name.
 pub fn user_rows(state: &State) -> Vec<UserRow> {
     let mut out = Vec::new();

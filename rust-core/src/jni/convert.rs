@@ -90,17 +90,37 @@ pub fn new_user_report<'local>(
     Ok(report)
 }
 
-/// Makes an `org.capsched.yarn.ViewReport` of a queue report and a user report of one
-/// moment.
+/// Makes an `org.capsched.yarn.PartitionReport` of its three arrays.
+pub fn new_partition_report<'local>(
+    env: &mut Env<'local>,
+    labels: &[String],
+    counts: &[i64],
+    figures: &[f64],
+) -> NativeResult<JObject<'local>> {
+    let labels = new_strings(env, labels)?;
+    let longs = new_longs(env, counts)?;
+    let doubles = JDoubleArray::new(env, figures.len())?;
+    doubles.set_region(env, 0, figures)?;
+    let report = env.new_object(
+        jni_str!("org/capsched/yarn/PartitionReport"),
+        jni_sig!("([Ljava/lang/String;[J[D)V"),
+        &[JValue::from(&labels), JValue::from(&longs), JValue::from(&doubles)],
+    )?;
+    Ok(report)
+}
+
+/// Makes an `org.capsched.yarn.ViewReport` of a queue report, a user report and their
+/// labelled partitions of one moment.
 pub fn new_view_report<'local>(
     env: &mut Env<'local>,
     queues: &JObject<'local>,
     users: &JObject<'local>,
+    partitions: &JObject<'local>,
 ) -> NativeResult<JObject<'local>> {
     let report = env.new_object(
         jni_str!("org/capsched/yarn/ViewReport"),
-        jni_sig!("(Lorg/capsched/yarn/QueueReport;Lorg/capsched/yarn/UserReport;)V"),
-        &[JValue::from(queues), JValue::from(users)],
+        jni_sig!("(Lorg/capsched/yarn/QueueReport;Lorg/capsched/yarn/UserReport;Lorg/capsched/yarn/PartitionReport;)V"),
+        &[JValue::from(queues), JValue::from(users), JValue::from(partitions)],
     )?;
     Ok(report)
 }

@@ -4,8 +4,8 @@
 //! are in [`wire`](super::wire).
 
 use super::convert::{
-    new_longs, new_queue_report, new_strings, new_user_report, new_view_report, read_config_inputs, read_ints,
-    read_longs, read_string, read_strings,
+    new_longs, new_partition_report, new_queue_report, new_strings, new_user_report, new_view_report,
+    read_config_inputs, read_ints, read_longs, read_string, read_strings,
 };
 use super::error::{NativeError, NativeResult, ThrowJava};
 use super::ops::{self, Handle};
@@ -715,8 +715,9 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_amDiagnoses<'l>(
     .resolve::<ThrowJava>()
 }
 
-/// `static native ViewReport viewReport(long handle)`: a queue report and a user report
-/// of one moment, for views that show both (the scheduler page, the REST scheduler view).
+/// `static native ViewReport viewReport(long handle)`: a queue report, a user report and
+/// their labelled partitions of one moment, for views that show them together (the
+/// scheduler page, the REST scheduler view).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_viewReport<'l>(
     mut env: EnvUnowned<'l>,
@@ -724,10 +725,12 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_viewReport<'l>(
     handle: jlong,
 ) -> JObject<'l> {
     env.with_env(|env| -> NativeResult<JObject<'l>> {
-        let ((figures, counts), (names, user_counts, weights)) = ops::view_report(handle_ref(handle)?)?;
+        let ((figures, counts), (names, user_counts, weights), (labels, partition_counts, partition_figures)) =
+            ops::view_report(handle_ref(handle)?)?;
         let queues = new_queue_report(env, &figures, &counts)?;
         let users = new_user_report(env, &names, &user_counts, &weights)?;
-        new_view_report(env, &queues, &users)
+        let partitions = new_partition_report(env, &labels, &partition_counts, &partition_figures)?;
+        new_view_report(env, &queues, &users, &partitions)
     })
     .resolve::<ThrowJava>()
 }

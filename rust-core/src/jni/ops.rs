@@ -11,7 +11,7 @@ use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, Release, SchedulerK
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
 use crate::policy::mapping;
-use crate::report::{queue_rows, user_rows};
+use crate::report::{partition_rows, queue_rows, user_partition_rows, user_rows};
 use crate::resource::Resource;
 use crate::scheduler::{PreparedRefresh, Retired, Scheduler};
 use parking_lot::Mutex;
@@ -588,16 +588,21 @@ pub fn place(
     })
 }
 
-/// A queue report and a user report (as [`queue_report`] and [`user_report`] encode them)
-/// of one moment: read under one lock, so a view built from both is never torn between
-/// two states.
-pub type ViewReport = ((Vec<f64>, Vec<i64>), (Vec<String>, Vec<i64>, Vec<f64>));
+/// A queue report, a user report (as [`queue_report`] and [`user_report`] encode them)
+/// and their labelled partitions (see [`wire::encode_partition_rows`]) of one moment:
+/// read under one lock, so a view built from them is never torn between two states.
+pub type ViewReport = ((Vec<f64>, Vec<i64>), (Vec<String>, Vec<i64>, Vec<f64>), (Vec<String>, Vec<i64>, Vec<f64>));
 
-/// Every queue's row and every leaf's users, in one read (see [`ViewReport`]).
+/// Every queue's row, every leaf's users and their labelled partitions, in one read (see
+/// [`ViewReport`]).
 pub fn view_report(h: &Handle) -> NativeResult<ViewReport> {
     h.read(|s| {
         let state = s.state();
-        (wire::encode_queue_rows(&queue_rows(state)), wire::encode_user_rows(&user_rows(state)))
+        (
+            wire::encode_queue_rows(&queue_rows(state)),
+            wire::encode_user_rows(&user_rows(state)),
+            wire::encode_partition_rows(&partition_rows(state), &user_partition_rows(state)),
+        )
     })
 }
 

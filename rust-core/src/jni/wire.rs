@@ -5,7 +5,7 @@
 use crate::ids::{AppKey, Locality};
 use crate::model::AmDiagnosis;
 use crate::policy::admission::QueueAcl;
-use crate::report::{AutoCreation, CreationMethod, QueueRow, RuntimeState, UserRow};
+use crate::report::{AutoCreation, CreationMethod, PartitionRow, QueueRow, RuntimeState, UserPartitionRow, UserRow};
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
@@ -267,6 +267,95 @@ wire_constants! {
 }
 
 wire_constants! {
+    /// One labelled partition of one queue or user in `partitionReport`'s `counts`
+    /// (longs), in order; its label is in `labels`, its fractions in `figures`, at the
+    /// row's index.
+    partition_counts => "PartitionCounts": usize {
+        /// The queue's index in `queueReport`'s order, or the user's in `userReport`'s.
+        OWNER = 0;
+        /// Whose partition: a [`partition_kind`](super::partition_kind) code.
+        KIND = 1;
+        /// [`partition_flags`](super::partition_flags), or-ed.
+        FLAGS = 2;
+        /// Used memory there, MiB.
+        USED_MEMORY = 3;
+        /// Used virtual cores there.
+        USED_VCORES = 4;
+        /// Reserved memory there, MiB (queues).
+        RESERVED_MEMORY = 5;
+        /// Reserved virtual cores there (queues).
+        RESERVED_VCORES = 6;
+        /// Its ApplicationMasters' memory there, MiB (leaves, users).
+        AM_USED_MEMORY = 7;
+        /// Its ApplicationMasters' virtual cores there (leaves, users).
+        AM_USED_VCORES = 8;
+        /// What its ApplicationMasters may hold there, memory (leaves, users).
+        AM_LIMIT_MEMORY = 9;
+        /// What its ApplicationMasters may hold there, virtual cores (leaves, users).
+        AM_LIMIT_VCORES = 10;
+        /// One user's ApplicationMaster limit there (weight 1), memory (leaves).
+        USER_AM_LIMIT_MEMORY = 11;
+        /// One user's ApplicationMaster limit there (weight 1), virtual cores (leaves).
+        USER_AM_LIMIT_VCORES = 12;
+        /// The guarantee there, memory (queues).
+        EFFECTIVE_MIN_MEMORY = 13;
+        /// The guarantee there, virtual cores (queues).
+        EFFECTIVE_MIN_VCORES = 14;
+        /// The maximum there, memory (queues).
+        EFFECTIVE_MAX_MEMORY = 15;
+        /// The maximum there, virtual cores (queues).
+        EFFECTIVE_MAX_VCORES = 16;
+        /// Longs per row.
+        STRIDE = 17;
+    }
+}
+
+wire_constants! {
+    /// A queue's labelled partition's fractions in `partitionReport`'s `figures`
+    /// (doubles), in order (zeros for a user's row).
+    partition_figures => "PartitionFigures": usize {
+        /// `accessible-node-labels.<label>.capacity`, a fraction of the parent's share.
+        CAPACITY = 0;
+        /// `accessible-node-labels.<label>.maximum-capacity` (0 where the queue has no keys).
+        MAXIMUM_CAPACITY = 1;
+        /// The guarantee, a fraction of the partition.
+        ABSOLUTE_CAPACITY = 2;
+        /// The maximum, a fraction of the partition.
+        ABSOLUTE_MAXIMUM_CAPACITY = 3;
+        /// Used, a fraction of the guarantee.
+        USED_CAPACITY = 4;
+        /// Used, a fraction of the partition.
+        ABSOLUTE_USED_CAPACITY = 5;
+        /// The label's `maximum-am-resource-percent` (leaves with keys for it; else 0).
+        MAXIMUM_AM_RESOURCE_PERCENT = 6;
+        /// Doubles per row.
+        STRIDE = 7;
+    }
+}
+
+wire_constants! {
+    /// Whose partition a row of `partitionReport` is ([`partition_counts::KIND`]).
+    partition_kind => "PartitionKind": i64 {
+        /// A queue's.
+        QUEUE = 0;
+        /// A leaf's user's.
+        USER = 1;
+    }
+}
+
+wire_constants! {
+    /// What a queue's row of `partitionReport` is ([`partition_counts::FLAGS`], or-ed).
+    partition_flags => "PartitionFlags": i64 {
+        /// Listed among the queue's capacities.
+        CAPACITIES = 1;
+        /// Listed among the queue's resources (usage).
+        USAGE = 2;
+        /// The queue has `accessible-node-labels.<label>.*` keys (the root: some queue has).
+        CONFIGURED = 4;
+    }
+}
+
+wire_constants! {
     /// One user of one leaf in `userReport`'s `counts` (longs), in order; its name is in
     /// `names` and its weight in `weights`, at the user's index.
     user_counts => "UserCounts": usize {
@@ -415,6 +504,10 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (creation_method::JAVA, creation_method::ALL),
     (auto_creation::JAVA, auto_creation::ALL),
     (user_counts::JAVA, user_counts::ALL),
+    (partition_counts::JAVA, partition_counts::ALL),
+    (partition_figures::JAVA, partition_figures::ALL),
+    (partition_kind::JAVA, partition_kind::ALL),
+    (partition_flags::JAVA, partition_flags::ALL),
     (container_report::JAVA, container_report::ALL),
     (preemption_action::JAVA, preemption_action::ALL),
     (preemption_kind::JAVA, preemption_kind::ALL),
@@ -580,6 +673,58 @@ pub fn encode_user_rows(rows: &[UserRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
         c[u::DEFAULT_USED_VCORES] = row.used_default.vcores;
     }
     (rows.iter().map(|r| r.user.clone()).collect(), counts, rows.iter().map(|r| r.weight).collect())
+}
+
+/// Encodes queues' and users' labelled partitions as `partitionReport`'s labels, counts
+/// and figures: the queues' rows first, then the users'.
+pub fn encode_partition_rows(queues: &[PartitionRow], users: &[UserPartitionRow]) -> (Vec<String>, Vec<i64>, Vec<f64>) {
+    use partition_counts as c;
+    use partition_figures as f;
+    let n = queues.len() + users.len();
+    let mut labels = Vec::with_capacity(n);
+    let mut counts = vec![0; n * c::STRIDE];
+    let mut figures = vec![0.0; n * f::STRIDE];
+    let mut rows = counts.chunks_exact_mut(c::STRIDE).zip(figures.chunks_exact_mut(f::STRIDE));
+    let put = |count: &mut [i64], at: usize, r: crate::resource::Resource| {
+        count[at] = r.memory_mb;
+        count[at + 1] = r.vcores;
+    };
+    for (q, (count, fig)) in queues.iter().zip(&mut rows) {
+        labels.push(q.label.clone());
+        count[c::OWNER] = q.queue as i64;
+        count[c::KIND] = partition_kind::QUEUE;
+        count[c::FLAGS] = [
+            (q.in_capacities, partition_flags::CAPACITIES),
+            (q.in_usage, partition_flags::USAGE),
+            (q.configured, partition_flags::CONFIGURED),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |flags, (_, flag)| flags | flag);
+        put(count, c::USED_MEMORY, q.used);
+        put(count, c::RESERVED_MEMORY, q.reserved);
+        put(count, c::AM_USED_MEMORY, q.am_used);
+        put(count, c::AM_LIMIT_MEMORY, q.am_limit);
+        put(count, c::USER_AM_LIMIT_MEMORY, q.user_am_limit);
+        put(count, c::EFFECTIVE_MIN_MEMORY, q.effective_min);
+        put(count, c::EFFECTIVE_MAX_MEMORY, q.effective_max);
+        fig[f::CAPACITY] = q.capacity;
+        fig[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
+        fig[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
+        fig[f::ABSOLUTE_MAXIMUM_CAPACITY] = q.absolute_maximum_capacity;
+        fig[f::USED_CAPACITY] = q.used_capacity;
+        fig[f::ABSOLUTE_USED_CAPACITY] = q.absolute_used_capacity;
+        fig[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
+    }
+    for (u, (count, _)) in users.iter().zip(rows) {
+        labels.push(u.label.clone());
+        count[c::OWNER] = u.user as i64;
+        count[c::KIND] = partition_kind::USER;
+        put(count, c::USED_MEMORY, u.used);
+        put(count, c::AM_USED_MEMORY, u.am_used);
+        put(count, c::AM_LIMIT_MEMORY, u.am_limit);
+    }
+    (labels, counts, figures)
 }
 
 /// Encodes a round's actions, [`preemption_action::STRIDE`] longs each.

@@ -69,6 +69,31 @@ pub struct Queue {
     /// the fields above are the default partition's (as Apache's queue usage without a
     /// partition named is the default partition's).
     pub labelled: FxHashMap<PartitionId, PartitionShare>,
+    /// The labelled partitions Apache's view of the queue lists (see [`ShownPartitions`]).
+    pub shown: ShownPartitions,
+}
+
+/// The labelled partitions a queue's scheduler view lists: Apache's `QueueCapacities` and
+/// `ResourceUsage` keep an entry for every label they were ever given, until the RM
+/// restarts. A queue's capacities list the labels it has keys for (the root every label
+/// any queue has) and those its usage lists as of the last cluster update, or where it
+/// was last allocated or released; its usage lists where it had pending, used or
+/// reserved resources, and for a leaf every partition its ApplicationMaster limits were
+/// worked out for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShownPartitions {
+    /// Labels with an entry in the queue's capacities.
+    pub capacities: Vec<PartitionId>,
+    /// Labels with an entry in the queue's resource usage.
+    pub usage: Vec<PartitionId>,
+}
+
+impl ShownPartitions {
+    fn add(list: &mut Vec<PartitionId>, partition: PartitionId) {
+        if partition != DEFAULT_PARTITION && !list.contains(&partition) {
+            list.push(partition);
+        }
+    }
 }
 
 /// A queue's share of one labelled partition, and what it holds there.
@@ -107,6 +132,7 @@ impl Queue {
             users_usage_ratio: 0.0,
             template_share: 0.0,
             labelled: FxHashMap::default(),
+            shown: ShownPartitions::default(),
         }
     }
 
@@ -483,13 +509,68 @@ impl QueueTree {
     }
 
     /// Adds `r` to (or with `negative` takes it from) what `leaf` and its ancestors hold
-    /// in a labelled partition, or, with `reserved`, hold there by reservations.
+    /// in a labelled partition, or, with `reserved`, hold there by reservations. Their
+    /// views list the partition from then on (Apache's allocateResource and
+    /// releaseResource update its usage and used capacities).
     fn move_labelled(&mut self, partition: PartitionId, leaf: QueueIndex, r: Resource, negative: bool, reserved: bool) {
         let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
         for i in path {
-            let share = self.queues[i].labelled.entry(partition).or_default();
+            let q = &mut self.queues[i];
+            let share = q.labelled.entry(partition).or_default();
             let field = if reserved { &mut share.reserved } else { &mut share.used };
             *field = if negative { field.minus(r) } else { field.plus(r) };
+            ShownPartitions::add(&mut q.shown.usage, partition);
+            ShownPartitions::add(&mut q.shown.capacities, partition);
+        }
+    }
+
+    /// `leaf` and its ancestors had resources pending in `partition`: their usage lists
+    /// it from then on (see [`ShownPartitions`]).
+    pub fn show_pending_in(&mut self, leaf: QueueIndex, partition: PartitionId) {
+        if partition == DEFAULT_PARTITION {
+            return;
+        }
+        let path: Vec<QueueIndex> = self.ancestors_inclusive(leaf).collect();
+        for i in path {
+            ShownPartitions::add(&mut self.queues[i].shown.usage, partition);
+        }
+    }
+
+    /// What a cluster update does to the partitions the views list (Apache's
+    /// `updateClusterResource`): each queue's capacities take the labels it has keys for
+    /// (`configured`: each queue's, by partition) and every label its usage lists; then
+    /// each leaf works out its ApplicationMaster limits — in the partitions it may access
+    /// by name, or, accessing every label, in those its view already lists — which its
+    /// usage lists from then on (its capacities only at the next update).
+    /// Only the queues `chosen` take part (a queue created under a parent updates the
+    /// queues below that parent only).
+    pub fn update_shown_partitions(
+        &mut self,
+        configured: &[Vec<PartitionId>],
+        named: &[Vec<PartitionId>],
+        chosen: impl Fn(QueueIndex) -> bool,
+    ) {
+        for (i, q) in self.queues.iter_mut().enumerate().filter(|(i, _)| chosen(*i)) {
+            let leaf = q.is_leaf();
+            let shown = &mut q.shown;
+            for &p in configured.get(i).into_iter().flatten().chain(shown.usage.clone().iter()) {
+                ShownPartitions::add(&mut shown.capacities, p);
+            }
+            if !leaf {
+                continue;
+            }
+            match q.config.accessible_node_labels {
+                crate::config::queue::LabelAccess::Labels(_) => {
+                    for &p in named.get(i).into_iter().flatten() {
+                        ShownPartitions::add(&mut shown.usage, p);
+                    }
+                }
+                _ => {
+                    for p in shown.capacities.clone() {
+                        ShownPartitions::add(&mut shown.usage, p);
+                    }
+                }
+            }
         }
     }
 

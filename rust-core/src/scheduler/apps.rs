@@ -280,6 +280,18 @@ impl Scheduler {
         if let Some(a) = self.state.apps.get_mut(&app) {
             newly_asking = a.update_requests(asks);
             a.label_requests(asks, labels);
+            // Its leaf's (and the leaf's ancestors') views list the labelled partitions it
+            // asks in, as Apache's pending resources there do.
+            if !labels.is_empty() {
+                let leaf = a.queue;
+                for (ask, label) in asks.iter().zip(labels).filter(|(x, l)| x.resource_name == ANY && !l.is_empty()) {
+                    if ask.count > 0 {
+                        let partition = self.state.partitions.id_of(label);
+                        self.state.queues.show_pending_in(leaf, partition);
+                    }
+                }
+            }
+            let Some(a) = self.state.apps.get_mut(&app) else { return Resource::ZERO };
             // Apache's allocate() tells the leaf's ordering policy the demand changed (a
             // fair one with size-based weight takes it afresh) once the AM runs.
             let size_based = self.state.queues.get(a.queue).config.fair_size_based_weight;
@@ -334,6 +346,17 @@ impl Scheduler {
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.
             a.fair_stale = false;
             let runnable = a.runnable;
+            // Its pending asks go with it (Apache's AppSchedulingInfo.move).
+            let asked: Vec<String> = a
+                .requests
+                .values()
+                .filter(|g| g.wanted() > 0 && !g.partition.is_empty())
+                .map(|g| g.partition.clone())
+                .collect();
+            for label in asked {
+                let partition = self.state.partitions.id_of(&label);
+                self.state.queues.show_pending_in(dest, partition);
+            }
             // A parent its containers push over its maximum kills its own killable ones (as
             // Apache's does when the containers are attached to it).
             let mut killed = Vec::new();

@@ -2,8 +2,9 @@
 //! queue's effective capacities, the limits leaves publish, activations, headroom.
 
 use super::Scheduler;
+use crate::config::queue::LabelAccess;
 use crate::ids::{AppKey, ContainerRef, NodeKey, QueueIndex};
-use crate::model::{Node, DEFAULT_PARTITION};
+use crate::model::{Node, PartitionId, DEFAULT_PARTITION};
 use crate::policy::limits::published_limits;
 use crate::resource::Resource;
 
@@ -151,8 +152,36 @@ impl Scheduler {
         self.sync_template_shares();
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
+        self.update_shown_partitions(|_| true);
         self.activate_all();
         self.refresh_leaves(|_| true);
+    }
+
+    /// The partitions the queues' views list after a cluster update of the queues
+    /// `chosen` (see `QueueTree::update_shown_partitions`). Nothing to do on a cluster
+    /// that has never had a label.
+    fn update_shown_partitions(&mut self, chosen: impl Fn(QueueIndex) -> bool) {
+        let state = &mut self.state;
+        let labelled = |q: &crate::model::Queue| {
+            !q.config.node_labels.is_empty()
+                || matches!(&q.config.accessible_node_labels, LabelAccess::Labels(l) if l.iter().any(|x| !x.is_empty()))
+        };
+        if state.partitions.labelled().is_empty() && !state.queues.queues.iter().any(labelled) {
+            return;
+        }
+        let mut ids = |labels: &mut dyn Iterator<Item = &String>| -> Vec<PartitionId> {
+            labels.filter(|l| !l.is_empty()).map(|l| state.partitions.id_of(l)).collect()
+        };
+        let mut configured = Vec::with_capacity(state.queues.queues.len());
+        let mut named = Vec::with_capacity(state.queues.queues.len());
+        for q in &state.queues.queues {
+            configured.push(ids(&mut q.config.node_labels.keys()));
+            named.push(match &q.config.accessible_node_labels {
+                LabelAccess::Labels(labels) => ids(&mut labels.iter()),
+                LabelAccess::Any => Vec::new(),
+            });
+        }
+        state.queues.update_shown_partitions(&configured, &named, chosen);
     }
 
     /// A queue was created or deleted under `parent`: as Apache's parent then updates
@@ -178,6 +207,9 @@ impl Scheduler {
         let limits = crate::policy::limits::published_limits_under(&self.state, parent);
         let under: Vec<QueueIndex> = limits.iter().map(|(leaf, _)| *leaf).collect();
         self.state.queues.publish(limits);
+        let below_inclusive: std::collections::HashSet<QueueIndex> =
+            below.iter().copied().chain(std::iter::once(parent)).collect();
+        self.update_shown_partitions(|q| below_inclusive.contains(&q));
         let mut leaves = under.clone();
         leaves.sort_unstable();
         for &leaf in &leaves {

@@ -218,6 +218,7 @@ impl Scheduler {
             q.am_used = old.am_used;
             q.labelled_am_used = old.labelled_am_used;
             q.reserved = old.reserved;
+            q.shown = old.shown;
             if in_place {
                 q.runnable_apps = old.runnable_apps;
             }

@@ -12,10 +12,12 @@ import org.apache.hadoop.yarn.api.records.Resource;
 public final class QueueView {
   private final List<QueueSnapshot> queues;
   private final UserReport users;
+  private final PartitionReport partitions;
 
-  QueueView(List<QueueSnapshot> queues, UserReport users) {
+  QueueView(List<QueueSnapshot> queues, UserReport users, PartitionReport partitions) {
     this.queues = Collections.unmodifiableList(queues);
     this.users = users;
+    this.partitions = partitions;
   }
 
   /** Every queue, root first, each parent before its children. */
@@ -26,6 +28,14 @@ public final class QueueView {
   /** Every leaf's users, their leaves indexed as in {@link #queues()}. */
   public UserReport users() {
     return users;
+  }
+
+  /**
+   * The queues' and users' labelled partitions, owners indexed as in {@link #queues()} and
+   * {@link #users()}.
+   */
+  public PartitionReport partitions() {
+    return partitions;
   }
 
   /** The queue at {@code path}; null for an unknown one. */

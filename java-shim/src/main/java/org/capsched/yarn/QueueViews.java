@@ -60,7 +60,8 @@ final class QueueViews {
     readLock.lock();
     try {
       ViewReport report = core.viewReport();
-      return new QueueView(snapshots(report.queues, queues.get()), report.users);
+      return new QueueView(snapshots(report.queues, queues.get()), report.users,
+          report.partitions);
     } finally {
       readLock.unlock();
     }

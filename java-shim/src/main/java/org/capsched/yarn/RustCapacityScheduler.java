@@ -1224,8 +1224,13 @@ public class RustCapacityScheduler
    * the RM's request bookkeeping reports it to the queue; none for an unknown queue.
    */
   public Resource getQueuePendingResource(String path) {
+    return getQueuePendingResource(path, RMNodeLabelsManager.NO_LABEL);
+  }
+
+  /** {@link #getQueuePendingResource(String)} in the partition labelled {@code label}. */
+  public Resource getQueuePendingResource(String path, String label) {
     RustQueue queue = queues.byPath(path);
-    return queue == null ? Resource.newInstance(0, 0) : queue.pendingResource();
+    return queue == null ? Resource.newInstance(0, 0) : queue.pendingResource(label);
   }
 
   /** {@code mapred queue -showacls}: the calling user's ACLs on every queue, as configured. */

@@ -188,6 +188,11 @@ final class RustQueue implements Queue {
     return pending.getPending(RMNodeLabelsManager.NO_LABEL);
   }
 
+  /** What they ask for in the partition labelled {@code label}. */
+  Resource pendingResource(String label) {
+    return pending.getPending(partition(label));
+  }
+
   private static String partition(String nodeLabel) {
     return nodeLabel == null ? RMNodeLabelsManager.NO_LABEL : nodeLabel;
   }

@@ -206,6 +206,68 @@ final class Wire {
     }
   }
 
+  /**
+   * One labelled partition of one queue or user in {@link PartitionReport#counts} (longs);
+   * its label and fractions are at the row's index.
+   */
+  static final class PartitionCounts {
+    static final int OWNER = 0;
+    static final int KIND = 1;
+    static final int FLAGS = 2;
+    static final int USED_MEMORY = 3;
+    static final int USED_VCORES = 4;
+    static final int RESERVED_MEMORY = 5;
+    static final int RESERVED_VCORES = 6;
+    static final int AM_USED_MEMORY = 7;
+    static final int AM_USED_VCORES = 8;
+    static final int AM_LIMIT_MEMORY = 9;
+    static final int AM_LIMIT_VCORES = 10;
+    static final int USER_AM_LIMIT_MEMORY = 11;
+    static final int USER_AM_LIMIT_VCORES = 12;
+    static final int EFFECTIVE_MIN_MEMORY = 13;
+    static final int EFFECTIVE_MIN_VCORES = 14;
+    static final int EFFECTIVE_MAX_MEMORY = 15;
+    static final int EFFECTIVE_MAX_VCORES = 16;
+    static final int STRIDE = 17;
+
+    private PartitionCounts() {
+    }
+  }
+
+  /** A queue's labelled partition's fractions in {@link PartitionReport#figures} (doubles). */
+  static final class PartitionFigures {
+    static final int CAPACITY = 0;
+    static final int MAXIMUM_CAPACITY = 1;
+    static final int ABSOLUTE_CAPACITY = 2;
+    static final int ABSOLUTE_MAXIMUM_CAPACITY = 3;
+    static final int USED_CAPACITY = 4;
+    static final int ABSOLUTE_USED_CAPACITY = 5;
+    static final int MAXIMUM_AM_RESOURCE_PERCENT = 6;
+    static final int STRIDE = 7;
+
+    private PartitionFigures() {
+    }
+  }
+
+  /** Whose partition a row is, in {@link PartitionCounts#KIND}. */
+  static final class PartitionKind {
+    static final int QUEUE = 0;
+    static final int USER = 1;
+
+    private PartitionKind() {
+    }
+  }
+
+  /** What a queue's row is, in {@link PartitionCounts#FLAGS} (or-ed). */
+  static final class PartitionFlags {
+    static final int CAPACITIES = 1;
+    static final int USAGE = 2;
+    static final int CONFIGURED = 4;
+
+    private PartitionFlags() {
+    }
+  }
+
   /** Fields of one container in {@code containerReport}'s result (longs; test builds). */
   static final class ContainerReport {
     static final int APP = 0;

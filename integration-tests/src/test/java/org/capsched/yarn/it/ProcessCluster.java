@@ -52,6 +52,12 @@ final class ProcessCluster implements AutoCloseable {
    */
   static ProcessCluster start(String name, int nodes, Path capacitySchedulerXml)
       throws Exception {
+    return start(name, nodes, capacitySchedulerXml, java.util.Collections.emptyMap());
+  }
+
+  /** The same, with {@code settings} added to every daemon's yarn-site.xml. */
+  static ProcessCluster start(String name, int nodes, Path capacitySchedulerXml,
+      Map<String, String> settings) throws Exception {
     Path dir = Paths.get(System.getProperty("capsched.process.cluster.dir", "build/process-clusters"))
         .resolve(name + "-" + System.currentTimeMillis()).toAbsolutePath();
     Files.createDirectories(dir);
@@ -67,6 +73,7 @@ final class ProcessCluster implements AutoCloseable {
     rm.put("yarn.resourcemanager.webapp.address", "localhost:" + web);
     rm.put("yarn.nodemanager.admin-env", "MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,JDK_JAVA_OPTIONS="
         + System.getProperty("capsched.jdk.opens", ""));
+    rm.putAll(settings);
     Path rmConf = configurationDirectory(dir.resolve("rm-conf"), rm, capacitySchedulerXml);
     writeLog4j(rmConf, dir.resolve("resourcemanager-log4j.log"));
     ProcessCluster cluster = new ProcessCluster(dir, web, load(rmConf));

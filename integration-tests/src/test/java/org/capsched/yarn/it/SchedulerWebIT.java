@@ -152,6 +152,85 @@ public class SchedulerWebIT {
     }
   }
 
+  /**
+   * A labelled cluster: the REST view lists the label's entry beside the default
+   * partition's in the queues' capacities (the root's, and a leaf's with keys for it, at
+   * its configured share) and in a leaf's resources, and the Scheduler page, in a real
+   * browser, has a table for the partition.
+   */
+  @Test(timeout = 300_000)
+  public void viewsListALabelledPartition() throws Exception {
+    java.nio.file.Path xml = java.nio.file.Files.createTempFile("capsched-web-labels-", ".xml");
+    java.nio.file.Files.write(xml, ("<configuration>\n"
+        + "<property><name>yarn.scheduler.capacity.root.queues</name><value>work,other</value></property>\n"
+        + "<property><name>yarn.scheduler.capacity.root.work.capacity</name><value>70</value></property>\n"
+        + "<property><name>yarn.scheduler.capacity.root.work.accessible-node-labels</name><value>gpu</value></property>\n"
+        + "<property><name>yarn.scheduler.capacity.root.work.accessible-node-labels.gpu.capacity</name><value>100</value></property>\n"
+        + "<property><name>yarn.scheduler.capacity.root.other.capacity</name><value>30</value></property>\n"
+        + "<property><name>yarn.scheduler.capacity.root.other.accessible-node-labels</name><value> </value></property>\n"
+        + "</configuration>\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    java.util.Map<String, String> labels = new java.util.HashMap<>();
+    labels.put(YarnConfiguration.NODE_LABELS_ENABLED, "true");
+    labels.put(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        java.nio.file.Files.createTempDirectory("capsched-web-labels-store-").toUri().toString());
+    try (ProcessCluster cluster = ProcessCluster.start("web-labels", 2, xml, labels);
+        YarnClient yarn = YarnClient.createYarnClient()) {
+      YarnConfiguration conf = new YarnConfiguration(cluster.clientConf);
+      yarn.init(conf);
+      yarn.start();
+      String node = yarn.getNodeReports().get(0).getNodeId().toString();
+      org.apache.hadoop.yarn.client.cli.RMAdminCLI admin =
+          new org.apache.hadoop.yarn.client.cli.RMAdminCLI(conf);
+      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "gpu"}));
+      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", node + "=gpu"}));
+      String base = cluster.webUrl();
+      AtomicReference<JsonNode> info = new AtomicReference<>();
+      // The label reaches the scheduler through the RM's dispatcher.
+      GenericTestUtils.waitFor(() -> {
+        try {
+          info.set(new ObjectMapper().readTree(get(base + "/ws/v1/cluster/scheduler",
+              "application/json").body).path("scheduler").path("schedulerInfo"));
+          JsonNode rootGpu = partition(info.get().path("capacities"), "gpu");
+          return rootGpu != null && rootGpu.path("effectiveMinResource").path("memory").asLong() > 0;
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }, 200, 60_000);
+      JsonNode work = child(info.get(), "work");
+      JsonNode gpu = partition(work.path("capacities"), "gpu");
+      assertNotNull(work.toString(), gpu);
+      assertEquals(gpu.toString(), 100.0, gpu.path("capacity").asDouble(), 1e-3);
+      assertEquals(gpu.toString(), 100.0, gpu.path("absoluteCapacity").asDouble(), 1e-3);
+      assertTrue(gpu.toString(), gpu.path("effectiveMinResource").path("memory").asLong() > 0);
+      assertNotNull(work.toString(), partition(work.path("capacities"), ""));
+      JsonNode usage = null;
+      for (JsonNode e : work.path("resources").path("resourceUsagesByPartition")) {
+        if ("gpu".equals(e.path("partitionName").asText())) {
+          usage = e;
+        }
+      }
+      assertNotNull(work.toString(), usage);
+      assertTrue(usage.toString(), usage.path("amLimit").path("memory").asLong() > 0);
+      JsonNode other = child(info.get(), "other");
+      assertEquals(other.toString(), null, partition(other.path("capacities"), "gpu"));
+
+      String dom = Browser.dom(base + "/cluster/scheduler");
+      assertTrue(dom, dom.contains("Partition: gpu"));
+      assertTrue(dom, dom.contains("id=\"partition-gpu\""));
+      assertFalse(dom, dom.contains("Exception"));
+    }
+  }
+
+  /** A queue's (or the root's) entry for {@code label} among its capacities; null if none. */
+  private static JsonNode partition(JsonNode capacities, String label) {
+    for (JsonNode e : capacities.path("queueCapacitiesByPartition")) {
+      if (label.equals(e.path("partitionName").asText())) {
+        return e;
+      }
+    }
+    return null;
+  }
+
   /** The one bean the RM's JMX servlet answers for {@code name}. */
   private static JsonNode jmxBean(String base, String name) throws Exception {
     Http.Response r = get(base + "/jmx?qry=" + java.net.URLEncoder.encode(name, "UTF-8"),

@@ -1,6 +1,8 @@
 package org.capsched.yarn.web;
 
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -13,6 +15,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.webapp.RMAppsBlock;
 import org.apache.hadoop.yarn.util.Times;
 import org.apache.hadoop.yarn.webapp.hamlet2.Hamlet;
 import org.apache.hadoop.yarn.webapp.view.HtmlBlock;
+import org.capsched.yarn.PartitionReport;
 import org.capsched.yarn.QueueSnapshot;
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.UserReport;
@@ -24,8 +27,8 @@ import com.google.inject.Inject;
 /**
  * The Scheduler page's body: cluster metrics, the queue tree (each queue's state, a bar of
  * its guarantee, usage and maximum as shares of the cluster, its resources and
- * applications), the scheduler's health, each leaf's limits and users, then the RM's
- * applications table. Built
+ * applications), each labelled partition's queues, the scheduler's health, each leaf's
+ * limits and users, then the RM's applications table. Built
  * from one read of the core's reports; if that read fails the page says so and still
  * shows the rest.
  */
@@ -58,6 +61,7 @@ public class RustSchedulerBlock extends HtmlBlock {
     }
     if (state != null && state.size() > 0) {
       queues(html, state);
+      partitions(html, state);
       health(html, state, scheduler.getRootQueueMetrics());
       leaves(html, state);
     }
@@ -167,6 +171,59 @@ public class RustSchedulerBlock extends HtmlBlock {
     for (int child : state.children(index)) {
       row(body, state, child, depth + 1);
     }
+  }
+
+  /**
+   * The labelled partitions, one table each (as Apache's page has a tab per partition):
+   * every queue the scheduler lists there, with its shares of the partition, what it holds
+   * there and, for a leaf, its ApplicationMasters' share. Nothing on a cluster without
+   * labels.
+   */
+  private static void partitions(Block html, SchedulerState state) {
+    PartitionReport p = state.partitions();
+    Set<String> labels = new TreeSet<>();
+    for (int r = 0; r < p.size(); r++) {
+      if (p.isQueue(r) && p.inCapacities(r)) {
+        labels.add(p.label(r));
+      }
+    }
+    if (labels.isEmpty()) {
+      return;
+    }
+    Hamlet.DIV<Hamlet> div = html.div("#partitions");
+    div.h3("Node label partitions");
+    for (String label : labels) {
+      Hamlet.TBODY<Hamlet.TABLE<Hamlet.DIV<Hamlet>>> body =
+          div.h4("Partition: " + label).table(".partition").$id("partition-" + label)
+              .thead().tr()
+              .th("Queue").th("Capacity").th("Max capacity").th("Abs. capacity").th("Abs. max")
+              .th("Used").th("Abs. used").th("Resources used").th("Reserved")
+              .th("AM used").th("AM limit")
+              .__().__()
+              .tbody();
+      for (int r = 0; r < p.size(); r++) {
+        if (!p.isQueue(r) || !p.inCapacities(r) || !p.label(r).equals(label)) {
+          continue;
+        }
+        int queue = p.owner(r);
+        boolean leaf = state.isLeaf(queue);
+        body.tr().$title(state.queue(queue).getPath())
+            .td(state.queue(queue).getPath())
+            .td(percent(p.capacity(r)))
+            .td(percent(p.maximumCapacity(r) <= 0 ? 1 : p.maximumCapacity(r)))
+            .td(percent(p.absoluteCapacity(r)))
+            .td(percent(p.absoluteMaximumCapacity(r)))
+            .td(percent(p.usedCapacity(r)))
+            .td(percent(p.absoluteUsedCapacity(r)))
+            .td(resource(p.used(r)))
+            .td(resource(p.reserved(r)))
+            .td(leaf ? resource(p.amUsed(r)) : "")
+            .td(leaf ? resource(p.amLimit(r)) : "")
+            .__();
+      }
+      body.__().__();
+    }
+    div.__();
   }
 
   /** Each leaf's limits and its users, one section per leaf. */

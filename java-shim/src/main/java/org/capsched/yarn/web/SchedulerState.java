@@ -10,6 +10,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerHealth;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
+import org.capsched.yarn.PartitionReport;
 import org.capsched.yarn.QueueSnapshot;
 import org.capsched.yarn.QueueView;
 import org.capsched.yarn.RustCapacityScheduler;
@@ -26,6 +27,8 @@ public final class SchedulerState {
   private final List<List<Integer>> children;
   private final List<List<Integer>> usersByQueue;
   private final UserReport users;
+  private final PartitionReport partitions;
+  private final RustCapacityScheduler scheduler;
   private final List<QueueMetrics> metrics;
   private final List<Resource> pending;
   private final List<Set<String>> accessibleLabels;
@@ -37,6 +40,8 @@ public final class SchedulerState {
     QueueView view = scheduler.getQueueView();
     this.queues = view.queues();
     this.users = view.users();
+    this.partitions = view.partitions();
+    this.scheduler = scheduler;
     this.cluster = scheduler.getClusterResource();
     this.health = scheduler.getSchedulerHealth();
     this.configuration = new CapacitySchedulerConfiguration(scheduler.getConfiguration(), false);
@@ -112,6 +117,19 @@ public final class SchedulerState {
   /** What the queue's applications and its descendants' ask for. */
   public Resource pending(int index) {
     return pending.get(index);
+  }
+
+  /** The same in the partition labelled {@code label}. */
+  public Resource pending(int index, String label) {
+    return scheduler.getQueuePendingResource(queues.get(index).getPath(), label);
+  }
+
+  /**
+   * The labelled partitions the queues' and users' views list, owners indexed as
+   * {@link #queue(int)} and {@link #users()} are.
+   */
+  public PartitionReport partitions() {
+    return partitions;
   }
 
   /** The configuration the core runs with, for settings shown as configured. */

@@ -3,6 +3,7 @@ package org.apache.hadoop.yarn.server.resourcemanager.webapp.dao;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +12,7 @@ import java.util.Set;
 
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
 import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -20,11 +22,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.AutoCrea
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration.AbsoluteResourceType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapschedUserInfos;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueueCapacityVector;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePath;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.UserInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.LeafQueueTemplateInfo.ConfItem;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
+import org.capsched.yarn.PartitionReport;
 import org.capsched.yarn.QueueSnapshot;
 import org.capsched.yarn.UserReport;
 import org.capsched.yarn.web.SchedulerState;
@@ -61,8 +66,7 @@ public final class CapschedSchedulerInfos {
     root.normalizedWeight = state.normalizedWeight(0);
     root.queueCapacityVectorInfo = capacityVector(conf, q.getPath());
     root.maxParallelApps = q.getMaxParallelApps();
-    root.capacities = new QueueCapacitiesInfo();
-    root.capacities.add(partitionCapacities(state, 0, false));
+    root.capacities = capacities(state, 0, false);
     root.queues = children(state, 0);
     root.health = health(state.health());
     root.maximumAllocation = new ResourceInfo(maximumAllocation(q));
@@ -199,9 +203,8 @@ public final class CapschedSchedulerInfos {
     // Sorted, as Apache lists them.
     info.nodeLabels = new ArrayList<>(new java.util.TreeSet<>(state.accessibleLabels(index)));
     info.resourcesUsed = new ResourceInfo(used(q));
-    info.capacities = new QueueCapacitiesInfo();
-    info.capacities.add(partitionCapacities(state, index, leaf));
-    info.resources = new ResourcesInfo(usage(q, state.pending(index), leaf), leaf);
+    info.capacities = capacities(state, index, leaf);
+    info.resources = new ResourcesInfo(usage(state, index, leaf), leaf);
     info.minEffectiveCapacity = new ResourceInfo(q.getEffectiveMinResource());
     info.maxEffectiveCapacity = new ResourceInfo(q.getEffectiveMaxResource());
     info.maximumAllocation = new ResourceInfo(maximumAllocation(q));
@@ -217,7 +220,79 @@ public final class CapschedSchedulerInfos {
     info.leafQueueTemplate = new LeafQueueTemplateInfo(conf, path);
   }
 
-  /** The default partition's capacities (Apache lists one entry per partition). */
+  /**
+   * The queue's capacities in each partition its view lists: the default one and the
+   * labelled ones the core reports, in the order Apache's hash set of labels gives them.
+   */
+  private static QueueCapacitiesInfo capacities(SchedulerState state, int index,
+      boolean leaf) {
+    PartitionReport partitions = state.partitions();
+    Map<String, Integer> rows = new HashMap<>();
+    for (int r = 0; r < partitions.size(); r++) {
+      if (partitions.isQueue(r) && partitions.owner(r) == index && partitions.inCapacities(r)) {
+        rows.put(partitions.label(r), r);
+      }
+    }
+    Set<String> labels = new HashSet<>(rows.keySet());
+    labels.add(DEFAULT_PARTITION);
+    QueueCapacitiesInfo out = new QueueCapacitiesInfo();
+    for (String label : labels) {
+      out.add(label.equals(DEFAULT_PARTITION) ? partitionCapacities(state, index, leaf)
+          : labelledCapacities(state, index, leaf, rows.get(label)));
+    }
+    return out;
+  }
+
+  /** A labelled partition's capacities (row {@code r} of the core's partition report). */
+  private static PartitionQueueCapacitiesInfo labelledCapacities(SchedulerState state,
+      int index, boolean leaf, int r) {
+    PartitionReport p = state.partitions();
+    CapacitySchedulerConfiguration conf = state.configuration();
+    String path = state.queue(index).getPath();
+    String label = p.label(r);
+    boolean configured = p.isConfigured(r);
+    QueueCapacityVector vector = configured
+        ? new QueueCapacityConfigParser().parse(conf.get(
+            CapacitySchedulerConfiguration.getNodeLabelPrefix(path, label)
+                + CapacitySchedulerConfiguration.CAPACITY), path)
+        : new QueueCapacityVector();
+    Resource none = Resource.newInstance(0, 0);
+    // A queue without keys for the label has Apache's empty quotas there, and the root,
+    // until the first NodeManager registers, the label manager's empty resource: both
+    // carry the resource types' allocation bounds (the view shows them).
+    Resource effectiveMin = p.effectiveMin(r);
+    Resource effectiveMax = p.effectiveMax(r);
+    Resource configuredMax = configured
+        ? conf.getMaximumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES) : bounded(none);
+    boolean emptyCluster = state.cluster().getMemorySize() == 0
+        && state.cluster().getVirtualCores() == 0;
+    if (!configured || (index == 0 && emptyCluster)) {
+      effectiveMin = bounded(effectiveMin);
+      effectiveMax = bounded(effectiveMax);
+    }
+    return new PartitionQueueCapacitiesInfo(label, new QueueCapacityVectorInfo(vector),
+        percent(p.capacity(r)), percent(p.usedCapacity(r)),
+        percent(maximum(p.maximumCapacity(r))), percent(clamp(p.absoluteCapacity(r))),
+        percent(clamp(p.absoluteUsedCapacity(r))),
+        percent(clamp(p.absoluteMaximumCapacity(r))),
+        leaf ? percent(p.maximumAmResourcePercent(r)) : 0f, -1f, 0f,
+        configured ? conf.getMinimumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES)
+            : none,
+        configuredMax, effectiveMin, effectiveMax);
+  }
+
+  /** {@code r} with the resource types' configured allocation bounds. */
+  private static Resource bounded(Resource r) {
+    Resource out = Resource.newInstance(r.getMemorySize(), r.getVirtualCores());
+    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
+    for (int i = 0; i < types.length && i < out.getResources().length; i++) {
+      out.getResourceInformation(i).setMinimumAllocation(types[i].getMinimumAllocation());
+      out.getResourceInformation(i).setMaximumAllocation(types[i].getMaximumAllocation());
+    }
+    return out;
+  }
+
+  /** The default partition's capacities. */
   private static PartitionQueueCapacitiesInfo partitionCapacities(SchedulerState state,
       int index, boolean leaf) {
     QueueSnapshot q = state.queue(index);
@@ -248,17 +323,40 @@ public final class CapschedSchedulerInfos {
         ABSOLUTE_RESOURCE_TYPES);
   }
 
-  /** The queue's resources in the default partition, the AM's share too for a leaf. */
-  private static ResourceUsage usage(QueueSnapshot q, Resource pending, boolean leaf) {
+  /**
+   * The queue's resources in each partition its view lists (the default one and the
+   * labelled ones the core reports), the AM's share too for a leaf.
+   */
+  private static ResourceUsage usage(SchedulerState state, int index, boolean leaf) {
+    QueueSnapshot q = state.queue(index);
     ResourceUsage usage = new ResourceUsage();
     usage.setUsed(used(q));
     usage.setReserved(q.getReserved());
-    usage.setPending(pending);
+    usage.setPending(state.pending(index));
     if (leaf) {
       // By partition: ResourceUsage.setUserAMLimit(Resource) sets the AM limit instead.
       usage.setAMUsed(DEFAULT_PARTITION, q.getAmResourceUsed());
       usage.setAMLimit(DEFAULT_PARTITION, q.getAmResourceLimit());
       usage.setUserAMLimit(DEFAULT_PARTITION, q.getUserAmResourceLimit());
+    }
+    PartitionReport p = state.partitions();
+    for (int r = 0; r < p.size(); r++) {
+      if (!p.isQueue(r) || p.owner(r) != index || !p.inUsage(r)) {
+        continue;
+      }
+      String label = p.label(r);
+      usage.setUsed(label, p.used(r));
+      usage.setReserved(label, p.reserved(r));
+      // A copy: the RM's request bookkeeping's own record carries allocation bounds that
+      // Apache's queue usage does not.
+      Resource pending = state.pending(index, label);
+      usage.setPending(label, Resource.newInstance(pending.getMemorySize(),
+          pending.getVirtualCores()));
+      if (leaf) {
+        usage.setAMUsed(label, p.amUsed(r));
+        usage.setAMLimit(label, p.amLimit(r));
+        usage.setUserAMLimit(label, p.userAmLimit(r));
+      }
     }
     return usage;
   }
@@ -268,11 +366,20 @@ public final class CapschedSchedulerInfos {
     UserReport report = state.users();
     Resource userAmLimit = state.queue(index).getUserAmResourceLimit();
     ArrayList<UserInfo> out = new ArrayList<>();
+    PartitionReport partitions = state.partitions();
     for (int u : state.usersOf(index)) {
       ResourceUsage usage = new ResourceUsage();
       usage.setUsed(report.usedInDefaultPartition(u));
       usage.setAMUsed(report.amUsed(u));
       usage.setAMLimit(DEFAULT_PARTITION, Resources.multiply(userAmLimit, report.weight(u)));
+      for (int r = 0; r < partitions.size(); r++) {
+        if (!partitions.isQueue(r) && partitions.owner(r) == u) {
+          String label = partitions.label(r);
+          usage.setUsed(label, partitions.used(r));
+          usage.setAMUsed(label, partitions.amUsed(r));
+          usage.setAMLimit(label, partitions.amLimit(r));
+        }
+      }
       out.add(CapschedUserInfos.of(report.name(u), report.used(u),
           report.activeApplications(u), report.pendingApplications(u), report.amUsed(u),
           report.limit(u), usage, (float) report.weight(u), report.isActive(u)));
