@@ -221,7 +221,12 @@ pub fn partition_rows(state: &State) -> Vec<PartitionRow> {
             let root = q.config.parent.is_none();
             let keys = q.config.node_labels.get(&label);
             let configured = keys.is_some();
-            let (absolute_capacity, absolute_maximum_capacity) = if root { (1.0, 1.0) } else { q.shares_in(p) };
+            // As configured, whether or not the cluster has the label now.
+            let (absolute_capacity, absolute_maximum_capacity) = match (root, configured) {
+                (true, _) => (1.0, 1.0),
+                (false, true) => state.queues.configured_label_shares(index, &label),
+                (false, false) => (0.0, 0.0),
+            };
             let (effective_min, effective_max) = match (root, configured) {
                 (true, _) => (total, total),
                 (false, true) => (total.scaled(absolute_capacity), total.scaled(absolute_maximum_capacity)),

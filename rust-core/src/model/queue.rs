@@ -574,14 +574,23 @@ impl QueueTree {
         }
     }
 
-    /// `queue`'s guaranteed share of the partition labelled `label` as configured (the
-    /// product of its and its ancestors' `accessible-node-labels.<label>.capacity`), whether
-    /// or not any node has the label.
+    /// `queue`'s guaranteed share of the partition labelled `label` as configured (see
+    /// [`QueueTree::configured_label_shares`]).
     pub fn configured_label_share(&self, queue: QueueIndex, label: &str) -> f64 {
+        self.configured_label_shares(queue, label).0
+    }
+
+    /// `queue`'s guaranteed and maximum shares of the partition labelled `label` as
+    /// configured (the products of its and its ancestors'
+    /// `accessible-node-labels.<label>.capacity` and `.maximum-capacity`; the root's are
+    /// 1), whether or not the cluster has the label: Apache's absolute capacities there.
+    pub fn configured_label_shares(&self, queue: QueueIndex, label: &str) -> (f64, f64) {
         let path: Vec<QueueIndex> = self.ancestors_inclusive(queue).collect();
-        path.iter().rev().skip(1).fold(1.0, |parent: f64, &i| {
-            let pct = self.queues[i].config.node_labels.get(label).map_or(0.0, |l| l.capacity);
-            f64::from(parent as f32 * (pct as f32 / 100.0))
+        let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
+        path.iter().rev().skip(1).fold((1.0, 1.0), |(abs, max), &i| {
+            let (capacity, maximum) =
+                self.queues[i].config.node_labels.get(label).map_or((0.0, 0.0), |l| (l.capacity, l.maximum_capacity));
+            (percent_of(abs, capacity), percent_of(max, maximum))
         })
     }
 

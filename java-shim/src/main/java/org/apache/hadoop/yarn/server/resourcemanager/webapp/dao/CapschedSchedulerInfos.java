@@ -257,16 +257,13 @@ public final class CapschedSchedulerInfos {
                 + CapacitySchedulerConfiguration.CAPACITY), path)
         : new QueueCapacityVector();
     Resource none = Resource.newInstance(0, 0);
-    // A queue without keys for the label has Apache's empty quotas there, and the root,
-    // until the first NodeManager registers, the label manager's empty resource: both
-    // carry the resource types' allocation bounds (the view shows them).
+    // A queue without keys for the label has Apache's empty quotas there, which carry
+    // the resource types' allocation bounds (the view shows them).
     Resource effectiveMin = p.effectiveMin(r);
     Resource effectiveMax = p.effectiveMax(r);
     Resource configuredMax = configured
         ? conf.getMaximumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES) : bounded(none);
-    boolean emptyCluster = state.cluster().getMemorySize() == 0
-        && state.cluster().getVirtualCores() == 0;
-    if (!configured || (index == 0 && emptyCluster)) {
+    if (!configured) {
       effectiveMin = bounded(effectiveMin);
       effectiveMax = bounded(effectiveMax);
     }
