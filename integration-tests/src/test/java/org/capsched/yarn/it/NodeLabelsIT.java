@@ -21,9 +21,10 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.junit.Test;
 
 /**
- * Node labels on a real cluster: two real NodeManagers, one labelled {@code gpu} with
- * {@code yarn rmadmin}; a DistributedShell application asking for {@code gpu} has its
- * containers placed on that NodeManager only, and the queue reports the label to clients.
+ * Node labels on a real cluster: two real NodeManagers, one labelled with
+ * {@code yarn rmadmin}. A DistributedShell application asking for an exclusive label has
+ * its containers placed on that NodeManager only, and the queue reports the label to
+ * clients; one asking for no label borrows a non-exclusive label's idle NodeManager.
  */
 public class NodeLabelsIT {
   private static final String CAPACITY_SCHEDULER = "<configuration>\n"
@@ -77,6 +78,54 @@ public class NodeLabelsIT {
         // run on the gpu NodeManager; the unlabelled one runs nothing.
         GenericTestUtils.waitFor(() -> containersOn(cluster, gpu) >= 3, 100, 120_000);
         assertEquals("the unlabelled NodeManager ran a container", 0, containersOn(cluster, plain));
+        assertTrue("DistributedShell did not finish successfully", run.get());
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /**
+   * A non-exclusive label lends its idle NodeManager: a DistributedShell application that
+   * asks for no label and wants more than the unlabelled NodeManager holds has its other
+   * containers placed on the labelled one (after as many missed scheduling opportunities
+   * as the cluster has NodeManagers), and finishes.
+   */
+  @Test(timeout = 300_000)
+  public void aNonExclusiveLabelLendsItsIdleNodeManager() throws Exception {
+    Path xml = Files.createTempFile("capsched-labels-", ".xml");
+    Files.write(xml, ("<configuration>\n"
+        + "  <property><name>yarn.scheduler.capacity.root.queues</name><value>work</value></property>\n"
+        + "  <property><name>yarn.scheduler.capacity.root.work.capacity</name><value>100</value></property>\n"
+        + "  <property><name>yarn.scheduler.capacity.root.work.user-limit-factor</name>"
+        + "<value>4</value></property>\n"
+        + "  <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name>"
+        + "<value>0.5</value></property>\n"
+        + "</configuration>\n").getBytes(StandardCharsets.UTF_8));
+    Configuration extra = new Configuration(false);
+    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    try (MiniCluster cluster = MiniCluster.start("lending", 2, xml, extra)) {
+      Configuration conf = cluster.config();
+      NodeId shared = cluster.nodeId(1);
+      NodeId plain = cluster.nodeId(0);
+      RMAdminCLI admin = new RMAdminCLI(conf);
+      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "shared(exclusive=false)"}));
+      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", shared + "=shared"}));
+      GenericTestUtils.waitFor(() -> "shared".equals(partitionOf(cluster, shared)), 100, 30_000);
+
+      // Six 1 GB containers and a 512 MB AM: the unlabelled 4 GB NodeManager holds the AM
+      // and three of them; the others can run only on the lent one.
+      Client client = new Client(conf);
+      assertTrue("DistributedShell client rejected its arguments",
+          client.init(MiniCluster.distributedShell("work", 6, "sleep", "10", 512, 1024)));
+      ExecutorService pool = Executors.newSingleThreadExecutor();
+      try {
+        Future<Boolean> run = pool.submit(client::run);
+        GenericTestUtils.waitFor(() -> containersOn(cluster, shared) >= 1, 100, 120_000);
+        assertTrue("the unlabelled NodeManager runs the AM and tasks",
+            containersOn(cluster, plain) >= 2);
         assertTrue("DistributedShell did not finish successfully", run.get());
       } finally {
         pool.shutdownNow();
