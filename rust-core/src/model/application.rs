@@ -395,9 +395,7 @@ impl App {
     /// after filling in the queue's default label expression.
     pub fn label_requests(&mut self, asks: &[Ask], labels: &[String]) {
         for (i, ask) in asks.iter().enumerate().filter(|(_, a)| a.resource_name == ANY) {
-            // Of several `*` asks for one request in a call, the last is the one (Apache's
-            // scheduler drops the others before it looks at their labels).
-            if asks[i + 1..].iter().any(|later| later.resource_name == ANY && later.key == ask.key) {
+            if !is_last_any(asks, i) {
                 continue;
             }
             let label = labels.get(i).map_or("", String::as_str);
@@ -524,6 +522,12 @@ impl App {
             .filter(|g| g.partition == partition)
             .fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))
     }
+}
+
+/// Whether `asks[i]` is the last `*` ask for its request in the call: of several, the last
+/// is the one (Apache's scheduler drops the others before it looks at their labels).
+pub fn is_last_any(asks: &[Ask], i: usize) -> bool {
+    !asks[i + 1..].iter().any(|later| later.resource_name == ANY && later.key == asks[i].key)
 }
 
 #[cfg(test)]

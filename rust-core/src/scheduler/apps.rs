@@ -281,11 +281,13 @@ impl Scheduler {
             newly_asking = a.update_requests(asks);
             a.label_requests(asks, labels);
             // Its leaf's (and the leaf's ancestors') views list the labelled partitions it
-            // asks in, as Apache's pending resources there do.
+            // asks in, as Apache's pending resources there do (of several `*` asks for one
+            // request in a call, the last is the one, as in `label_requests`).
             if !labels.is_empty() {
                 let leaf = a.queue;
-                for (ask, label) in asks.iter().zip(labels).filter(|(x, l)| x.resource_name == ANY && !l.is_empty()) {
-                    if ask.count > 0 {
+                for (i, (ask, label)) in asks.iter().zip(labels).enumerate() {
+                    let last = crate::model::application::is_last_any(asks, i);
+                    if ask.resource_name == ANY && !label.is_empty() && ask.count > 0 && last {
                         let partition = self.state.partitions.id_of(label);
                         self.state.queues.show_pending_in(leaf, partition);
                     }

@@ -268,6 +268,35 @@ fn checking_a_move_forgets_the_default_partition_in_the_headroom() {
 }
 
 #[test]
+fn the_views_list_a_labelled_partition_from_its_first_pending_ask_on() {
+    let mut s = scheduler(
+        "<property><name>yarn.scheduler.capacity.root.a.accessible-node-labels</name><value>*</value></property>",
+    );
+    s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
+    s.relabel_nodes(&[("gpu".to_string(), true)], &[]);
+    let app = submit(&mut s, 1, "a", "u");
+    let listed = |s: &Scheduler, queue: &str| -> Vec<String> {
+        let st = s.state();
+        let q = st.queues.resolve(queue).unwrap();
+        crate::report::partition_rows(st).into_iter().filter(|r| r.queue == q && r.in_usage).map(|r| r.label).collect()
+    };
+    let key = SchedulerKey { priority: 1, allocation_request_id: 0 };
+    let any =
+        |count| Ask { key, resource_name: ANY.into(), capability: Resource::new(GB, 1), count, relax_locality: true };
+    // Of two `*` asks for one request in a call, the last (without a label) is the one.
+    s.update_labelled_requests(app, &[any(1), any(2)], &["gpu".to_string(), String::new()]);
+    assert!(listed(&s, "a").is_empty());
+    // Asked for in gpu, the leaf and its ancestors list it, and keep it once nothing is
+    // pending there.
+    s.update_labelled_requests(app, &[any(1)], &["gpu".to_string()]);
+    assert_eq!(listed(&s, "a"), ["gpu"]);
+    assert_eq!(listed(&s, "root"), ["gpu"]);
+    assert!(listed(&s, "b").is_empty());
+    s.update_labelled_requests(app, &[any(0)], &["gpu".to_string()]);
+    assert_eq!(listed(&s, "a"), ["gpu"]);
+}
+
+#[test]
 fn a_recovered_container_is_booked_once_and_numbers_continue_after_it() {
     let mut s = scheduler("");
     let n = s.add_node("h1:1", "h1", "/r", Resource::new(8 * GB, 8));
