@@ -40,20 +40,10 @@ public class NodeLabelsIT {
 
   @Test(timeout = 300_000)
   public void containersAskingForALabelRunOnItsNodeManagerOnly() throws Exception {
-    Path xml = Files.createTempFile("capsched-labels-", ".xml");
-    Files.write(xml, CAPACITY_SCHEDULER.getBytes(StandardCharsets.UTF_8));
-    Configuration extra = new Configuration(false);
-    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
-    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
-        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
-    try (MiniCluster cluster = MiniCluster.start("labels", 2, xml, extra)) {
+    try (MiniCluster cluster = labelledCluster("labels", CAPACITY_SCHEDULER, "gpu", "gpu")) {
       Configuration conf = cluster.config();
       NodeId gpu = cluster.nodeId(1);
       NodeId plain = cluster.nodeId(0);
-      RMAdminCLI admin = new RMAdminCLI(conf);
-      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "gpu"}));
-      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", gpu + "=gpu"}));
-      GenericTestUtils.waitFor(() -> "gpu".equals(partitionOf(cluster, gpu)), 100, 30_000);
 
       try (YarnClient yarn = YarnClient.createYarnClient()) {
         yarn.init(conf);
@@ -93,27 +83,18 @@ public class NodeLabelsIT {
    */
   @Test(timeout = 300_000)
   public void aNonExclusiveLabelLendsItsIdleNodeManager() throws Exception {
-    Path xml = Files.createTempFile("capsched-labels-", ".xml");
-    Files.write(xml, ("<configuration>\n"
+    String xml = "<configuration>\n"
         + "  <property><name>yarn.scheduler.capacity.root.queues</name><value>work</value></property>\n"
         + "  <property><name>yarn.scheduler.capacity.root.work.capacity</name><value>100</value></property>\n"
         + "  <property><name>yarn.scheduler.capacity.root.work.user-limit-factor</name>"
         + "<value>4</value></property>\n"
         + "  <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name>"
         + "<value>0.5</value></property>\n"
-        + "</configuration>\n").getBytes(StandardCharsets.UTF_8));
-    Configuration extra = new Configuration(false);
-    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
-    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
-        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
-    try (MiniCluster cluster = MiniCluster.start("lending", 2, xml, extra)) {
+        + "</configuration>\n";
+    try (MiniCluster cluster = labelledCluster("lending", xml, "shared(exclusive=false)", "shared")) {
       Configuration conf = cluster.config();
       NodeId shared = cluster.nodeId(1);
       NodeId plain = cluster.nodeId(0);
-      RMAdminCLI admin = new RMAdminCLI(conf);
-      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "shared(exclusive=false)"}));
-      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", shared + "=shared"}));
-      GenericTestUtils.waitFor(() -> "shared".equals(partitionOf(cluster, shared)), 100, 30_000);
 
       // Six 1 GB containers and a 512 MB AM: the unlabelled 4 GB NodeManager holds the AM
       // and three of them; the others can run only on the lent one.
@@ -130,6 +111,32 @@ public class NodeLabelsIT {
       } finally {
         pool.shutdownNow();
       }
+    }
+  }
+
+  /**
+   * Two NodeManagers with node labels on, the cluster label {@code added} (as
+   * {@code yarn rmadmin -addToClusterNodeLabels} takes it) put on the second.
+   */
+  private static MiniCluster labelledCluster(String name, String capacityScheduler, String added,
+      String label) throws Exception {
+    Path xml = Files.createTempFile("capsched-labels-", ".xml");
+    Files.write(xml, capacityScheduler.getBytes(StandardCharsets.UTF_8));
+    Configuration extra = new Configuration(false);
+    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    MiniCluster cluster = MiniCluster.start(name, 2, xml, extra);
+    try {
+      NodeId node = cluster.nodeId(1);
+      RMAdminCLI admin = new RMAdminCLI(cluster.config());
+      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", added}));
+      assertEquals(0, admin.run(new String[] {"-replaceLabelsOnNode", node + "=" + label}));
+      GenericTestUtils.waitFor(() -> label.equals(partitionOf(cluster, node)), 100, 30_000);
+      return cluster;
+    } catch (Exception | AssertionError e) {
+      cluster.close();
+      throw e;
     }
   }
 
