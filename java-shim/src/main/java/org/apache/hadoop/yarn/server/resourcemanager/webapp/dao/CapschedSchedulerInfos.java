@@ -12,7 +12,6 @@ import java.util.Set;
 
 import org.apache.hadoop.security.authorize.AccessControlList;
 import org.apache.hadoop.yarn.api.records.Resource;
-import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.nodelabels.CommonNodeLabelsManager;
 import org.apache.hadoop.yarn.security.AccessType;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
@@ -27,7 +26,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.QueuePat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.UserInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.conf.QueueCapacityConfigParser;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.LeafQueueTemplateInfo.ConfItem;
-import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.apache.hadoop.yarn.util.resource.Resources;
 import org.capsched.yarn.PartitionReport;
 import org.capsched.yarn.QueueSnapshot;
@@ -257,16 +255,13 @@ public final class CapschedSchedulerInfos {
                 + CapacitySchedulerConfiguration.CAPACITY), path)
         : new QueueCapacityVector();
     Resource none = Resource.newInstance(0, 0);
-    // A queue without keys for the label has Apache's empty quotas there, which carry
-    // the resource types' allocation bounds (the view shows them).
-    Resource effectiveMin = p.effectiveMin(r);
-    Resource effectiveMax = p.effectiveMax(r);
+    // A queue without keys for the label has Apache's empty quotas there: Resources.none()
+    // itself, whose resource types' allocation bounds the view shows.
+    Resource effectiveMin = configured ? p.effectiveMin(r) : Resources.none();
+    Resource effectiveMax = configured ? p.effectiveMax(r) : Resources.none();
     Resource configuredMax = configured
-        ? conf.getMaximumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES) : bounded(none);
-    if (!configured) {
-      effectiveMin = bounded(effectiveMin);
-      effectiveMax = bounded(effectiveMax);
-    }
+        ? conf.getMaximumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES)
+        : Resources.none();
     return new PartitionQueueCapacitiesInfo(label, new QueueCapacityVectorInfo(vector),
         percent(p.capacity(r)), percent(p.usedCapacity(r)),
         percent(maximum(p.maximumCapacity(r))), percent(clamp(p.absoluteCapacity(r))),
@@ -276,17 +271,6 @@ public final class CapschedSchedulerInfos {
         configured ? conf.getMinimumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES)
             : none,
         configuredMax, effectiveMin, effectiveMax);
-  }
-
-  /** {@code r} with the resource types' configured allocation bounds. */
-  private static Resource bounded(Resource r) {
-    Resource out = Resource.newInstance(r.getMemorySize(), r.getVirtualCores());
-    ResourceInformation[] types = ResourceUtils.getResourceTypesArray();
-    for (int i = 0; i < types.length && i < out.getResources().length; i++) {
-      out.getResourceInformation(i).setMinimumAllocation(types[i].getMinimumAllocation());
-      out.getResourceInformation(i).setMaximumAllocation(types[i].getMaximumAllocation());
-    }
-    return out;
   }
 
   /** The default partition's capacities. */
