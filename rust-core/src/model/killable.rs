@@ -56,6 +56,17 @@ impl State {
         self.killable_of(queue).fold(Resource::ZERO, |s, (_, _, r)| s.plus(r))
     }
 
+    /// [`State::killable_under`] on the nodes of `partition` (Apache's killable resource
+    /// by partition, which the preemption policy reads).
+    pub fn killable_under_in(&self, queue: QueueIndex, partition: crate::model::PartitionId) -> Resource {
+        self.killable_of(queue)
+            .filter(|(_, c, _)| {
+                let node = self.containers.get(c).and_then(|x| self.nodes.get(&x.node));
+                node.map_or(crate::model::DEFAULT_PARTITION, |n| n.partition) == partition
+            })
+            .fold(Resource::ZERO, |s, (_, _, r)| s.plus(r))
+    }
+
     /// The killable containers of the leaves under `queue`, in `ContainerId` order
     /// (cluster timestamp, application, attempt, number): the order a parent over its
     /// maximum kills them in.

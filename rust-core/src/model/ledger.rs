@@ -9,6 +9,13 @@ use crate::model::{Container, Leaving, Reservation, State};
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
 
+/// Where a container asked for the default partition (`asked_default`) and placed in
+/// `partition` counts as lent: a labelled partition (Apache's leaf lists it among the
+/// containers that ignored partition exclusivity, under that partition).
+pub fn lent_in(asked_default: bool, partition: crate::model::PartitionId) -> Option<crate::model::PartitionId> {
+    (asked_default && partition != crate::model::DEFAULT_PARTITION).then_some(partition)
+}
+
 impl State {
     /// A container of `resource` for request `key` now runs on `node` for `app`: booked to
     /// the node, the application, its user and its leaf and ancestors.
@@ -19,6 +26,7 @@ impl State {
         node: NodeKey,
         resource: Resource,
         key: SchedulerKey,
+        asked_default: bool,
     ) {
         let a = self.apps.get_mut(&app).expect("a container is booked to a live application");
         let n = self.nodes.get_mut(&node).expect("a container is booked on a live node");
@@ -29,15 +37,30 @@ impl State {
         n.allocated = n.allocated.plus(resource);
         let (queue, user, partition) = (a.queue, a.user.clone(), n.partition);
         self.queues.charge_user_in(partition, queue, &user, resource);
-        let container = self.stamped(node, resource, key);
+        let container = self.stamped(node, resource, key, asked_default, partition);
         self.containers.insert((app, id), container);
     }
 
-    /// A container booked now: stamped with the wall clock, as Apache stamps a new
-    /// `RMContainer`, and with the next place in the booking order.
-    fn stamped(&mut self, node: NodeKey, resource: Resource, key: SchedulerKey) -> Container {
+    /// A container booked now on `node` (in `partition`): stamped with the wall clock, as
+    /// Apache stamps a new `RMContainer`, and with the next place in the booking order.
+    fn stamped(
+        &mut self,
+        node: NodeKey,
+        resource: Resource,
+        key: SchedulerKey,
+        asked_default: bool,
+        partition: crate::model::PartitionId,
+    ) -> Container {
         self.bookings += 1;
-        Container { node, resource, key, created_ms: super::wall_clock_ms(), booked: self.bookings }
+        Container {
+            node,
+            resource,
+            key,
+            created_ms: super::wall_clock_ms(),
+            booked: self.bookings,
+            asked_default,
+            lent_in: lent_in(asked_default, partition),
+        }
     }
 
     /// The container ended (completed, released, expired, killed, or lost with its node):
@@ -157,6 +180,7 @@ impl State {
         n.note_held();
         n.allocated = n.allocated.plus(r.resource);
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
+        let asked_default = a.requests.get(&r.key).is_none_or(|g| g.partition.is_empty());
         a.reservations.remove(&r.container);
         a.re_reservations.remove(&r.key);
         // Not inside the assertion: release builds must book it too.
@@ -166,7 +190,7 @@ impl State {
         let queue = a.queue;
         self.queues.track_reserved_in(partition, queue, r.resource, true);
         // Apache makes a new RMContainer for the allocation, stamped now.
-        let container = self.stamped(node, r.resource, r.key);
+        let container = self.stamped(node, r.resource, r.key, asked_default, partition);
         self.containers.insert((r.app, r.container), container);
         Some(r)
     }

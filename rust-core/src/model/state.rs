@@ -23,6 +23,15 @@ pub struct Container {
     pub created_ms: i64,
     /// Its place in the order containers were booked on nodes.
     pub booked: u64,
+    /// Its request was for the default partition (Apache's `RMContainer` node-label
+    /// expression is empty).
+    pub asked_default: bool,
+    /// The labelled partition it was lent in: a default-partition request placed on a
+    /// non-exclusive node, as Apache's leaf lists it among the containers that ignored
+    /// partition exclusivity (set when booked or moved to the leaf, under the node's
+    /// partition then; a later relabel does not change it). Preemption takes these back
+    /// first.
+    pub lent_in: Option<crate::model::PartitionId>,
 }
 
 /// A container its application let go of that still runs on its node until the

@@ -150,6 +150,14 @@ pub fn limit_for_user(state: &State, queue: QueueIndex, user: &str) -> Resource 
     weighted_limit(state, queue, user_limit(state.calculator(), &user_limit_inputs(state, queue)), user)
 }
 
+/// [`limit_for_user`] in `partition`.
+pub fn limit_for_user_in(state: &State, partition: PartitionId, queue: QueueIndex, user: &str) -> Resource {
+    if partition == DEFAULT_PARTITION {
+        return limit_for_user(state, queue, user);
+    }
+    weighted_limit(state, queue, user_limit(state.calculator(), &user_limit_inputs_in(state, partition, queue)), user)
+}
+
 /// `limit` (the limit for one unit of user weight) scaled by `user`'s weight in `queue`.
 /// The weight is the one the leaf's record of the user holds: a user the leaf has no
 /// record of (it was forgotten there) weighs 1, as Apache looks the weight up among the
@@ -356,8 +364,7 @@ pub fn headroom(state: &State, app: AppKey) -> Resource {
 fn labelled_headroom(state: &State, leaf: QueueIndex, user: &str, partition: PartitionId) -> Resource {
     let calc = state.calculator();
     let q = state.queues.get(leaf);
-    let inputs = user_limit_inputs_in(state, partition, leaf);
-    let limit = weighted_limit(state, leaf, user_limit(calc, &inputs), user);
+    let limit = limit_for_user_in(state, partition, leaf, user);
     let user_used = q.users.get(user).map_or(Resource::ZERO, |u| u.used_in(partition));
     let room = limit.minus(user_used).component_min(state.maximum_in(leaf, partition).minus(q.used_in(partition)));
     let headroom = calc.round_down_to(room, state.minimum_allocation());

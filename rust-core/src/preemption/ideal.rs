@@ -8,7 +8,8 @@ use super::arith::{add, floor0, mul, sub, Calc};
 use super::Settings;
 use crate::config::QueueOrdering;
 use crate::ids::QueueIndex;
-use crate::model::State;
+use crate::java_order;
+use crate::model::{PartitionId, State, DEFAULT_PARTITION};
 use crate::policy::limits;
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -54,42 +55,96 @@ impl TempQueue {
     }
 }
 
-/// Every queue of the tree, indexed as the tree is, with the figures the round starts from.
-pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<TempQueue> {
-    let cluster = state.cluster;
-    let tree = &state.queues;
+/// One partition's queues as the round sees them (Apache's `TempQueuePerPartition`s of
+/// one partition), indexed as the tree is.
+#[derive(Debug)]
+pub(super) struct PartitionQueues {
+    pub partition: PartitionId,
+    /// What the partition's live nodes offer (Apache's `totalPartitionResource`).
+    pub total: Resource,
+    pub tqs: Vec<TempQueue>,
+    /// The queues found under-served in this partition.
+    pub under_served: UnderServed,
+}
+
+/// The round's queues in every partition the cluster has (its labels and the default
+/// partition), in the order Apache's policy keeps them: a `HashSet` of the labels.
+pub(super) fn snapshot(state: &State, settings: &Settings) -> Vec<PartitionQueues> {
     let switches = super::switches_under(state, settings);
+    let mut partitions = state.partitions.labelled();
+    partitions.push((DEFAULT_PARTITION, ""));
+    let names: Vec<&str> = partitions.iter().map(|&(_, name)| name).collect();
+    java_order::hash_map_order(&names, names.len())
+        .into_iter()
+        .map(|i| {
+            let (partition, label) = partitions[i];
+            let tqs = partition_snapshot(state, settings, &switches, partition, label);
+            let total = state.partitions.get(partition).resource;
+            PartitionQueues { partition, total, tqs, under_served: UnderServed::default() }
+        })
+        .collect()
+}
+
+/// The default partition's queues (every round has them).
+pub(super) fn default_of(parts: &[PartitionQueues]) -> &PartitionQueues {
+    parts.iter().find(|p| p.partition == DEFAULT_PARTITION).expect("every round has the default partition")
+}
+
+/// Every queue of the tree in `partition`, with the figures the round starts from.
+fn partition_snapshot(
+    state: &State,
+    settings: &Settings,
+    switches: &[super::Switches],
+    partition: PartitionId,
+    label: &str,
+) -> Vec<TempQueue> {
+    let tree = &state.queues;
+    let total = state.partitions.get(partition).resource;
+    // In a non-exclusive partition a queue may hold more than its maximum share: what it
+    // borrowed there.
+    let exclusive = state.partitions.get(partition).exclusive;
     let mut out: Vec<TempQueue> = Vec::with_capacity(tree.queues.len());
     for (i, q) in tree.queues.iter().enumerate() {
         let parent = q.config.parent;
-        let abs_capacity = q.absolute_capacity as f32;
-        let guaranteed =
-            if q.effective_min == Resource::ZERO { mul(cluster, f64::from(abs_capacity)) } else { q.effective_min };
-        let max = if q.effective_max == Resource::ZERO {
-            mul(cluster, f64::from(q.absolute_maximum_capacity as f32))
+        // The shares, and the effective resources (Apache's `none()` for a queue without
+        // keys for the label, when the shares of the partition count instead).
+        let (abs_capacity, abs_maximum, effective_min, effective_max) = if partition == DEFAULT_PARTITION {
+            (q.absolute_capacity as f32, q.absolute_maximum_capacity as f32, q.effective_min, q.effective_max)
         } else {
-            q.effective_max
+            let (capacity, maximum) = q.shares_in(partition);
+            let configured = parent.is_none() || q.config.node_labels.contains_key(label);
+            let (min, max) = if configured {
+                (total.scaled(capacity), total.scaled(maximum))
+            } else {
+                (Resource::ZERO, Resource::ZERO)
+            };
+            (capacity as f32, maximum as f32, min, max)
         };
+        let abs_maximum = if exclusive { abs_maximum } else { 1.0 };
+        let guaranteed =
+            if effective_min == Resource::ZERO { mul(total, f64::from(abs_capacity)) } else { effective_min };
+        let max = if effective_max == Resource::ZERO { mul(total, f64::from(abs_maximum)) } else { effective_max };
         let relative_priority = match parent {
             Some(p) if tree.get(p).config.queue_ordering == QueueOrdering::PriorityUtilization => q.config.priority,
             _ => 0,
         };
         let LeafPending { pending, pending_deduct_reserved, looked_up } =
-            if q.is_leaf() { leaf_pending(state, i) } else { LeafPending::default() };
+            if q.is_leaf() { leaf_pending(state, i, partition, label) } else { LeafPending::default() };
         out.push(TempQueue {
             queue: i,
             children: q.config.children.clone(),
             abs_capacity,
             guaranteed,
             max,
-            used: q.used,
+            used: q.used_in(partition),
             pending,
             pending_deduct_reserved,
             preemption_disabled: switches[i].disabled,
             intra_disabled: switches[i].intra_queue_disabled,
-            looked_up,
+            // (The leaf's cache of its users' limits is the default partition's.)
+            looked_up: looked_up && partition == DEFAULT_PARTITION,
             relative_priority,
-            killable: if settings.lazy { state.killable_under(i) } else { Resource::ZERO },
+            killable: if settings.lazy { state.killable_under_in(i, partition) } else { Resource::ZERO },
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,
             actually_to_be_preempted: Resource::ZERO,
@@ -120,25 +175,25 @@ struct LeafPending {
     looked_up: bool,
 }
 
-/// What a leaf's active applications ask for, with and without what they have reserved,
-/// each user's share capped by what its user limit still leaves it (Apache's
-/// `getTotalPendingResourcesConsideringUserLimit`, called once for each figure). Apache
-/// takes each application's share in turn until the user's room is gone; per resource
-/// that is the smaller of the room and the user's summed asks, whatever the order.
-fn leaf_pending(state: &State, leaf: QueueIndex) -> LeafPending {
+/// What a leaf's active applications ask for in `partition` (labelled `label`), with and
+/// without what they have reserved there, each user's share capped by what its user
+/// limit there still leaves it (Apache's `getTotalPendingResourcesConsideringUserLimit`,
+/// called once for each figure). Apache takes each application's share in turn until the
+/// user's room is gone; per resource that is the smaller of the room and the user's
+/// summed asks, whatever the order.
+fn leaf_pending(state: &State, leaf: QueueIndex, partition: PartitionId, label: &str) -> LeafPending {
     let q = state.queues.get(leaf);
     // Per user: its room, and its applications' asks summed (without, with reserved deducted).
     let mut by_user: HashMap<&str, (Resource, Resource, Resource)> = HashMap::default();
     for app in q.apps.iter().filter_map(|k| state.apps.get(k)).filter(|a| a.active) {
         let entry = by_user.entry(app.user.as_str()).or_insert_with(|| {
-            let limit = limits::limit_for_user(state, leaf, &app.user);
-            let used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used);
+            let limit = limits::limit_for_user_in(state, partition, leaf, &app.user);
+            let used = q.users.get(&app.user).map_or(Resource::ZERO, |u| u.used_in(partition));
             (floor0(sub(limit, used)), Resource::ZERO, Resource::ZERO)
         });
-        // Preemption works for the default partition only so far: its asks alone.
-        let pending = app.pending_in("");
+        let pending = app.pending_in(label);
         entry.1 = add(entry.1, floor0(pending));
-        entry.2 = add(entry.2, floor0(sub(pending, app.reserved())));
+        entry.2 = add(entry.2, floor0(sub(pending, state.app_reserved_in(app, partition))));
     }
     by_user.values().fold(
         LeafPending { looked_up: !by_user.is_empty(), ..LeafPending::default() },
@@ -196,43 +251,48 @@ pub(super) struct Mode {
     pub balance: bool,
 }
 
-/// Works out every queue's ideal assignment and what each leaf gives back this round
-/// (Apache's `computeIdealAllocation`). `reserved_mode` counts reserved resources as still
-/// pending and skips the natural-termination factor; `balance` lets leaves grow past
-/// `max(used, guarantee)` (preemption to balance queues after they are satisfied): see
-/// [`Mode`]. The queues found under-served are added to `under_served`.
+/// Works out every queue's ideal assignment in every partition, and what each leaf gives
+/// back there this round (Apache's `computeIdealAllocation`). `reserved_mode` counts
+/// reserved resources as still pending and skips the natural-termination factor;
+/// `balance` lets leaves grow past `max(used, guarantee)` (preemption to balance queues
+/// after they are satisfied): see [`Mode`]. The queues found under-served are added to
+/// each partition's `under_served`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn compute(
-    tqs: &mut [TempQueue],
+    parts: &mut [PartitionQueues],
     calc: Calc,
     cluster: Resource,
     settings: &Settings,
     leaves: &[QueueIndex],
     allowed: Resource,
     mode: Mode,
-    under_served: &mut UnderServed,
 ) {
     let Mode { reserved: reserved_mode, balance } = mode;
-    update_preemptable_extras(tqs, calc, cluster, 0);
-    tqs[0].ideal = tqs[0].guaranteed;
-    let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance, under_served };
-    pass.recurse(0);
+    for part in parts.iter_mut() {
+        let tqs = &mut part.tqs;
+        update_preemptable_extras(tqs, calc, part.total, 0);
+        tqs[0].ideal = tqs[0].guaranteed;
+        let mut pass = Pass { tqs, calc, allowed, reserved_mode, balance, under_served: &mut part.under_served };
+        pass.recurse(0);
+    }
     for &leaf in leaves {
-        let q = &mut pass.tqs[leaf];
-        if q.preemption_disabled {
-            continue;
-        }
-        let dead_zone = mul(q.guaranteed, 1.0 + settings.max_ignored_over_capacity);
-        q.actually_to_be_preempted = if calc.gt(cluster, q.used, dead_zone) {
-            let r = q.to_be_preempted;
-            if !reserved_mode && calc.gt(cluster, r, Resource::ZERO) {
-                calc.normalize_up(r, settings.natural_termination_factor)
-            } else {
-                r
+        for part in parts.iter_mut() {
+            let q = &mut part.tqs[leaf];
+            if q.preemption_disabled {
+                continue;
             }
-        } else {
-            Resource::ZERO
-        };
+            let dead_zone = mul(q.guaranteed, 1.0 + settings.max_ignored_over_capacity);
+            q.actually_to_be_preempted = if calc.gt(cluster, q.used, dead_zone) {
+                let r = q.to_be_preempted;
+                if !reserved_mode && calc.gt(cluster, r, Resource::ZERO) {
+                    calc.normalize_up(r, settings.natural_termination_factor)
+                } else {
+                    r
+                }
+            } else {
+                Resource::ZERO
+            };
+        }
     }
 }
 

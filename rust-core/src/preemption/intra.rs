@@ -19,11 +19,11 @@
 
 use super::arith::{add, floor0, mul, sub, Calc};
 use super::ideal::{TempQueue, UnderServed};
-use super::select::{candidate_size, containers_newest_first, try_take, Need, Selection};
+use super::select::{candidate_node, candidate_size, containers_newest_first, try_take, Need, Selection};
 use super::{Candidate, Settings};
 use crate::config::{IntraQueueOrder, OrderingPolicy};
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::State;
+use crate::model::{State, DEFAULT_PARTITION};
 use crate::policy::limits;
 use crate::policy::ordering::FairKey;
 use crate::resource::Resource;
@@ -359,12 +359,18 @@ pub(super) fn deduct_selected(state: &State, leaves: &mut [Leaf], calc: Calc, se
     for (i, l) in leaves.iter().enumerate() {
         by_queue.insert(l.queue, i);
     }
+    // (In the default partition, the one intra-queue preemption works in so far.)
+    let total = state.default_partition();
     for c in &sel.chosen {
+        let partition = candidate_node(state, c).and_then(|n| state.nodes.get(&n)).map(|n| n.partition);
+        if partition != Some(DEFAULT_PARTITION) {
+            continue;
+        }
         let Some(queue) = super::candidate_queue(state, c) else { continue };
         let Some(&i) = by_queue.get(&queue) else { continue };
         let Some(size) = candidate_size(state, c) else { continue };
         for a in &mut leaves[i].apps {
-            if calc.gt(state.cluster, a.actually_to_be_preempted, size) {
+            if calc.gt(total, a.actually_to_be_preempted, size) {
                 a.actually_to_be_preempted = sub(a.actually_to_be_preempted, size);
             }
         }
@@ -398,7 +404,9 @@ pub(super) fn select(
             let Some(app) = state.apps.get(&a.key) else { continue };
             let user = &leaf.users[a.user];
             let floor = add(user.limit, user.am_used);
-            for (id, size) in containers_newest_first(state, a.key) {
+            // (Intra-queue preemption works in the default partition only so far.)
+            let in_default = containers_newest_first(state, a.key).into_iter().filter(|c| c.2 == DEFAULT_PARTITION);
+            for (id, size, _) in in_default {
                 if need.is_paid() {
                     break;
                 }

@@ -37,7 +37,7 @@ use crate::java_order;
 use crate::model::State;
 use crate::resource::Resource;
 use arith::{mul, Calc};
-use ideal::{Mode, UnderServed};
+use ideal::Mode;
 use rustc_hash::FxHashMap as HashMap;
 use select::Selection;
 
@@ -143,8 +143,9 @@ impl Preemption {
     pub fn round(&mut self, state: &State, settings: &Settings, now: i64) -> Round {
         let calc = Calc(state.calculator());
         let cluster = state.cluster;
-        let mut tqs = ideal::snapshot(state, settings);
-        let looked_up: Vec<QueueIndex> = tqs.iter().filter(|t| t.looked_up).map(|t| t.queue).collect();
+        let mut parts = ideal::snapshot(state, settings);
+        let looked_up: Vec<QueueIndex> =
+            ideal::default_of(&parts).tqs.iter().filter(|t| t.looked_up).map(|t| t.queue).collect();
         let leaves = leaf_order(state, 0);
         let mut sel = Selection {
             chosen: Vec::new(),
@@ -154,7 +155,6 @@ impl Preemption {
         };
         let mut actions = Vec::new();
         let mut reordered = Vec::new();
-        let mut under_served = UnderServed::default();
         // First (if enabled) room for the reservations of under-served leaves of higher
         // priority, their age measured on the wall clock as Apache's selector does. A
         // reservation it moves (`allow-move-reservation`) is moved at once, as Apache's
@@ -166,7 +166,8 @@ impl Preemption {
                 delay_ms: settings.under_utilized_delay_ms,
                 move_reservations: settings.under_utilized_move_reservation,
             };
-            let moves = queue_priority::select(state, &tqs, calc, rules, wall_now, &mut sel);
+            let tqs = &ideal::default_of(&parts).tqs;
+            let moves = queue_priority::select(state, tqs, calc, rules, wall_now, &mut sel);
             if moves.is_empty() {
                 state
             } else {
@@ -190,19 +191,19 @@ impl Preemption {
         // Then (if enabled) room for reservations, with its own ideal assignment.
         if settings.select_for_reservations {
             let mode = Mode { reserved: true, balance: false };
-            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode, &mut under_served);
-            reserved::select(state, &tqs, calc, &leaves, &mut sel);
+            ideal::compute(&mut parts, calc, cluster, settings, &leaves, sel.allowed, mode);
+            reserved::select(state, &parts, calc, &leaves, &mut sel);
         }
         // The main FIFO selector, then (if enabled) the balancing one.
         let main = Mode { reserved: settings.reserved_counts_as_pending, balance: false };
         let passes: &[Mode] =
             if settings.balance_after_satisfied { &[main, Mode { reserved: false, balance: true }] } else { &[main] };
         for &mode in passes {
-            ideal::compute(&mut tqs, calc, cluster, settings, &leaves, sel.allowed, mode, &mut under_served);
-            select::deduct_selected(state, &mut tqs, calc, &sel);
+            ideal::compute(&mut parts, calc, cluster, settings, &leaves, sel.allowed, mode);
+            select::deduct_selected(state, &mut parts, calc, &sel);
             select::fifo(
                 state,
-                &tqs,
+                &parts,
                 calc,
                 &leaves,
                 settings.conservative_drf,
@@ -213,29 +214,35 @@ impl Preemption {
                 &mut reordered,
             );
         }
-        // Then (if enabled) inside the leaves found under-served.
+        // Then (if enabled) inside the leaves found under-served (in the default
+        // partition only, so far).
         let mut looked_up_among_all = Vec::new();
+        let defaults = ideal::default_of(&parts);
         if settings.intra_queue_enabled {
-            let mut intra_leaves = intra::demand(state, &tqs, calc, settings, &under_served, &sel);
+            let under_served = &defaults.under_served;
+            let mut intra_leaves = intra::demand(state, &defaults.tqs, calc, settings, under_served, &sel);
             intra::deduct_selected(state, &mut intra_leaves, calc, &sel);
-            intra::select(state, calc, settings, &under_served, &intra_leaves, &tqs, &mut sel);
+            intra::select(state, calc, settings, under_served, &intra_leaves, &defaults.tqs, &mut sel);
             looked_up_among_all.extend(intra::looked_up(&intra_leaves));
         }
         if log::log_enabled!(log::Level::Debug) {
-            for &leaf in &leaves {
-                let t = &tqs[leaf];
-                log::debug!(
-                    "preemption: {} guaranteed {} used {} pending {} ideal {} to give back {}",
-                    state.queues.get(t.queue).path(),
-                    t.guaranteed,
-                    t.used,
-                    t.pending,
-                    t.ideal,
-                    t.actually_to_be_preempted
-                );
+            for part in &parts {
+                for &leaf in &leaves {
+                    let t = &part.tqs[leaf];
+                    log::debug!(
+                        "preemption: {} in partition {:?} guaranteed {} used {} pending {} ideal {} to give back {}",
+                        state.queues.get(t.queue).path(),
+                        state.partitions.get(part.partition).name,
+                        t.guaranteed,
+                        t.used,
+                        t.pending,
+                        t.ideal,
+                        t.actually_to_be_preempted
+                    );
+                }
             }
         }
-        self.last_round_tie_order_mattered = under_served.tie_order_mattered();
+        self.last_round_tie_order_mattered = parts.iter().any(|p| p.under_served.tie_order_mattered());
         if settings.observe_only {
             return Round { actions, reordered, looked_up, looked_up_among_all };
         }

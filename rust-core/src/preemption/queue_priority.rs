@@ -14,7 +14,7 @@
 
 use super::arith::{add, sub, Calc};
 use super::ideal::TempQueue;
-use super::select::Selection;
+use super::select::{in_default_partition, Selection};
 use super::{Candidate, OnNode};
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
@@ -117,8 +117,10 @@ pub(super) fn select(
     let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
     // The reservations of leaves that may take from some leaf, in the scheduler's node
     // map order, then sorted by the comparator (as Java's sort leaves them).
+    // (It works in the default partition only so far: reservations there, room there.)
     let mut reservations: Vec<(QueueIndex, Reservation)> = super::nodes_in_map_order(state)
         .into_iter()
+        .filter(|&node| in_default_partition(state, node))
         .filter_map(|node| state.nodes[&node].reservation)
         .filter_map(|r| Some((queue_of(&r)?, r)))
         .filter(|&(q, _)| priorities.may_take_from_any(q))
@@ -130,7 +132,11 @@ pub(super) fn select(
     let mut touched: HashSet<NodeKey> = HashSet::default();
     // Which nodes hold a reservation once this round's moves are made.
     let mut reserved_now: HashMap<NodeKey, bool> = HashMap::default();
-    let all_nodes = if rules.move_reservations { super::nodes_in_map_order(state) } else { Vec::new() };
+    let all_nodes: Vec<NodeKey> = if rules.move_reservations {
+        super::nodes_in_map_order(state).into_iter().filter(|&node| in_default_partition(state, node)).collect()
+    } else {
+        Vec::new()
+    };
     for (queue, r) in reservations {
         if wall_now - r.created_ms < rules.delay_ms || !state.nodes.contains_key(&r.node) {
             continue;

@@ -6,25 +6,31 @@
 //! which reserved resources still count as pending and there is no natural termination.
 
 use super::arith::{add, sub, Calc};
-use super::ideal::TempQueue;
+use super::ideal::PartitionQueues;
 use super::select::Selection;
 use super::{Candidate, OnNode};
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
-use crate::model::State;
+use crate::model::{PartitionId, State};
 use crate::resource::Resource;
 use rustc_hash::FxHashMap as HashMap;
 
-/// What each leaf may still give this selector (its `actually_to_be_preempted`).
-type Quota = HashMap<QueueIndex, Resource>;
+/// What each leaf may still give this selector in each partition (its
+/// `actually_to_be_preempted` there).
+type Quota = HashMap<(QueueIndex, PartitionId), Resource>;
 
-/// Chooses containers on nodes holding reservations, into `sel`.
-pub(super) fn select(state: &State, tqs: &[TempQueue], calc: Calc, leaves: &[QueueIndex], sel: &mut Selection) {
+/// Chooses containers on nodes holding reservations, into `sel`: on each node, from the
+/// queues that owe in its partition.
+pub(super) fn select(state: &State, parts: &[PartitionQueues], calc: Calc, leaves: &[QueueIndex], sel: &mut Selection) {
     let cluster = state.cluster;
-    let mut quota: Quota = leaves
-        .iter()
-        .filter(|&&l| !tqs[l].preemption_disabled && calc.gt(cluster, tqs[l].actually_to_be_preempted, Resource::ZERO))
-        .map(|&l| (l, tqs[l].actually_to_be_preempted))
-        .collect();
+    let mut quota: Quota = HashMap::default();
+    for &leaf in leaves {
+        for part in parts {
+            let t = &part.tqs[leaf];
+            if !t.preemption_disabled && calc.gt(cluster, t.actually_to_be_preempted, Resource::ZERO) {
+                quota.insert((leaf, part.partition), t.actually_to_be_preempted);
+            }
+        }
+    }
     // A dry run over the reserved nodes, in the scheduler's map order, keeps those whose
     // reservation could be met; the cheapest go first (a stable sort).
     let mut costs: Vec<(f32, NodeKey)> = super::nodes_in_map_order(state)
@@ -64,6 +70,7 @@ fn on_node(
 ) -> Option<(f32, Vec<ContainerRef>)> {
     let n = state.nodes.get(&node)?;
     let reserved = n.reservation.as_ref()?.resource;
+    let partition = n.partition;
     // What is free there (below zero on a node holding more than it offers), and what
     // killable containers hold, may be enough already; it counts toward the room either way.
     let mut room = n.unallocated().plus(state.killable_on(n));
@@ -82,7 +89,7 @@ fn on_node(
             continue;
         }
         let Some(queue) = queue else { continue };
-        let Some(q) = quota.get_mut(&queue) else { continue };
+        let Some(q) = quota.get_mut(&(queue, partition)) else { continue };
         if !(calc.fits_in(size, *q) && calc.fits_in(size, *allowed)) {
             continue;
         }
@@ -103,7 +110,7 @@ fn on_node(
     if !met {
         if !read_only {
             for (_, size, queue) in chosen {
-                if let Some(q) = quota.get_mut(&queue) {
+                if let Some(q) = quota.get_mut(&(queue, partition)) {
                     *q = add(*q, size);
                 }
             }

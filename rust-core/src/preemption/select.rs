@@ -6,10 +6,10 @@
 //! exceed the leaf's share for AMs.
 
 use super::arith::{sub, Calc};
-use super::ideal::TempQueue;
+use super::ideal::PartitionQueues;
 use super::{Action, ActionKind, Candidate};
-use crate::ids::{AppKey, ContainerId, ContainerRef, QueueIndex, SchedulerKey};
-use crate::model::State;
+use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex, SchedulerKey};
+use crate::model::{PartitionId, State, DEFAULT_PARTITION};
 use crate::policy::ordering;
 use crate::policy::placement::reservations_in_map_order;
 use crate::resource::Resource;
@@ -85,13 +85,66 @@ pub(super) fn try_take(
     true
 }
 
-/// The FIFO selector over `leaves` in order: containers toward each leaf's
-/// `actually_to_be_preempted`. Reserved containers it passes are killed at once
-/// (`KILL_RESERVED_CONTAINER`, unless `observe_only`), into `kills`.
+/// What one leaf owes in each partition, in the order Apache's `HashMap` of them iterates
+/// (the order of the round's partitions); a partition leaves once paid.
+pub(super) struct Needs(Vec<(PartitionId, Resource)>);
+
+impl Needs {
+    /// What `leaf` owes in each partition (Apache's `getResToObtainByPartitionForLeafQueue`).
+    pub fn of(parts: &[PartitionQueues], calc: Calc, cluster: Resource, leaf: QueueIndex) -> Needs {
+        Needs(
+            parts
+                .iter()
+                .filter(|p| !p.tqs[leaf].preemption_disabled)
+                .map(|p| (p.partition, p.tqs[leaf].actually_to_be_preempted))
+                .filter(|&(_, r)| calc.gt(cluster, r, Resource::ZERO))
+                .collect(),
+        )
+    }
+
+    pub fn is_paid(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The partitions still owed, in order.
+    pub fn partitions(&self) -> Vec<PartitionId> {
+        self.0.iter().map(|&(p, _)| p).collect()
+    }
+}
+
+/// [`try_take`] toward what the leaf owes in `partition`, the partition of the
+/// container's node (nothing if it owes nothing there).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn try_take_in(
+    calc: Calc,
+    cluster: Resource,
+    conservative: bool,
+    sel: &mut Selection,
+    needs: &mut Needs,
+    partition: PartitionId,
+    c: Candidate,
+    size: Resource,
+) -> bool {
+    let Some(i) = needs.0.iter().position(|&(p, _)| p == partition) else { return false };
+    let mut need = Need(Some(needs.0[i].1));
+    let taken = try_take(calc, cluster, conservative, sel, &mut need, c, size);
+    match need.0 {
+        Some(left) => needs.0[i].1 = left,
+        None => {
+            needs.0.remove(i);
+        }
+    }
+    taken
+}
+
+/// The FIFO selector over `leaves` in order: containers toward what each leaf owes in
+/// each partition, those a non-exclusive partition lent it first. Reserved containers it
+/// passes are killed at once (`KILL_RESERVED_CONTAINER`, unless `observe_only`), into
+/// `kills`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fifo(
     state: &State,
-    tqs: &[TempQueue],
+    parts: &[PartitionQueues],
     calc: Calc,
     leaves: &[QueueIndex],
     conservative: bool,
@@ -102,42 +155,53 @@ pub(super) fn fifo(
     reordered: &mut Vec<QueueIndex>,
 ) {
     let cluster = state.cluster;
+    let defaults = &super::ideal::default_of(parts).tqs;
     for &leaf in leaves {
-        let tq = &tqs[leaf];
-        if tq.preemption_disabled {
+        if defaults[leaf].preemption_disabled {
             continue;
         }
-        let mut need =
-            Need(calc.gt(cluster, tq.actually_to_be_preempted, Resource::ZERO).then_some(tq.actually_to_be_preempted));
+        let mut needs = Needs::of(parts, calc, cluster, leaf);
+        // Containers lent by a non-exclusive partition go first, the newest first, partition
+        // by partition. (Apache walks the very map a paid partition leaves, so its round
+        // throws when a partition is paid before the last: see divergences.txt,
+        // preemption-fails-on-paid-partition. Ours goes on.)
+        for partition in needs.partitions() {
+            for (c, size) in lent_newest_first(state, leaf, partition) {
+                if sel.chosen_set.contains(&c) {
+                    continue;
+                }
+                let candidate = Candidate { container: c, reserved_on: None, balance };
+                let on = container_partition(state, c);
+                try_take_in(calc, cluster, conservative, sel, &mut needs, on, candidate, size);
+            }
+        }
         // Apache orders every such leaf's applications, owing or not.
         reordered.push(leaf);
-        if need.is_paid() {
+        if needs.is_paid() {
             continue;
         }
-        let mut skipped_am: Vec<(Candidate, Resource)> = Vec::new();
+        let mut skipped_am: Vec<(Candidate, Resource, PartitionId)> = Vec::new();
         let mut am_size = Resource::ZERO;
         // The order the leaf would serve its applications in, backwards.
         for (key, app) in ordering::ordered_apps(state, leaf).into_iter().rev() {
-            if need.is_paid() {
+            if needs.is_paid() {
                 break;
             }
             // (Apache's map of them by request comes first: each request's in its map by node.)
             let mut keys: Vec<SchedulerKey> = app.reservations.values().map(|r| r.key).collect();
             keys.sort_unstable();
             keys.dedup();
-            let reserved = keys
-                .into_iter()
-                .flat_map(|k| reservations_in_map_order(state, app, k))
-                .filter(|r| in_default_partition(state, r.node));
+            let reserved = keys.into_iter().flat_map(|k| reservations_in_map_order(state, app, k));
             for r in reserved {
                 let c = Candidate { container: (key, r.container), reserved_on: Some(r.node), balance };
                 if sel.chosen_set.contains(&c.container) {
                     continue;
                 }
-                if need.is_paid() {
+                if needs.is_paid() {
                     break;
                 }
-                try_take(calc, cluster, conservative, sel, &mut need, c, r.resource);
+                let on = node_partition(state, r.node);
+                try_take_in(calc, cluster, conservative, sel, &mut needs, on, c, r.resource);
                 if !observe_only {
                     kills.push(Action {
                         kind: ActionKind::KillReserved,
@@ -148,8 +212,8 @@ pub(super) fn fifo(
                     });
                 }
             }
-            for (id, size) in containers_newest_first(state, key) {
-                if need.is_paid() {
+            for (id, size, on) in containers_newest_first(state, key) {
+                if needs.is_paid() {
                     break;
                 }
                 let c = Candidate { container: (key, id), reserved_on: None, balance };
@@ -157,60 +221,104 @@ pub(super) fn fifo(
                     continue;
                 }
                 if app.am_container == Some(id) {
-                    skipped_am.push((c, size));
+                    skipped_am.push((c, size, on));
                     am_size = am_size.plus(size);
                     continue;
                 }
-                try_take(calc, cluster, conservative, sel, &mut need, c, size);
+                try_take_in(calc, cluster, conservative, sel, &mut needs, on, c, size);
             }
         }
         let q = state.queues.get(leaf);
         let am_share = super::arith::mul(q.effective_min, q.config.maximum_am_resource_percent as f32 as f64);
-        for (c, size) in skipped_am {
-            if need.is_paid() || calc.le(cluster, am_size, am_share) {
+        for (c, size, on) in skipped_am {
+            if needs.is_paid() || calc.le(cluster, am_size, am_share) {
                 break;
             }
-            if try_take(calc, cluster, conservative, sel, &mut need, c, size) {
+            if try_take_in(calc, cluster, conservative, sel, &mut needs, on, c, size) {
                 am_size = sub(am_size, size);
             }
         }
     }
 }
 
-/// An application's live containers in the default partition (the one preemption works
-/// for so far: Apache takes a container only towards what its node's partition owes),
-/// least important request first (highest priority number, then highest
-/// allocation-request id), newest first within a request (Apache's `sortContainers`).
-pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource)> {
+/// The live containers a non-exclusive `partition` lent to applications of `leaf`,
+/// newest first by `ContainerId` (application, attempt, number): Apache's leaf keeps them
+/// in a `TreeSet` per partition, and the selector walks it backwards.
+fn lent_newest_first(state: &State, leaf: QueueIndex, partition: PartitionId) -> Vec<(ContainerRef, Resource)> {
+    let q = state.queues.get(leaf);
+    let mut out: Vec<((i64, i32), ContainerRef, Resource)> = Vec::new();
+    for &key in &q.apps {
+        let Some(a) = state.apps.get(&key) else { continue };
+        for &id in &a.containers {
+            if let Some(c) = state.containers.get(&(key, id)).filter(|c| c.lent_in == Some(partition)) {
+                out.push((a.app_id, (key, id), c.resource));
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(app_id, (_, id), _)| std::cmp::Reverse((app_id, id.attempt, id.number)));
+    out.into_iter().map(|(_, c, r)| (c, r)).collect()
+}
+
+/// The partition of `node` (a node gone counts as in the default one).
+pub(super) fn node_partition(state: &State, node: NodeKey) -> PartitionId {
+    state.nodes.get(&node).map_or(DEFAULT_PARTITION, |n| n.partition)
+}
+
+/// The partition of the node a live container runs on.
+fn container_partition(state: &State, c: ContainerRef) -> PartitionId {
+    state.containers.get(&c).map_or(DEFAULT_PARTITION, |x| node_partition(state, x.node))
+}
+
+/// An application's live containers, each with its node's partition, least important
+/// request first (highest priority number, then highest allocation-request id), newest
+/// first within a request (Apache's `sortContainers`).
+pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(ContainerId, Resource, PartitionId)> {
     let Some(a) = state.apps.get(&app) else { return Vec::new() };
     let mut out: Vec<_> = a
         .containers
         .iter()
         .filter_map(|&id| state.containers.get(&(app, id)).map(|c| (c.key, id, c.resource, c.node)))
-        .filter(|&(.., node)| in_default_partition(state, node))
-        .map(|(key, id, resource, _)| (key, id, resource))
+        .map(|(key, id, resource, node)| (key, id, resource, node_partition(state, node)))
         .collect();
     out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
-    out.into_iter().map(|(_, id, r)| (id, r)).collect()
+    out.into_iter().map(|(_, id, r, p)| (id, r, p)).collect()
 }
 
 /// Whether `node` is in the default partition (a node gone counts as in it).
-pub(super) fn in_default_partition(state: &State, node: crate::ids::NodeKey) -> bool {
-    state.nodes.get(&node).is_none_or(|n| n.partition == crate::model::DEFAULT_PARTITION)
+pub(super) fn in_default_partition(state: &State, node: NodeKey) -> bool {
+    node_partition(state, node) == DEFAULT_PARTITION
 }
 
 /// What a selector's candidates already give back, taken off what the queues still owe
-/// before the next selector runs (Apache's `deductPreemptableResourcesBasedSelectedCandidates`).
-pub(super) fn deduct_selected(state: &State, tqs: &mut [TempQueue], calc: Calc, sel: &Selection) {
+/// in the partitions of their nodes before the next selector runs (Apache's
+/// `deductPreemptableResourcesBasedSelectedCandidates`; a candidate whose node is gone
+/// counts nowhere).
+pub(super) fn deduct_selected(state: &State, parts: &mut [PartitionQueues], calc: Calc, sel: &Selection) {
     for c in &sel.chosen {
+        let Some(node) = candidate_node(state, c).filter(|n| state.nodes.contains_key(n)) else { continue };
         let Some(queue) = super::candidate_queue(state, c) else { continue };
         let Some(size) = candidate_size(state, c) else { continue };
-        let q = &mut tqs[queue];
-        if calc.gt(state.cluster, q.actually_to_be_preempted, size) {
+        let partition = node_partition(state, node);
+        let Some(part) = parts.iter_mut().find(|p| p.partition == partition) else { continue };
+        let total = part.total;
+        let q = &mut part.tqs[queue];
+        if calc.gt(total, q.actually_to_be_preempted, size) {
             q.actually_to_be_preempted = sub(q.actually_to_be_preempted, size);
         }
-        q.actually_to_be_preempted = calc.max(state.cluster, q.actually_to_be_preempted, Resource::ZERO);
+        q.actually_to_be_preempted = calc.max(total, q.actually_to_be_preempted, Resource::ZERO);
     }
+}
+
+/// The node a chosen container is reserved on or runs on (live, or let go of by its
+/// application and still on its node).
+pub(super) fn candidate_node(state: &State, c: &Candidate) -> Option<NodeKey> {
+    c.reserved_on.or_else(|| {
+        state
+            .containers
+            .get(&c.container)
+            .map(|x| x.node)
+            .or_else(|| super::leaving_of(state, c.container).map(|l| l.container.node))
+    })
 }
 
 /// What a chosen container holds: its reservation's size, or its own (live, or let go of

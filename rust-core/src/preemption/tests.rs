@@ -506,3 +506,53 @@ fn a_parent_pushed_over_its_maximum_kills_its_own_killable_containers_oldest_fir
     let _ = p2;
     s.state().debug_assert_consistent();
 }
+
+/// Queues a and b share a 20 GB default node; a alone may use the non-exclusive gpu node
+/// (10 GB). b's application fills its half of the default node and borrows the whole gpu
+/// node; a's, its AM on the default node, then asks for 4 GB of gpu.
+fn b_borrows_the_gpu_node() -> (Scheduler, AppKey) {
+    let xml = "<configuration>
+          <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>50</value></property>
+          <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>50</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.accessible-node-labels</name><value>gpu</value></property>
+          <property><name>yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity</name><value>100</value></property>
+          <property><name>yarn.scheduler.capacity.maximum-am-resource-percent</name><value>0.5</value></property>
+        </configuration>";
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let h1 = s.add_node("h1:1", "h1", "/r", Resource::new(20 * GB, 100));
+    let g1 = s.add_node("g1:1", "g1", "/r", Resource::new(10 * GB, 100));
+    s.relabel_nodes(&[("gpu".to_string(), false)], &[(g1, "gpu".to_string())]);
+    let b = running_app(&mut s, h1, 1, "b", 30);
+    beat(&mut s, h1, 12);
+    beat(&mut s, g1, 14);
+    assert_eq!(used(&s, "b").memory_mb, 11 * GB, "b past its half of the default partition");
+    let lent = s.state().containers.values().filter(|c| c.lent_in.is_some()).count();
+    assert_eq!(lent, 10, "the gpu node is lent whole to b");
+    let a = running_app(&mut s, h1, 2, "a", 0);
+    let gpu_ask = Ask {
+        key: SchedulerKey { priority: 1, allocation_request_id: 0 },
+        resource_name: ANY.into(),
+        capability: Resource::new(GB, 1),
+        count: 4,
+        relax_locality: true,
+    };
+    s.update_labelled_requests(a, &[gpu_ask], &["gpu".to_string()]);
+    (s, b)
+}
+
+#[test]
+fn a_non_exclusive_partition_takes_back_what_it_lent_to_the_queue_it_guarantees_nothing() {
+    let (mut s, b) = b_borrows_the_gpu_node();
+    let settings = Settings { natural_termination_factor: 1.0, total_preemption_per_round: 1.0, ..on() };
+    // In the gpu partition b is guaranteed nothing and a asks for 4 GB of it: b gives back
+    // the four containers it was lent last; in the default partition it owes nothing.
+    let marked = of_kind(&s.preemption_round_with(&settings, 0), ActionKind::Mark);
+    assert_eq!(marked, [(b, 21), (b, 20), (b, 19), (b, 18)]);
+    let st = s.state();
+    for (_, number) in marked {
+        let c = st.containers.get(&(b, crate::ids::ContainerId { attempt: 1, number })).unwrap();
+        assert_eq!(st.nodes[&c.node].partition, st.partitions.find("gpu").unwrap());
+    }
+}

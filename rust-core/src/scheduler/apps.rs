@@ -343,6 +343,21 @@ impl Scheduler {
                 queues.charge_user_in(partition, dest, &user, used.plus(reserved));
                 queues.track_reserved_in(partition, dest, reserved, false);
             }
+            // Its containers leave one leaf's list of those lent by a non-exclusive
+            // partition for the other's, under their nodes' partitions now (Apache's
+            // detachContainer and attachContainer).
+            let a = &self.state.apps[&app];
+            for id in a.containers.clone() {
+                let partition = self
+                    .state
+                    .containers
+                    .get(&(app, id))
+                    .and_then(|c| self.state.nodes.get(&c.node))
+                    .map(|n| n.partition);
+                if let (Some(partition), Some(c)) = (partition, self.state.containers.get_mut(&(app, id))) {
+                    c.lent_in = crate::model::lent_in(c.asked_default, partition);
+                }
+            }
             let a = self.state.apps.get_mut(&app).expect("checked above");
             a.queue = dest;
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.
@@ -433,7 +448,11 @@ impl Scheduler {
                 a.am_container = Some(id);
             }
         }
-        s.book_container(app, id, node, resource, key);
+        // (The NodeManager's report carries the expression the container was asked with;
+        // the core is not told it, and counts a recovered container as asked for where it
+        // runs, so never as lent.)
+        let asked_default = s.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
+        s.book_container(app, id, node, resource, key, asked_default);
         true
     }
 }

@@ -319,13 +319,14 @@ impl Scheduler {
         let n = &s.nodes[&node];
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let id = app.next_container_id();
+        let asked_default = app.requests.get(&a.key).is_none_or(|g| g.partition.is_empty());
         app.note_if_am_container(id, a.key);
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
         // (A reservation fulfilled later does not mark it: Apache's leaf tells its
         // ordering policy of new allocations and reservations only.)
         app.fair_stale = true;
         let still_asking = app.is_asking();
-        s.book_container(a.app, id, node, a.resource, a.key);
+        s.book_container(a.app, id, node, a.resource, a.key, asked_default);
         log::debug!("allocated {} on node {node} to application {} ({:?})", a.resource, a.app, a.locality);
         if !still_asking {
             self.count_user_active(a.app, false);

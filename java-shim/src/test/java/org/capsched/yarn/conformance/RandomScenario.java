@@ -735,6 +735,13 @@ final class RandomScenario {
       }
       s.append(String.format("app %s queue=%s user=u%d am=1G%n", app, leaf.name, 4 + preemption.nextInt(2)));
       s.append(String.format("ask %s memory=%dG count=%d%n", app, 1 + preemption.nextInt(2), clusterMemoryGb));
+      if (label != null && labelLeaves.contains(leaf.name) && labels.nextBoolean()) {
+        // Pressure in the labelled partition too: what the leaf is guaranteed there may be
+        // held by others, or lent to default-partition asks.
+        s.append(String.format("ask %s priority=1 memory=%dG count=%d label=%s%n", app, 1 + labels.nextInt(2),
+            clusterMemoryGb, label));
+        features.add("labels:preemption-pressure");
+      }
       s.append("heartbeat all rounds=2\n");
       features.add("preemption:pressure");
       pressured |= app.equals("pressure1");
@@ -1290,21 +1297,27 @@ final class RandomScenario {
     // ---- node labels ------------------------------------------------------------------
 
     /**
-     * For half the seeds written in percentages, without preemption (which the core works
-     * out for the default partition only so far) and not a soak, nor a tree with
-     * auto-created queues: a label, exclusive or not, its shares down some paths of the tree
-     * (see {@link #assignLabelShares}), one or two nodes labelled, asks for it (see
-     * {@link #ask}), nodes relabelled as the run goes (see {@link #relabel}).
+     * For half the seeds written in percentages, not a soak, nor a tree with auto-created
+     * queues, and with preemption only where the core works it out in every partition (not
+     * inside queues, not for queues of higher priority, not lazily): a label, exclusive or
+     * not, its shares down some paths of the tree (see {@link #assignLabelShares}), one or
+     * two nodes labelled, asks for it (see {@link #ask}), nodes relabelled as the run goes
+     * (see {@link #relabel}).
      */
     private void chooseNodeLabels() {
       boolean drawn = labels.nextInt(2) == 0;
-      if (!drawn || mode != Mode.PERCENT || preempting || faults != null || managedParent != null
+      boolean lazyPreemption = fullKeys.containsKey("yarn.scheduler.capacity.lazy-preemption-enabled");
+      boolean defaultPartitionOnly = preempting && (intraPreempting || queuePriorities || lazyPreemption);
+      if (!drawn || mode != Mode.PERCENT || defaultPartitionOnly || faults != null || managedParent != null
           || creatingParent != null) {
         return;
       }
       label = "gpu";
       labelExclusive = labels.nextBoolean();
       features.add(labelExclusive ? "labels:exclusive" : "labels:non-exclusive");
+      if (preempting) {
+        features.add("labels:preemption");
+      }
       assignLabelShares();
     }
 
