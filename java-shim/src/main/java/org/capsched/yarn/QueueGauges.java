@@ -78,25 +78,23 @@ final class QueueGauges {
    */
   synchronized void refresh() {
     long changes;
-    QueueReport report;
-    UserReport users;
+    ViewReport view;
     try {
       changes = core.changes();
       if (changes == published) {
         return;
       }
-      report = core.queueReport();
-      users = core.userReport();
+      view = core.viewReport();
     } catch (IllegalStateException closed) {
       return;
     }
-    if (publish(report, users)) {
+    if (publish(view.queues, view.users, view.partitions)) {
       published = changes;
     }
   }
 
   /** Sets every gauge from the reports; false if they do not match the queue directory. */
-  private boolean publish(QueueReport report, UserReport users) {
+  private boolean publish(QueueReport report, UserReport users, PartitionReport partitions) {
     QueueDirectory dir = queues.get();
     if (report.size() != dir.size()) {
       // A refresh of the queues is being applied; the next read publishes.
@@ -110,6 +108,7 @@ final class QueueGauges {
       publishQueue(queue.getMetrics(), new QueueSnapshot(queue.getPath(), report, i),
           clusterResource, whole, rc, i > 0);
     }
+    publishPartitions(dir, partitions, whole, rc);
     Map<RustQueue, Map<String, Integer>> active = new HashMap<>();
     Map<RustQueue, Set<String>> present = new HashMap<>();
     for (int u = 0; u < users.size(); u++) {
@@ -137,6 +136,28 @@ final class QueueGauges {
     usersPublished = present;
     publishActive(active);
     return true;
+  }
+
+  /**
+   * Each queue's AvailableMB/VCores in every labelled partition it lists (its records in
+   * that partition, Apache's PartitionQueueMetrics): what is left of its guarantee there,
+   * compared against every node as Apache's {@code getMaxAvailableResourceToQueuePartition}
+   * compares.
+   */
+  private static void publishPartitions(QueueDirectory dir, PartitionReport partitions,
+      Resource wholeCluster, ResourceCalculator rc) {
+    for (int row = 0; row < partitions.size(); row++) {
+      int owner = partitions.owner(row);
+      if (!partitions.isQueue(row) || owner < 0 || owner >= dir.size()) {
+        continue;
+      }
+      Resource guaranteed = partitions.effectiveMin(row);
+      Resource used = partitions.used(row);
+      dir.at(owner).getMetrics().setAvailableResourcesToQueue(partitions.label(row),
+          Resources.greaterThan(rc, wholeCluster, guaranteed, used)
+              ? Resources.componentwiseMax(Resources.subtract(guaranteed, used), Resources.none())
+              : Resources.none());
+    }
   }
 
   /**

@@ -1344,7 +1344,10 @@ public class RustCapacityScheduler
   private void updateAvailableResourcesMetrics() {
     QueueMetrics root = getRootQueueMetrics();
     Resource allocated = root.getAllocatedResources();
-    root.setAvailableResourcesToQueue(Resources.subtract(getClusterResource(), allocated));
+    // (Through the partition's setter, as Apache's scheduler sets it: the default
+    // partition's records, the root's there and the partition's own, get it too.)
+    root.setAvailableResourcesToQueue(RMNodeLabelsManager.NO_LABEL,
+        Resources.subtract(getClusterResource(), allocated));
     publishedAllocated = allocated;
   }
 

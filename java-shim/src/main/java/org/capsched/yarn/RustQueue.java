@@ -49,6 +49,14 @@ final class RustQueue implements Queue {
     this.path = path;
     this.metrics = CapschedQueueMetrics.forQueue(path, parent, userMetrics, conf, gauges);
     this.parent = parent;
+    // Apache's queues make their records in the default partition as they are set up; the
+    // root's also makes the partition's own. (Set again to what it holds: no change.)
+    if (parent == null) {
+      metrics.setAvailableResourcesToQueue(RMNodeLabelsManager.NO_LABEL,
+          metrics.getAvailableResources());
+    } else {
+      metrics.getPartitionQueueMetrics(RMNodeLabelsManager.NO_LABEL);
+    }
   }
 
   /** The full path, such as root.engineering.qa. */

@@ -24,7 +24,8 @@ import org.junit.Test;
  * Node labels on a real cluster: two real NodeManagers, one labelled with
  * {@code yarn rmadmin}. A DistributedShell application asking for an exclusive label has
  * its containers placed on that NodeManager only, and the queue reports the label to
- * clients; one asking for no label borrows a non-exclusive label's idle NodeManager.
+ * clients; one asking for no label borrows a non-exclusive label's idle NodeManager; and
+ * labels the NodeManagers report themselves (distributed configuration) reach the core.
  */
 public class NodeLabelsIT {
   private static final String CAPACITY_SCHEDULER = "<configuration>\n"
@@ -111,6 +112,47 @@ public class NodeLabelsIT {
       } finally {
         pool.shutdownNow();
       }
+    }
+  }
+
+  /**
+   * Distributed node labels: each NodeManager reports its own partition (its
+   * {@code yarn.nodemanager.node-labels.provider=config}), the RM's label manager hands the
+   * reports to the scheduler, and a DistributedShell application asking for the label runs
+   * there. The label is added to the cluster once the NodeManagers are up; they report it
+   * again at their next resync.
+   */
+  @Test(timeout = 300_000)
+  public void labelsReportedByNodeManagersReachTheScheduler() throws Exception {
+    Path xml = Files.createTempFile("capsched-labels-", ".xml");
+    Files.write(xml, CAPACITY_SCHEDULER.getBytes(StandardCharsets.UTF_8));
+    Configuration extra = new Configuration(false);
+    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    extra.set("yarn.node-labels.configuration-type", "distributed");
+    extra.set("yarn.nodemanager.node-labels.provider", "config");
+    extra.set("yarn.nodemanager.node-labels.provider.configured-node-partition", "gpu");
+    extra.set("yarn.nodemanager.node-labels.provider.fetch-interval-ms", "1000");
+    extra.set("yarn.nodemanager.node-labels.resync-interval-ms", "1000");
+    try (MiniCluster cluster = MiniCluster.start("distributed-labels", 2, xml, extra)) {
+      Configuration conf = cluster.config();
+      RMAdminCLI admin = new RMAdminCLI(conf);
+      assertEquals(0, admin.run(new String[] {"-addToClusterNodeLabels", "gpu"}));
+      NodeId first = cluster.nodeId(0);
+      NodeId second = cluster.nodeId(1);
+      GenericTestUtils.waitFor(() -> "gpu".equals(partitionOf(cluster, first))
+          && "gpu".equals(partitionOf(cluster, second)), 100, 60_000);
+
+      String[] args = MiniCluster.distributedShell("work", 2, "sleep", "5", 256, 256);
+      String[] withLabel = new String[args.length + 2];
+      System.arraycopy(args, 0, withLabel, 0, args.length);
+      withLabel[args.length] = "--node_label_expression";
+      withLabel[args.length + 1] = "gpu";
+      Client client = new Client(conf);
+      assertTrue("DistributedShell client rejected its arguments", client.init(withLabel));
+      // Every node is in the gpu partition: the AM and both shell containers run there.
+      assertTrue("DistributedShell did not finish successfully", client.run());
     }
   }
 

@@ -733,9 +733,18 @@ final class RandomScenario {
         running.remove(greedyLeaf);
         leaf = running.get(preemption.nextInt(running.size()));
       }
+      if (label != null && app.equals("pressure2")) {
+        // On a labelled cluster the second pressure comes from a leaf that may use the
+        // label, where one is running: what the label's partition owes it.
+        List<Queue> labelled = new ArrayList<>(running);
+        labelled.removeIf(l -> l == greedyLeaf || !labelLeaves.contains(l.name));
+        if (!labelled.isEmpty()) {
+          leaf = labelled.get(labels.nextInt(labelled.size()));
+        }
+      }
       s.append(String.format("app %s queue=%s user=u%d am=1G%n", app, leaf.name, 4 + preemption.nextInt(2)));
       s.append(String.format("ask %s memory=%dG count=%d%n", app, 1 + preemption.nextInt(2), clusterMemoryGb));
-      if (label != null && labelLeaves.contains(leaf.name) && labels.nextBoolean()) {
+      if (label != null && labelLeaves.contains(leaf.name)) {
         // Pressure in the labelled partition too: what the leaf is guaranteed there may be
         // held by others, or lent to default-partition asks.
         s.append(String.format("ask %s priority=1 memory=%dG count=%d label=%s%n", app, 1 + labels.nextInt(2),

@@ -13,7 +13,9 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 /**
  * Every queue's and user's metrics record as JMX and the metrics sinks read it (through
  * the record's {@code getMetrics}, not its Java getters), flattened to
- * "metrics QUEUE [user=USER] | NAME = value" facts for a side-by-side comparison. Metrics
+ * "metrics QUEUE [user=USER] | NAME = value" facts for a side-by-side comparison; and
+ * every partition's records (the partition's own, each queue's and user's there) as
+ * "metrics partition=LABEL [QUEUE] [user=USER] | NAME = value". Metrics
  * that cannot match are listed with the reason in
  * {@code integration-tests/scenarios/metrics-exceptions.txt}, and left out.
  */
@@ -41,21 +43,61 @@ final class MetricsView {
    */
   static Map<String, String> facts(Set<String> queues, Set<String> users, boolean emptyCluster) {
     Map<String, String> out = new TreeMap<>();
+    // The queues' own records first: reading one brings every gauge up to date (ours are
+    // published when read), which may make a partition's records.
     for (Map.Entry<String, QueueMetrics> e : QueueMetrics.getQueueMetrics().entrySet()) {
-      if (!queues.contains(e.getKey())) {
+      if (queues.contains(e.getKey())) {
+        add(out, "metrics " + e.getKey(), e.getKey(), e.getValue(), users, emptyCluster);
+      }
+    }
+    // Then every partition's records (Apache's PartitionQueueMetrics, the default
+    // partition's named "default"): the partition's own as "PARTITION.", each queue's
+    // there as "PARTITION.QUEUE". A label has no dot in it. A record (or a user's in it)
+    // holding nothing but zeros is left out: Apache makes a queue's record in a
+    // partition, and its users', the first time an allocation pass there works out one
+    // of its users' headroom, ours when the queue first lists the partition; either way
+    // the record reads zeros until something is pending, allocated or available there.
+    Map<String, QueueMetrics> all = new TreeMap<>(QueueMetrics.getQueueMetrics());
+    for (Map.Entry<String, QueueMetrics> e : all.entrySet()) {
+      String name = e.getKey();
+      int dot = name.indexOf('.');
+      if (queues.contains(name) || dot < 0) {
         continue;
       }
-      QueueMetrics queue = e.getValue();
-      add(out, "metrics " + e.getKey(), e.getKey().equals("root") ? "root." : "", queue,
-          emptyCluster);
-      for (String user : users) {
-        QueueMetrics u = queue.getUserMetrics(user);
-        if (u != null) {
-          add(out, "metrics " + e.getKey() + " user=" + user, "user.", u, emptyCluster);
-        }
+      String partition = name.substring(0, dot);
+      String queue = name.substring(dot + 1);
+      if (queue.isEmpty()) {
+        // (The partition's own record carries the root's figures: the root's exceptions.)
+        add(out, "metrics partition=" + partition, "root", e.getValue(), users, emptyCluster);
+      } else if (queues.contains(queue)) {
+        add(out, "metrics partition=" + partition + " " + queue, queue, e.getValue(), users,
+            emptyCluster);
       }
     }
     return out;
+  }
+
+  /** A record's facts under {@code source}, and each of {@code users}' in it. */
+  private static void add(Map<String, String> out, String source, String queue,
+      QueueMetrics metrics, Set<String> users, boolean emptyCluster) {
+    add(out, source, queue.equals("root") ? "root." : "", metrics, emptyCluster,
+        source.startsWith("metrics partition="));
+    for (String user : users) {
+      QueueMetrics u = metrics.getUserMetrics(user);
+      if (u != null) {
+        add(out, source + " user=" + user, "user.", u, emptyCluster,
+            source.startsWith("metrics partition="));
+      }
+    }
+  }
+
+  private static void add(Map<String, String> out, String source, String prefix,
+      QueueMetrics metrics, boolean emptyCluster, boolean unlessAllZero) {
+    Map<String, String> facts = new TreeMap<>();
+    add(facts, source, prefix, metrics, emptyCluster);
+    if (!unlessAllZero || facts.values().stream().anyMatch(v -> !v.matches("0(\\.0+)?"))) {
+      out.putAll(facts);
+    }
   }
 
   private static void add(Map<String, String> out, String source, String prefix,
