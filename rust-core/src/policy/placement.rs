@@ -298,11 +298,14 @@ fn visit_leaf(
         // A user may go over the limit by one container, never further (Apache compares
         // what the user holds, before this container, with the limit) — unless its own
         // reservations are what puts it over, and it gives one up (continue-looking). That
-        // second look is at the default partition's usage and reservations, in any pass.
+        // second look is at the default partition's usage and reservations, in any pass:
+        // in a labelled partition a user over its limit there but not in the default
+        // partition goes on (to the headroom check, where a request that does not fit
+        // blocks the queue's share of the node for its siblings), reservations or not.
         let mut user_must_unreserve = Resource::ZERO;
         if calc.greater_than(state.cluster, user_used, ul) {
             let user_default_used = user.map_or(Resource::ZERO, |u| u.used);
-            if app_reserved.is_none() || calc.greater_than(state.cluster, user_default_used.minus(app_reserved), ul) {
+            if !continue_looking || calc.greater_than(state.cluster, user_default_used.minus(app_reserved), ul) {
                 continue;
             }
             user_must_unreserve = user_used.difference(ul);

@@ -418,15 +418,10 @@ final class KnownDivergences {
    */
   private static boolean onlyUserPartitionsForgotten(Map<String, String> apache,
       Map<String, String> ours) {
-    java.util.Set<String> keys = new java.util.HashSet<>(apache.keySet());
-    keys.addAll(ours.keySet());
     boolean any = false;
-    for (String key : keys) {
+    for (String key : differingFacts(apache, ours)) {
       String a = apache.get(key);
       String o = ours.get(key);
-      if (java.util.Objects.equals(a, o)) {
-        continue;
-      }
       int at = key.indexOf(".resources.resourceUsagesByPartition[");
       if (a != null || !key.startsWith("rest ") || !key.contains(" | users.user[") || at < 0
           || key.contains("resourceUsagesByPartition[]")) {

@@ -66,6 +66,14 @@ final class MetricsView {
       }
       String partition = name.substring(0, dot);
       String queue = name.substring(dot + 1);
+      if (!partition.equals("default") && isParent(queue, queues)) {
+        // A parent's record in a labelled partition counts what its children's records
+        // pass up; Apache's child record passes up only if the parent's existed when the
+        // child's was made (PartitionQueueMetrics looks its parent up, it does not make
+        // it), so which of a parent's containers it counts there depends on the order
+        // Apache happened to make the records in. Ours pass everything up. Not compared.
+        continue;
+      }
       if (queue.isEmpty()) {
         // (The partition's own record carries the root's figures: the root's exceptions.)
         add(out, "metrics partition=" + partition, "root", e.getValue(), users, emptyCluster);
@@ -75,6 +83,11 @@ final class MetricsView {
       }
     }
     return out;
+  }
+
+  /** Whether {@code queue} has children among {@code queues}. */
+  private static boolean isParent(String queue, Set<String> queues) {
+    return queues.stream().anyMatch(q -> q.startsWith(queue + "."));
   }
 
   /** A record's facts under {@code source}, and each of {@code users}' in it. */
