@@ -55,13 +55,9 @@ public class NodeLabelsIT {
       }
 
       // Three containers that sleep long enough to be seen where they run.
-      String[] args = MiniCluster.distributedShell("work", 3, "sleep", "8", 256, 256);
-      String[] withLabel = new String[args.length + 2];
-      System.arraycopy(args, 0, withLabel, 0, args.length);
-      withLabel[args.length] = "--node_label_expression";
-      withLabel[args.length + 1] = "gpu";
       Client client = new Client(conf);
-      assertTrue("DistributedShell client rejected its arguments", client.init(withLabel));
+      assertTrue("DistributedShell client rejected its arguments",
+          client.init(shellAskingFor("gpu", 3, "8")));
       ExecutorService pool = Executors.newSingleThreadExecutor();
       try {
         Future<Boolean> run = pool.submit(client::run);
@@ -124,12 +120,8 @@ public class NodeLabelsIT {
    */
   @Test(timeout = 300_000)
   public void labelsReportedByNodeManagersReachTheScheduler() throws Exception {
-    Path xml = Files.createTempFile("capsched-labels-", ".xml");
-    Files.write(xml, CAPACITY_SCHEDULER.getBytes(StandardCharsets.UTF_8));
-    Configuration extra = new Configuration(false);
-    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
-    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
-        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    Path xml = schedulerFile(CAPACITY_SCHEDULER);
+    Configuration extra = labelsEnabled();
     extra.set("yarn.node-labels.configuration-type", "distributed");
     extra.set("yarn.nodemanager.node-labels.provider", "config");
     extra.set("yarn.nodemanager.node-labels.provider.configured-node-partition", "gpu");
@@ -144,13 +136,9 @@ public class NodeLabelsIT {
       GenericTestUtils.waitFor(() -> "gpu".equals(partitionOf(cluster, first))
           && "gpu".equals(partitionOf(cluster, second)), 100, 60_000);
 
-      String[] args = MiniCluster.distributedShell("work", 2, "sleep", "5", 256, 256);
-      String[] withLabel = new String[args.length + 2];
-      System.arraycopy(args, 0, withLabel, 0, args.length);
-      withLabel[args.length] = "--node_label_expression";
-      withLabel[args.length + 1] = "gpu";
       Client client = new Client(conf);
-      assertTrue("DistributedShell client rejected its arguments", client.init(withLabel));
+      assertTrue("DistributedShell client rejected its arguments",
+          client.init(shellAskingFor("gpu", 2, "5")));
       // Every node is in the gpu partition: the AM and both shell containers run there.
       assertTrue("DistributedShell did not finish successfully", client.run());
     }
@@ -162,13 +150,8 @@ public class NodeLabelsIT {
    */
   private static MiniCluster labelledCluster(String name, String capacityScheduler, String added,
       String label) throws Exception {
-    Path xml = Files.createTempFile("capsched-labels-", ".xml");
-    Files.write(xml, capacityScheduler.getBytes(StandardCharsets.UTF_8));
-    Configuration extra = new Configuration(false);
-    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
-    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
-        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
-    MiniCluster cluster = MiniCluster.start(name, 2, xml, extra);
+    MiniCluster cluster = MiniCluster.start(name, 2, schedulerFile(capacityScheduler),
+        labelsEnabled());
     try {
       NodeId node = cluster.nodeId(1);
       RMAdminCLI admin = new RMAdminCLI(cluster.config());
@@ -180,6 +163,34 @@ public class NodeLabelsIT {
       cluster.close();
       throw e;
     }
+  }
+
+  /** {@code xml} as a capacity-scheduler.xml file. */
+  private static Path schedulerFile(String xml) throws java.io.IOException {
+    Path file = Files.createTempFile("capsched-labels-", ".xml");
+    Files.write(file, xml.getBytes(StandardCharsets.UTF_8));
+    return file;
+  }
+
+  /** yarn-site.xml settings with node labels on, kept in a store of the cluster's own. */
+  private static Configuration labelsEnabled() throws java.io.IOException {
+    Configuration extra = new Configuration(false);
+    extra.setBoolean(YarnConfiguration.NODE_LABELS_ENABLED, true);
+    extra.set(YarnConfiguration.FS_NODE_LABELS_STORE_ROOT_DIR,
+        Files.createTempDirectory("capsched-labels-store-").toUri().toString());
+    return extra;
+  }
+
+  /**
+   * A DistributedShell application in queue work, its AM and {@code containers} shell
+   * containers (each sleeping {@code seconds}) asking for {@code label}.
+   */
+  private static String[] shellAskingFor(String label, int containers, String seconds) {
+    String[] args = MiniCluster.distributedShell("work", containers, "sleep", seconds, 256, 256);
+    String[] withLabel = java.util.Arrays.copyOf(args, args.length + 2);
+    withLabel[args.length] = "--node_label_expression";
+    withLabel[args.length + 1] = label;
+    return withLabel;
   }
 
   private static String partitionOf(MiniCluster cluster, NodeId node) {
