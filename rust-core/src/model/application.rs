@@ -510,6 +510,12 @@ impl App {
         }
     }
 
+    /// Whether request `key` is (or was, once gone) for the default partition: a container
+    /// placed for it is then one Apache books with an empty node-label expression.
+    pub fn asks_default_partition(&self, key: SchedulerKey) -> bool {
+        self.requests.get(&key).is_none_or(|g| g.partition.is_empty())
+    }
+
     /// Total resources still asked for (the `*` counts).
     pub fn pending(&self) -> Resource {
         self.requests.values().fold(Resource::ZERO, |acc, g| acc.plus(g.capability().times(g.wanted() as i64)))

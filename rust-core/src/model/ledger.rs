@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap as HashMap;
 /// Where a container asked for the default partition (`asked_default`) and placed in
 /// `partition` counts as lent: a labelled partition (Apache's leaf lists it among the
 /// containers that ignored partition exclusivity, under that partition).
-pub fn lent_in(asked_default: bool, partition: crate::model::PartitionId) -> Option<crate::model::PartitionId> {
+fn lent_in(asked_default: bool, partition: crate::model::PartitionId) -> Option<crate::model::PartitionId> {
     (asked_default && partition != crate::model::DEFAULT_PARTITION).then_some(partition)
 }
 
@@ -60,6 +60,20 @@ impl State {
             booked: self.bookings,
             asked_default,
             lent_in: lent_in(asked_default, partition),
+        }
+    }
+
+    /// `app`'s containers are listed as lent again under their nodes' partitions now, as
+    /// Apache's leaf lists them when they are attached to it (a move).
+    pub fn relist_lent(&mut self, app: AppKey) {
+        let State { apps, containers, nodes, .. } = self;
+        let Some(a) = apps.get(&app) else { return };
+        for &id in &a.containers {
+            if let Some(c) = containers.get_mut(&(app, id)) {
+                if let Some(n) = nodes.get(&c.node) {
+                    c.lent_in = lent_in(c.asked_default, n.partition);
+                }
+            }
         }
     }
 
@@ -180,7 +194,7 @@ impl State {
         n.note_held();
         n.allocated = n.allocated.plus(r.resource);
         let a = self.apps.get_mut(&r.app).expect("a reservation belongs to a live application");
-        let asked_default = a.requests.get(&r.key).is_none_or(|g| g.partition.is_empty());
+        let asked_default = a.asks_default_partition(r.key);
         a.reservations.remove(&r.container);
         a.re_reservations.remove(&r.key);
         // Not inside the assertion: release builds must book it too.

@@ -15,7 +15,6 @@ pub mod state;
 pub mod users;
 
 pub use application::{AmDiagnosis, App, Ask, Blacklist, Outstanding, RequestGroup};
-pub use ledger::lent_in;
 pub use node::Node;
 pub use partitions::{Partition, PartitionId, Partitions, DEFAULT_PARTITION};
 pub use queue::{Queue, QueueTree, ResolveError};

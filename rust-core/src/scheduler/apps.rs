@@ -344,20 +344,8 @@ impl Scheduler {
                 queues.track_reserved_in(partition, dest, reserved, false);
             }
             // Its containers leave one leaf's list of those lent by a non-exclusive
-            // partition for the other's, under their nodes' partitions now (Apache's
-            // detachContainer and attachContainer).
-            let a = &self.state.apps[&app];
-            for id in a.containers.clone() {
-                let partition = self
-                    .state
-                    .containers
-                    .get(&(app, id))
-                    .and_then(|c| self.state.nodes.get(&c.node))
-                    .map(|n| n.partition);
-                if let (Some(partition), Some(c)) = (partition, self.state.containers.get_mut(&(app, id))) {
-                    c.lent_in = crate::model::lent_in(c.asked_default, partition);
-                }
-            }
+            // partition for the other's (Apache's detachContainer and attachContainer).
+            self.state.relist_lent(app);
             let a = self.state.apps.get_mut(&app).expect("checked above");
             a.queue = dest;
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.

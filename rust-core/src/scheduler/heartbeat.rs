@@ -319,7 +319,7 @@ impl Scheduler {
         let n = &s.nodes[&node];
         let app = s.apps.get_mut(&a.app).expect("assignment for a live application");
         let id = app.next_container_id();
-        let asked_default = app.requests.get(&a.key).is_none_or(|g| g.partition.is_empty());
+        let asked_default = app.asks_default_partition(a.key);
         app.note_if_am_container(id, a.key);
         app.record_allocation(a.key, &n.host, &n.rack, a.locality);
         // (A reservation fulfilled later does not mark it: Apache's leaf tells its
