@@ -174,10 +174,17 @@ pub struct PartitionRow {
     pub absolute_used_capacity: f64,
     /// The label's `maximum-am-resource-percent` (leaves with keys; else 0).
     pub maximum_am_resource_percent: f64,
+    /// The label's capacity given as a weight; -1 otherwise.
+    pub weight: f64,
+    /// That weight over the siblings' there (0 without one).
+    pub normalized_weight: f64,
     /// The guarantee there (Apache's effective minimum resource).
     pub effective_min: Resource,
     /// The maximum there.
     pub effective_max: Resource,
+    /// The maximum there as an absolute resource, configured or (for a queue given an
+    /// absolute guarantee) inherited from the parent; None without one.
+    pub configured_max: Option<Resource>,
     /// What the queue and its descendants hold there.
     pub used: Resource,
     /// The part of `used` held by reservations.
@@ -224,14 +231,38 @@ pub fn partition_rows(state: &State) -> Vec<PartitionRow> {
             // As configured, whether or not the cluster has the label now.
             let (absolute_capacity, absolute_maximum_capacity) = match (root, configured) {
                 (true, _) => (1.0, 1.0),
-                (false, true) => state.queues.configured_label_shares(index, &label),
+                (false, true) => state.queues.configured_label_shares(index, &label, Some(p)),
                 (false, false) => (0.0, 0.0),
             };
-            let (effective_min, effective_max) = match (root, configured) {
-                (true, _) => (total, total),
-                (false, true) => (total.scaled(absolute_capacity), total.scaled(absolute_maximum_capacity)),
-                (false, false) => (Resource::ZERO, Resource::ZERO),
+            let absolute = keys.is_some_and(|k| matches!(k.capacity, CapacitySpec::Absolute(_)));
+            let live_share = q.labelled.get(&p);
+            let (effective_min, effective_max) = match (root, configured, live_share) {
+                (true, ..) => (total, total),
+                (false, true, Some(s)) if absolute => (s.effective_min, s.effective_max),
+                (false, true, _) => (total.scaled(absolute_capacity), total.scaled(absolute_maximum_capacity)),
+                (false, false, _) => (Resource::ZERO, Resource::ZERO),
             };
+            // Apache derives an absolute resource's capacity and maximum from its vectors
+            // (over the parent's); it reads a weight's capacity as 0.
+            let relative = live_share.and_then(|s| s.relative_shares).filter(|_| absolute);
+            let capacity = match (root, relative, keys) {
+                (true, ..) => 1.0,
+                (false, Some((min, _)), _) => f64::from(min),
+                (false, None, k) => k.map_or(0.0, |k| k.percent() / 100.0),
+            };
+            let maximum_capacity = match (relative, keys) {
+                (Some((_, max)), _) => f64::from(max),
+                (None, k) => k.map_or(0.0, |k| k.maximum_percent() / 100.0),
+            };
+            let normalized_weight = live_share.map_or(0.0, |s| s.normalized_weight);
+            let weight = match keys.map(|k| k.capacity) {
+                Some(CapacitySpec::Weight(w)) if !root => w,
+                _ => -1.0,
+            };
+            let configured_max = live_share.and_then(|s| s.configured_max).or(match keys.map(|k| k.maximum_capacity) {
+                Some(MaxCapacitySpec::Absolute(r)) if r.memory_mb > 0 => Some(r),
+                _ => None,
+            });
             let used = q.used_in(p);
             let (used_capacity, absolute_used_capacity) = if calc.greater_than(total, total, Resource::ZERO) {
                 let guarantee = calc.max(total, effective_min, state.minimum_allocation());
@@ -247,8 +278,8 @@ pub fn partition_rows(state: &State) -> Vec<PartitionRow> {
                 in_capacities: shown.capacities.contains(&p),
                 in_usage: shown.usage.contains(&p),
                 configured,
-                capacity: if root { 1.0 } else { keys.map_or(0.0, |k| k.capacity / 100.0) },
-                maximum_capacity: keys.map_or(0.0, |k| k.maximum_capacity / 100.0),
+                capacity,
+                maximum_capacity,
                 absolute_capacity,
                 absolute_maximum_capacity,
                 used_capacity,
@@ -257,6 +288,9 @@ pub fn partition_rows(state: &State) -> Vec<PartitionRow> {
                     (true, Some(k)) => k.maximum_am_resource_percent,
                     _ => 0.0,
                 },
+                weight,
+                normalized_weight,
+                configured_max,
                 effective_min,
                 effective_max,
                 used,

@@ -234,6 +234,35 @@ impl ResourceCalculator {
         }
     }
 
+    /// `a / b` exactly as Apache's calculators work it out, in floats, where
+    /// [`ResourceCalculator::divide`] guards its divisor: 0 over 0 is 0 under the Default
+    /// calculator and NaN under the Dominant one (whose shares skip any resource the
+    /// `cluster` has none of), anything else over nothing is infinite.
+    pub fn divide_as_java(self, cluster: Resource, a: Resource, b: Resource) -> f32 {
+        match self {
+            ResourceCalculator::Memory => {
+                if a.memory_mb == 0 && b.memory_mb == 0 {
+                    0.0
+                } else {
+                    a.memory_mb as f32 / b.memory_mb as f32
+                }
+            }
+            ResourceCalculator::Dominant => {
+                let (mut max_a, mut max_b) = (0.0f64, 0.0f64);
+                for (total, x, y) in
+                    [(cluster.memory_mb, a.memory_mb, b.memory_mb), (cluster.vcores, a.vcores, b.vcores)]
+                {
+                    if total == 0 {
+                        continue;
+                    }
+                    max_a = max_a.max(x as f64 / total as f64);
+                    max_b = max_b.max(y as f64 / total as f64);
+                }
+                (max_a / max_b) as f32
+            }
+        }
+    }
+
     /// `r * by`, rounded up to a multiple of `step` (`multiplyAndNormalizeUp`).
     pub fn multiply_and_normalize_up(self, r: Resource, by: f64, step: Resource) -> Resource {
         match self {

@@ -357,6 +357,45 @@ fn every_validation_rule_rejects_with_queue_key_and_values() {
             expect: &["root.a.default-node-label-expression", "'ssd'", "[gpu]"],
         },
         Invalid {
+            why: "absolute resources in one partition and a percentage in another",
+            props: vec![
+                ("root.queues", "a"),
+                ("root.a.capacity", "[memory=1024,vcores=1]"),
+                ("root.a.accessible-node-labels.gpu.capacity", "100"),
+            ],
+            expect: &[
+                "root.a.accessible-node-labels.gpu.capacity",
+                "is 100%",
+                "[memory=1024,vcores=1]",
+                "every partition",
+            ],
+        },
+        Invalid {
+            why: "weights in the default partition, percentages in a label",
+            props: vec![
+                ("root.queues", "a,b"),
+                ("root.a.capacity", "1w"),
+                ("root.b.capacity", "1w"),
+                ("root.a.accessible-node-labels.gpu.capacity", "60"),
+                ("root.b.accessible-node-labels.gpu.capacity", "40"),
+            ],
+            expect: &["queue root", "mix capacity modes", "a[gpu]=60%"],
+        },
+        Invalid {
+            why: "children's absolute label capacities exceed the parent's",
+            props: vec![
+                ("root.queues", "p"),
+                ("root.p.capacity", "[memory=4096,vcores=4]"),
+                ("root.p.accessible-node-labels.gpu.capacity", "[memory=2048,vcores=2]"),
+                ("root.p.queues", "x,y"),
+                ("root.p.x.capacity", "[memory=2048,vcores=2]"),
+                ("root.p.y.capacity", "[memory=2048,vcores=2]"),
+                ("root.p.x.accessible-node-labels.gpu.capacity", "[memory=2048,vcores=2]"),
+                ("root.p.y.accessible-node-labels.gpu.capacity", "[memory=1024,vcores=1]"),
+            ],
+            expect: &["queue root.p", "in partition 'gpu'", "[memory=3072,vcores=3]"],
+        },
+        Invalid {
             why: "node-label capacity out of range",
             props: with(AB, &[("root.a.accessible-node-labels.gpu.capacity", "130")]),
             expect: &["root.a.accessible-node-labels.gpu.capacity", "130 is outside"],
@@ -411,9 +450,9 @@ fn node_label_access_and_default_expressions_are_inherited_as_apache_does() {
     assert_eq!(queue(&c, "root.q").accessible_node_labels, LabelAccess::Any);
     assert!(LabelAccess::Any.allows("anything") && labels(&[]).allows("") && !labels(&["gpu"]).allows("ssd"));
     let gpu = queue(&c, "root.q").node_labels["gpu"];
-    assert_eq!((gpu.capacity, gpu.maximum_capacity, gpu.maximum_am_resource_percent), (100.0, 100.0, 0.5));
+    assert_eq!((gpu.percent(), gpu.maximum_percent(), gpu.maximum_am_resource_percent), (100.0, 100.0, 0.5));
     // The root holds every configured partition, all of it.
-    assert_eq!(queue(&c, "root").node_labels["gpu"].capacity, 100.0);
+    assert_eq!(queue(&c, "root").node_labels["gpu"].percent(), 100.0);
     assert_eq!(queue(&c, "root.p").node_labels["gpu"].maximum_am_resource_percent, 0.1);
     assert!(c.warnings.iter().any(|w| w.to_string().contains("root.accessible-node-labels")));
 }

@@ -297,7 +297,7 @@ pub fn plan(queues: &[QueueConfig], props: &Properties, path: &str) -> Result<Ve
             children.len()
         ));
     }
-    if !super::validate::children_use_weights(children.iter().copied()) {
+    if !super::validate::children_use_weights(existing, children.iter().copied()) {
         return Err(format!(
             "Trying to create new queue={child} but not all the queues under parent={} are using weight-based capacity. Failed to created queue",
             existing.path

@@ -63,14 +63,35 @@ impl QueueOrdering {
 /// A queue's share of one node partition (`<q>.accessible-node-labels.<label>.*`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LabelCapacity {
-    /// Percent of the parent's share of the partition (root: 100).
-    pub capacity: f64,
-    /// Maximum percent of the parent's share of the partition.
-    pub maximum_capacity: f64,
+    /// Its guarantee there: a percent of the parent's share (root: 100), a weight among
+    /// the siblings configured for the label, or an absolute resource.
+    pub capacity: CapacitySpec,
+    /// Its maximum there: a percent of the parent's maximum share, or an absolute resource.
+    pub maximum_capacity: MaxCapacitySpec,
     /// `<q>.accessible-node-labels.<label>.maximum-am-resource-percent`: the share of the
     /// queue's part of the partition its ApplicationMasters may hold (the queue's
     /// `maximum-am-resource-percent` when unset).
     pub maximum_am_resource_percent: f64,
+}
+
+impl LabelCapacity {
+    /// The guarantee as Apache's `getLabeledQueueCapacity` reads it: a percentage, an
+    /// absolute resource or a weight counting as 0 (they are worked out from the cluster).
+    pub fn percent(&self) -> f64 {
+        match self.capacity {
+            CapacitySpec::Percent(p) => p,
+            CapacitySpec::Absolute(_) | CapacitySpec::Weight(_) => 0.0,
+        }
+    }
+
+    /// The maximum as Apache's `getLabeledQueueMaximumCapacity` reads it: an absolute
+    /// resource counts as 100.
+    pub fn maximum_percent(&self) -> f64 {
+        match self.maximum_capacity {
+            MaxCapacitySpec::Percent(p) => p,
+            MaxCapacitySpec::Absolute(_) => 100.0,
+        }
+    }
 }
 
 /// The node partitions a queue may run containers in, besides the default partition,
@@ -417,8 +438,8 @@ pub(crate) fn read_queue_tree(
         for label in configured {
             let am = root.maximum_am_resource_percent;
             root.node_labels.entry(label).or_insert(LabelCapacity {
-                capacity: 100.0,
-                maximum_capacity: 100.0,
+                capacity: CapacitySpec::Percent(100.0),
+                maximum_capacity: MaxCapacitySpec::Percent(100.0),
                 maximum_am_resource_percent: am,
             });
         }
@@ -720,35 +741,69 @@ fn read_node_labels(
         .collect();
     let mut out = BTreeMap::new();
     for label in labels {
-        let mut read = |suffix: &str, default: f64| -> f64 {
-            let key = format!("{prefix}{label}.{suffix}");
-            let Some(raw) = r.string(&key).filter(|v| !v.is_empty()) else { return default };
-            if raw.starts_with('[') || raw.ends_with('w') {
-                // Absolute and weight label capacities count as 0% here, as in Apache.
-                return if is_root { 100.0 } else { default };
-            }
-            if is_root {
-                return 100.0;
-            }
-            match super::capacity::parse_java_float(&raw) {
-                Some(v) if (0.0..=100.0).contains(&v) => v,
-                Some(v) => {
-                    r.error(Some(path), &key, format!("{v} is outside [0, 100]"));
-                    default
-                }
-                None => {
-                    r.error(Some(path), &key, format!("'{raw}' is not a number"));
-                    default
-                }
-            }
+        let capacity_key = format!("{prefix}{label}.capacity");
+        let maximum_key = format!("{prefix}{label}.maximum-capacity");
+        let (capacity, maximum_capacity) = if is_root {
+            (CapacitySpec::Percent(100.0), MaxCapacitySpec::Percent(100.0))
+        } else {
+            (
+                read_label_capacity(r, path, &capacity_key).unwrap_or(CapacitySpec::Percent(0.0)),
+                read_label_maximum(r, path, &maximum_key).unwrap_or(MaxCapacitySpec::Percent(100.0)),
+            )
         };
-        let capacity = read("capacity", 0.0);
-        let maximum_capacity = read("maximum-capacity", 100.0);
         let am_key = format!("{prefix}{label}.maximum-am-resource-percent");
         let maximum_am_resource_percent = r.float(Some(path), &am_key, maximum_am_resource_percent);
         out.insert(label, LabelCapacity { capacity, maximum_capacity, maximum_am_resource_percent });
     }
     out
+}
+
+/// `<q>.accessible-node-labels.<label>.capacity`: a percentage within [0, 100], a weight
+/// (`2w`) or an absolute resource (`[memory=4096,vcores=4]`); None when unset or wrong
+/// (the error recorded).
+fn read_label_capacity(r: &mut KeyReader<'_>, path: &str, key: &str) -> Option<CapacitySpec> {
+    let raw = r.string(key).filter(|v| !v.trim().is_empty())?;
+    match super::capacity::parse_capacity(&raw) {
+        Ok(CapacitySpec::Percent(v)) if !(0.0..=100.0).contains(&v) => {
+            r.error(Some(path), key, format!("{v} is outside [0, 100]"));
+            None
+        }
+        Ok(spec) => Some(spec),
+        Err(e) => {
+            r.error(Some(path), key, e);
+            None
+        }
+    }
+}
+
+/// `<q>.accessible-node-labels.<label>.maximum-capacity`: a percentage within [0, 100]
+/// (unlike the queue's own maximum, not -1) or an absolute resource; a weight is ignored,
+/// as Apache ignores it. None when unset or wrong (the error recorded).
+fn read_label_maximum(r: &mut KeyReader<'_>, path: &str, key: &str) -> Option<MaxCapacitySpec> {
+    let raw = r.string(key).filter(|v| !v.trim().is_empty())?;
+    if raw.trim().ends_with('w') {
+        return None;
+    }
+    if !raw.trim().starts_with('[') {
+        return match super::capacity::parse_java_float(&raw) {
+            Some(v) if (0.0..=100.0).contains(&v) => Some(MaxCapacitySpec::Percent(v)),
+            Some(v) => {
+                r.error(Some(path), key, format!("{v} is outside [0, 100]"));
+                None
+            }
+            None => {
+                r.error(Some(path), key, format!("'{raw}' is not a number"));
+                None
+            }
+        };
+    }
+    match super::capacity::parse_maximum_capacity(&raw) {
+        Ok(spec) => Some(spec),
+        Err(e) => {
+            r.error(Some(path), key, e);
+            None
+        }
+    }
 }
 
 /// `<q>.accessible-node-labels` as written, None when unset (Apache's

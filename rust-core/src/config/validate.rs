@@ -36,44 +36,89 @@ pub fn absolute_sums_exceeding(
     queues: &[QueueConfig],
     calc: ResourceCalculator,
     cluster: Resource,
+    partition_resource: impl Fn(&str) -> Resource,
 ) -> Vec<ConfigError> {
     queues
         .iter()
         .filter(|parent| !parent.auto_create_child_queue)
-        .filter_map(|parent| {
+        .flat_map(|parent| {
             let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &queues[c]).collect();
-            absolute_sum_exceeding(parent, &children, calc, cluster)
+            let labelled: Vec<Option<ConfigError>> = parent
+                .node_labels
+                .keys()
+                .map(|label| absolute_sum_exceeding(parent, &children, Some(label), calc, partition_resource(label)))
+                .collect();
+            std::iter::once(absolute_sum_exceeding(parent, &children, None, calc, cluster)).chain(labelled).flatten()
         })
         .collect()
+}
+
+/// A queue's capacity in partition `label` (None: the default partition) as Apache's
+/// `getConfiguredMinResource` reads it for the absolute checks.
+fn capacity_in(q: &QueueConfig, label: Option<&str>) -> Option<CapacitySpec> {
+    match label {
+        None => Some(q.capacity),
+        Some(l) => q.node_labels.get(l).map(|c| c.capacity),
+    }
 }
 
 fn absolute_sum_exceeding(
     parent: &QueueConfig,
     children: &[&QueueConfig],
+    label: Option<&str>,
     calc: ResourceCalculator,
     cluster: Resource,
 ) -> Option<ConfigError> {
-    let CapacitySpec::Absolute(parent_min) = parent.capacity else { return None };
-    let sum = children.iter().fold(Resource::ZERO, |acc, c| match c.capacity {
-        CapacitySpec::Absolute(r) => acc.plus(r),
+    let Some(CapacitySpec::Absolute(parent_min)) = capacity_in(parent, label) else { return None };
+    let sum = children.iter().fold(Resource::ZERO, |acc, c| match capacity_in(c, label) {
+        Some(CapacitySpec::Absolute(r)) => acc.plus(r),
         _ => acc,
     });
     if children.is_empty() || parent_min.is_none() || !calc.compare(cluster, parent_min, sum).is_lt() {
         return None;
     }
-    let listing = children.iter().map(|c| format!("{}={}", c.name, c.capacity)).collect::<Vec<_>>().join(", ");
+    let listing = children
+        .iter()
+        .map(|c| format!("{}={}", c.name, capacity_in(c, label).unwrap_or(CapacitySpec::Percent(0.0))))
+        .collect::<Vec<_>>()
+        .join(", ");
     let how = match calc {
         ResourceCalculator::Memory => "in memory, as the Default resource calculator compares",
         ResourceCalculator::Dominant => "as the Dominant resource calculator compares",
     };
+    let partition = match label {
+        Some(l) => format!(" in partition '{l}' (accessible-node-labels.{l}.capacity)"),
+        None => String::new(),
+    };
     Some(ConfigError::queue(
         &parent.path,
         format!(
-            "capacity {} is less than the sum of its children's {} ({listing}) {how}",
-            parent.capacity,
+            "capacity{partition} {} is less than the sum of its children's {} ({listing}) {how}",
+            CapacitySpec::Absolute(parent_min),
             CapacitySpec::Absolute(sum)
         ),
     ))
+}
+
+/// Apache's `updateCapacityConfigType`: a queue below the root gives its capacity as an
+/// absolute resource in every partition it is configured for, or in none (a label whose
+/// keys leave the capacity unset counts as a percentage).
+fn check_absolute_in_every_partition(q: &QueueConfig, errors: &mut Vec<ConfigError>) {
+    if q.parent.is_none() || q.node_labels.is_empty() {
+        return;
+    }
+    let absolute = |c: &CapacitySpec| matches!(c, CapacitySpec::Absolute(_));
+    let own = absolute(&q.capacity);
+    if let Some((label, other)) = q.node_labels.iter().find(|(_, l)| absolute(&l.capacity) != own) {
+        errors.push(ConfigError::at_queue(
+            &q.path,
+            q.key(&format!("accessible-node-labels.{label}.capacity")),
+            format!(
+                "is {} but the queue's capacity is {}: a queue uses absolute resources in every partition it is configured for or in none (Apache: \"should use either percentage based capacity configuration or absolute resource\")",
+                other.capacity, q.capacity
+            ),
+        ));
+    }
 }
 
 /// Apache refuses a queue set RUNNING whose parent starts stopped (set STOPPED, or
@@ -118,6 +163,7 @@ fn check_cluster_allocation(cluster: &ClusterSettings, errors: &mut Vec<ConfigEr
 }
 
 fn check_queue(q: &QueueConfig, all: &[QueueConfig], cluster: &ClusterSettings, errors: &mut Vec<ConfigError>) {
+    check_absolute_in_every_partition(q, errors);
     if let CapacitySpec::Percent(p) = q.capacity {
         if !(0.0..=100.0).contains(&p) {
             errors.push(ConfigError::at_queue(&q.path, q.key("capacity"), format!("{p} is outside [0, 100]")));
@@ -191,15 +237,21 @@ enum Mode {
     Absolute,
 }
 
-fn modes_of<'a>(queues: impl Iterator<Item = &'a QueueConfig>) -> (bool, bool, bool) {
+/// The modes `queues` use, as Apache's `getCapacityConfigurationTypeForQueues` finds
+/// them over the default partition and every partition in `labels`: (percent above 0,
+/// weight, non-empty absolute resource).
+fn modes_of<'a>(queues: impl Iterator<Item = &'a QueueConfig>, labels: &[&str]) -> (bool, bool, bool) {
     let (mut pct, mut weight, mut abs) = (false, false, false);
     for q in queues {
-        match q.capacity {
-            CapacitySpec::Percent(p) if p > 0.0 => pct = true,
-            CapacitySpec::Percent(_) => {}
-            CapacitySpec::Weight(_) => weight = true,
-            CapacitySpec::Absolute(r) if !r.is_none() => abs = true,
-            CapacitySpec::Absolute(_) => {}
+        let labelled = labels.iter().filter_map(|l| q.node_labels.get(*l).map(|c| c.capacity));
+        for capacity in std::iter::once(q.capacity).chain(labelled) {
+            match capacity {
+                CapacitySpec::Percent(p) if p > 0.0 => pct = true,
+                CapacitySpec::Percent(_) => {}
+                CapacitySpec::Weight(_) => weight = true,
+                CapacitySpec::Absolute(r) if !r.is_none() => abs = true,
+                CapacitySpec::Absolute(_) => {}
+            }
         }
     }
     (pct, weight, abs)
@@ -208,9 +260,13 @@ fn modes_of<'a>(queues: impl Iterator<Item = &'a QueueConfig>) -> (bool, bool, b
 /// Whether queues `children` count as using weights, by Apache's rule for a parent's
 /// children (`getCapacityConfigurationTypeForQueues`): none at all, or weights and no other
 /// mode among them.
-pub(crate) fn children_use_weights<'a>(children: impl ExactSizeIterator<Item = &'a QueueConfig>) -> bool {
+pub(crate) fn children_use_weights<'a>(
+    parent: &QueueConfig,
+    children: impl ExactSizeIterator<Item = &'a QueueConfig>,
+) -> bool {
     let empty = children.len() == 0;
-    let flags = modes_of(children);
+    let labels: Vec<&str> = parent.node_labels.keys().map(String::as_str).collect();
+    let flags = modes_of(children, &labels);
     let mixed = [flags.0, flags.1, flags.2].iter().filter(|&&f| f).count() > 1;
     !mixed && mode_of(flags, empty) == Mode::Weight
 }
@@ -226,9 +282,16 @@ fn mode_of(flags: (bool, bool, bool), empty: bool) -> Mode {
 
 fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalculator, errors: &mut Vec<ConfigError>) {
     let children: Vec<&QueueConfig> = parent.children.iter().map(|&c| &all[c]).collect();
-    let describe = |c: &QueueConfig| format!("{}={}", c.name, c.capacity);
+    // The partitions Apache's parent has capacities for: its own labels (the root's are
+    // every label any queue is configured for).
+    let labels: Vec<&str> = parent.node_labels.keys().map(String::as_str).collect();
+    let describe = |c: &QueueConfig| {
+        let labelled =
+            labels.iter().filter_map(|l| c.node_labels.get(*l).map(|k| format!(", {}[{l}]={}", c.name, k.capacity)));
+        format!("{}={}{}", c.name, c.capacity, labelled.collect::<String>())
+    };
     let listing = children.iter().map(|c| describe(c)).collect::<Vec<_>>().join(", ");
-    let flags = modes_of(children.iter().copied());
+    let flags = modes_of(children.iter().copied(), &labels);
     if [flags.0, flags.1, flags.2].iter().filter(|&&f| f).count() > 1 {
         errors.push(ConfigError::queue(&parent.path, format!(
             "children mix capacity modes ({listing}); siblings must all use percentages, all weights, or all absolute resources"
@@ -241,7 +304,7 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalcu
         return;
     }
     let children_mode = mode_of(flags, children.is_empty());
-    let parent_mode = mode_of(modes_of(std::iter::once(parent)), false);
+    let parent_mode = mode_of(modes_of(std::iter::once(parent), &labels), false);
     let is_root = parent.parent.is_none();
     if (children_mode == Mode::Absolute || parent_mode == Mode::Absolute) && children_mode != parent_mode && !is_root {
         errors.push(ConfigError::queue(&parent.path, format!(
@@ -252,7 +315,10 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalcu
     }
     // As Apache checks it when the scheduler starts: before any node, so against an empty
     // cluster (a refresh checks again against the live one).
-    errors.extend(absolute_sum_exceeding(parent, &children, calc, Resource::ZERO));
+    errors.extend(absolute_sum_exceeding(parent, &children, None, calc, Resource::ZERO));
+    for label in &labels {
+        errors.extend(absolute_sum_exceeding(parent, &children, Some(label), calc, Resource::ZERO));
+    }
     if children_mode != Mode::Percent {
         return;
     }
@@ -271,9 +337,9 @@ fn check_children(parent: &QueueConfig, all: &[QueueConfig], calc: ResourceCalcu
         errors,
     );
     for (label, parent_label) in &parent.node_labels {
-        let parent_pct = if is_root { 100.0 } else { parent_label.capacity };
+        let parent_pct = if is_root { 100.0 } else { parent_label.percent() };
         let child_pcts =
-            children.iter().map(|c| (c.name.as_str(), c.node_labels.get(label).map_or(0.0, |l| l.capacity)));
+            children.iter().map(|c| (c.name.as_str(), c.node_labels.get(label).map_or(0.0, |l| l.percent())));
         check_percent_sum(parent, Some(label), parent_pct, child_pcts, parent_mode, errors);
     }
 }

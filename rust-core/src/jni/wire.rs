@@ -305,8 +305,13 @@ wire_constants! {
         EFFECTIVE_MAX_MEMORY = 15;
         /// The maximum there, virtual cores (queues).
         EFFECTIVE_MAX_VCORES = 16;
+        /// The maximum there as configured or inherited (an absolute resource), memory;
+        /// 0 for none (queues).
+        CONFIGURED_MAX_MEMORY = 17;
+        /// The same, virtual cores (queues).
+        CONFIGURED_MAX_VCORES = 18;
         /// Longs per row.
-        STRIDE = 17;
+        STRIDE = 19;
     }
 }
 
@@ -328,8 +333,12 @@ wire_constants! {
         ABSOLUTE_USED_CAPACITY = 5;
         /// The label's `maximum-am-resource-percent` (leaves with keys for it; else 0).
         MAXIMUM_AM_RESOURCE_PERCENT = 6;
+        /// `accessible-node-labels.<label>.capacity` given as a weight; -1 otherwise.
+        WEIGHT = 7;
+        /// That weight over the weights the queue's siblings give there (0 without one).
+        NORMALIZED_WEIGHT = 8;
         /// Doubles per row.
-        STRIDE = 7;
+        STRIDE = 9;
     }
 }
 
@@ -708,6 +717,7 @@ pub fn encode_partition_rows(queues: &[PartitionRow], users: &[UserPartitionRow]
         put(count, c::USER_AM_LIMIT_MEMORY, q.user_am_limit);
         put(count, c::EFFECTIVE_MIN_MEMORY, q.effective_min);
         put(count, c::EFFECTIVE_MAX_MEMORY, q.effective_max);
+        put(count, c::CONFIGURED_MAX_MEMORY, q.configured_max.unwrap_or(crate::resource::Resource::ZERO));
         fig[f::CAPACITY] = q.capacity;
         fig[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
         fig[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
@@ -715,6 +725,8 @@ pub fn encode_partition_rows(queues: &[PartitionRow], users: &[UserPartitionRow]
         fig[f::USED_CAPACITY] = q.used_capacity;
         fig[f::ABSOLUTE_USED_CAPACITY] = q.absolute_used_capacity;
         fig[f::MAXIMUM_AM_RESOURCE_PERCENT] = q.maximum_am_resource_percent;
+        fig[f::WEIGHT] = q.weight;
+        fig[f::NORMALIZED_WEIGHT] = q.normalized_weight;
     }
     for (u, (count, _)) in users.iter().zip(rows) {
         labels.push(u.label.clone());

@@ -2,9 +2,9 @@
 //! Apache reports, for the cluster as it is now (Apache's legacy-mode
 //! `updateClusterResource`, see docs/research/absolute-resources-3.4.2.md).
 
-use crate::config::{CapacitySpec, MaxCapacitySpec};
+use crate::config::{CapacitySpec, LabelCapacity, MaxCapacitySpec};
 use crate::ids::QueueIndex;
-use crate::model::{Queue, QueueTree};
+use crate::model::{PartitionId, QueueTree};
 use crate::resource::{Resource, ResourceCalculator};
 
 impl QueueTree {
@@ -15,6 +15,13 @@ impl QueueTree {
     /// absolute resources give their vectors directly (see `absolute_children`). Every
     /// leaf's users' usage ratios are summed afresh against the new size.
     pub fn update_effective_capacities(&mut self, cluster: Resource, calc: ResourceCalculator) {
+        self.update_effective_capacities_in(cluster, cluster, calc);
+    }
+
+    /// [`QueueTree::update_effective_capacities`] for a default partition of `cluster` in
+    /// a cluster of `whole` (nodes with labels included): absolute resources are compared
+    /// and divided as Apache's calculators do for the whole cluster.
+    pub fn update_effective_capacities_in(&mut self, cluster: Resource, whole: Resource, calc: ResourceCalculator) {
         if self.queues.is_empty() {
             return;
         }
@@ -56,7 +63,7 @@ impl QueueTree {
                 q.effective_max = cluster.scaled(q.absolute_maximum_capacity);
                 q.configured_max = None;
             }
-            self.absolute_children(p, &children, cluster, calc);
+            self.absolute_children(p, &children, cluster, whole, calc);
         }
     }
 
@@ -92,77 +99,178 @@ impl QueueTree {
     }
 
     /// The children of `parent` whose capacity is an absolute resource (Apache's
-    /// `deriveCapacityFromAbsoluteConfigurations`): a guarantee of the configured vector,
-    /// scaled resource by resource (by the parent's guarantee over the children's sum, in
-    /// floats) only when the sum exceeds the parent's guarantee as the calculator compares
-    /// them; a maximum of the configured vector or, whole vector by the calculator's order,
-    /// the parent's configured maximum (else its effective one) when that is smaller; and
-    /// the shares Apache reports, its guarantee and maximum over the parent's.
+    /// `deriveCapacityFromAbsoluteConfigurations`), in the default partition: see
+    /// [`derive_absolute`].
     fn absolute_children(
         &mut self,
         parent: QueueIndex,
         children: &[QueueIndex],
         cluster: Resource,
+        whole: Resource,
         calc: ResourceCalculator,
     ) {
-        let configured = |q: &Queue| match q.config.capacity {
-            CapacitySpec::Absolute(r) => Some(r),
-            _ => None,
-        };
-        if !children.iter().any(|&c| configured(&self.queues[c]).is_some()) {
+        let configured: Vec<Option<(Resource, MaxCapacitySpec)>> = children
+            .iter()
+            .map(|&c| match self.queues[c].config.capacity {
+                CapacitySpec::Absolute(r) => Some((r, self.queues[c].config.maximum_capacity)),
+                _ => None,
+            })
+            .collect();
+        if configured.iter().all(Option::is_none) {
             return;
         }
-        let sum = children.iter().filter_map(|&c| configured(&self.queues[c])).fold(Resource::ZERO, Resource::plus);
         let p = &self.queues[parent];
-        let (p_min, p_max, p_abs, p_abs_max) =
-            (p.effective_min, p.effective_max, p.absolute_capacity, p.absolute_maximum_capacity);
-        let parent_configured_max = p.configured_max;
-        let inherited_max = parent_configured_max.unwrap_or(p_max);
-        let scale_from = if parent == 0 {
-            (!cluster.is_none() && calc.compare(cluster, cluster, sum).is_lt()).then_some(cluster)
-        } else {
-            calc.compare(cluster, p_min, sum).is_lt().then_some(p_min)
+        let from = Derived {
+            effective_min: p.effective_min,
+            effective_max: p.effective_max,
+            absolute_capacity: p.absolute_capacity,
+            absolute_maximum_capacity: p.absolute_maximum_capacity,
+            configured_max: p.configured_max,
+            relative_shares: None,
         };
-        let scale = |configured: i64, from: i64, total: i64| -> i64 {
-            if total == 0 {
-                configured
-            } else {
-                (configured as f32 * (from as f32 / total as f32)) as i64
-            }
-        };
-        for &c in children {
-            let Some(min) = configured(&self.queues[c]) else { continue };
+        let derived = derive_absolute(&from, parent == 0, &configured, cluster, whole, calc);
+        for (&c, d) in children.iter().zip(derived) {
+            let Some(d) = d else { continue };
             let q = &mut self.queues[c];
-            q.effective_min = match scale_from {
+            q.effective_min = d.effective_min;
+            q.effective_max = d.effective_max;
+            q.configured_max = d.configured_max;
+            q.relative_shares = d.relative_shares;
+            q.absolute_capacity = d.absolute_capacity;
+            q.absolute_maximum_capacity = d.absolute_maximum_capacity;
+        }
+    }
+
+    /// The children of `parent` given an absolute resource in the labelled partition `id`
+    /// (`label`, whose nodes offer `total`), as [`QueueTree::absolute_children`] does in the
+    /// default partition: Apache's `updateEffectiveResources` for each configured label.
+    pub(crate) fn absolute_label_children(
+        &mut self,
+        parent: QueueIndex,
+        children: &[QueueIndex],
+        id: PartitionId,
+        label: &str,
+        total: Resource,
+        cluster: Resource,
+    ) {
+        let configured: Vec<Option<(Resource, MaxCapacitySpec)>> = children
+            .iter()
+            .map(|&c| match self.queues[c].config.node_labels.get(label) {
+                Some(LabelCapacity { capacity: CapacitySpec::Absolute(r), maximum_capacity, .. }) => {
+                    Some((*r, *maximum_capacity))
+                }
+                _ => None,
+            })
+            .collect();
+        if configured.iter().all(Option::is_none) {
+            return;
+        }
+        let p = self.queues[parent].labelled.get(&id).copied().unwrap_or_default();
+        let from = Derived {
+            effective_min: p.effective_min,
+            effective_max: p.effective_max,
+            absolute_capacity: p.absolute_capacity,
+            absolute_maximum_capacity: p.absolute_maximum_capacity,
+            configured_max: p.configured_max,
+            relative_shares: None,
+        };
+        let derived = derive_absolute(&from, parent == 0, &configured, total, cluster, self.calculator);
+        for (&c, d) in children.iter().zip(derived) {
+            let Some(d) = d else { continue };
+            let share = self.queues[c].labelled.entry(id).or_default();
+            share.effective_min = d.effective_min;
+            share.effective_max = d.effective_max;
+            share.configured_max = d.configured_max;
+            share.relative_shares = d.relative_shares;
+            share.absolute_capacity = d.absolute_capacity;
+            share.absolute_maximum_capacity = d.absolute_maximum_capacity;
+        }
+    }
+}
+
+/// A queue's capacities in one partition, as absolute resources derive them.
+#[derive(Debug, Clone, Copy)]
+struct Derived {
+    effective_min: Resource,
+    effective_max: Resource,
+    absolute_capacity: f64,
+    absolute_maximum_capacity: f64,
+    configured_max: Option<Resource>,
+    relative_shares: Option<(f32, f32)>,
+}
+
+/// The capacities of the children of a parent (`parent`, the root when `root`) given an
+/// absolute resource (`configured`: the vector and the maximum, None for a child in
+/// another mode) in a partition whose nodes offer `total`, compared as `calc` compares for
+/// the whole `cluster`: a guarantee of the configured vector, scaled resource by resource
+/// (by the parent's guarantee over the children's sum, in floats) only when the sum
+/// exceeds the parent's guarantee; a maximum of the configured vector or, whole vector by
+/// the calculator's order, the parent's configured maximum (else its effective one) when
+/// that is smaller; and the shares Apache reports, its guarantee and maximum over the
+/// parent's.
+fn derive_absolute(
+    parent: &Derived,
+    root: bool,
+    configured: &[Option<(Resource, MaxCapacitySpec)>],
+    total: Resource,
+    cluster: Resource,
+    calc: ResourceCalculator,
+) -> Vec<Option<Derived>> {
+    let sum = configured.iter().flatten().fold(Resource::ZERO, |acc, (min, _)| acc.plus(*min));
+    let inherited_max = parent.configured_max.unwrap_or(parent.effective_max);
+    let scale_from = if root {
+        (!total.is_none() && calc.compare(cluster, total, sum).is_lt()).then_some(total)
+    } else {
+        calc.compare(cluster, parent.effective_min, sum).is_lt().then_some(parent.effective_min)
+    };
+    let scale = |configured: i64, from: i64, total: i64| -> i64 {
+        if total == 0 {
+            configured
+        } else {
+            (configured as f32 * (from as f32 / total as f32)) as i64
+        }
+    };
+    // Apache's floats: infinity (nothing over a parent with nothing) counts as 0, NaN (0
+    // over 0 under the Dominant calculator) stays.
+    let share = |a: Resource, b: Resource| {
+        let d = calc.divide_as_java(cluster, a, b);
+        if d.is_infinite() {
+            0.0
+        } else {
+            d
+        }
+    };
+    configured
+        .iter()
+        .map(|c| {
+            let (min, maximum) = (*c)?;
+            let effective_min = match scale_from {
                 Some(from) => Resource::new(
                     scale(min.memory_mb, from.memory_mb, sum.memory_mb),
                     scale(min.vcores, from.vcores, sum.vcores),
                 ),
                 None => min,
             };
-            q.configured_max = match q.config.maximum_capacity {
+            let configured_max = match maximum {
                 MaxCapacitySpec::Absolute(r) => Some(r),
                 // A maximum not given as a vector is the parent's configured one, if any.
-                MaxCapacitySpec::Percent(_) => parent_configured_max,
+                MaxCapacitySpec::Percent(_) => parent.configured_max,
             };
-            q.effective_max = match q.configured_max {
-                Some(m) => calc.min(cluster, m, inherited_max),
+            let effective_max = match configured_max {
+                Some(m) => calc.min(total, m, inherited_max),
                 None => inherited_max,
             };
-            let share = |a: Resource, b: Resource| {
-                let d = calc.divide(cluster, a, b) as f32;
-                if d.is_infinite() {
-                    0.0
-                } else {
-                    d
-                }
-            };
-            let shares = (share(q.effective_min, p_min), share(q.effective_max, p_max));
-            q.relative_shares = Some(shares);
-            q.absolute_capacity = f64::from(shares.0 * p_abs as f32);
-            q.absolute_maximum_capacity = f64::from(shares.1 * p_abs_max as f32);
-        }
-    }
+            let shares = (share(effective_min, parent.effective_min), share(effective_max, parent.effective_max));
+            Some(Derived {
+                effective_min,
+                effective_max,
+                absolute_capacity: f64::from(shares.0 * parent.absolute_capacity as f32),
+                absolute_maximum_capacity: f64::from(shares.1 * parent.absolute_maximum_capacity as f32),
+                configured_max,
+                relative_shares: Some(shares),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -217,5 +325,57 @@ mod tests {
         let a = t.get(1);
         assert_eq!(a.guaranteed(), Resource::new(65536, 32));
         assert_eq!(a.maximum(), Resource::new(65536, 32), "no configured maximum: the parent's");
+    }
+
+    #[test]
+    fn a_partition_shares_weights_among_the_siblings_configured_for_it() {
+        let mut t = tree(
+            "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,c</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>1w</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>1w</value></property>
+              <property><name>yarn.scheduler.capacity.root.c.capacity</name><value>2w</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity</name><value>3w</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity</name><value>1w</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.maximum-capacity</name><value>50</value></property>
+            </configuration>",
+        );
+        let gpu = Resource::new(8192, 8);
+        t.update_partition_capacities(&[(1, "gpu", gpu)], Resource::new(16384, 16));
+        let share = |path: &str| t.get(t.index_of_path(path).unwrap()).labelled[&1];
+        assert_eq!((share("root.a").absolute_capacity, share("root.a").effective_min), (0.75, Resource::new(6144, 6)));
+        assert_eq!(share("root.b").effective_min, Resource::new(2048, 2));
+        assert_eq!(share("root.b").effective_max, Resource::new(4096, 4), "a percentage of the parent's maximum");
+        assert_eq!(share("root.c").effective_min, Resource::ZERO, "no keys for the label: no share of it");
+    }
+
+    #[test]
+    fn absolute_label_capacities_are_vectors_scaled_to_the_partition() {
+        let mut t = absolute(
+            "<property><name>yarn.scheduler.capacity.root.queues</name><value>p</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>[memory=8192,vcores=8]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.accessible-node-labels.gpu.capacity</name><value>[memory=8192,vcores=8]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.queues</name><value>x,y</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.x.capacity</name><value>[memory=4096,vcores=4]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.y.capacity</name><value>[memory=4096,vcores=4]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.x.accessible-node-labels.gpu.capacity</name><value>[memory=6144,vcores=6]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.x.accessible-node-labels.gpu.maximum-capacity</name><value>[memory=6144,vcores=8]</value></property>
+             <property><name>yarn.scheduler.capacity.root.p.y.accessible-node-labels.gpu.capacity</name><value>[memory=2048,vcores=2]</value></property>",
+        );
+        let cluster = Resource::new(32768, 32);
+        t.update_effective_capacities(Resource::new(28672, 28), ResourceCalculator::Dominant);
+        // The partition has half what p asks for there: p is scaled down to it, and its
+        // children are scaled to p's, resource by resource.
+        t.update_partition_capacities(&[(1, "gpu", Resource::new(4096, 4))], cluster);
+        let share = |path: &str| t.get(t.index_of_path(path).unwrap()).labelled[&1];
+        assert_eq!(share("root.p").effective_min, Resource::new(4096, 4));
+        assert_eq!(share("root.p").effective_max, Resource::new(4096, 4), "no maximum: the root's");
+        assert_eq!(share("root.p.x").effective_min, Resource::new(3072, 3));
+        assert_eq!(share("root.p.y").effective_min, Resource::new(1024, 1));
+        assert_eq!(share("root.p.x").effective_max, Resource::new(4096, 4), "its maximum, within p's");
+        assert_eq!(share("root.p.x").relative_shares, Some((0.75, 1.0)));
+        assert!((share("root.p.x").absolute_capacity - 0.75).abs() < 1e-6);
+        // The default partition is untouched by the label's vectors.
+        assert_eq!(t.get(t.index_of_path("root.p.x").unwrap()).guaranteed(), Resource::new(4096, 4));
     }
 }

@@ -1,7 +1,7 @@
 //! The live queue tree: each queue's configuration, its effective (absolute) capacities for
 //! the current cluster size, and its usage. Parent usage is the sum of its descendants'.
 
-use crate::config::{QueueConfig, SchedulerConfig};
+use crate::config::{CapacitySpec, LabelCapacity, QueueConfig, SchedulerConfig};
 use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
 use crate::model::queue_states::RuntimeState;
@@ -103,6 +103,20 @@ pub struct PartitionShare {
     pub absolute_capacity: f64,
     /// Maximum share of the partition (0..1).
     pub absolute_maximum_capacity: f64,
+    /// What it is guaranteed there (the partition scaled by its share, or, given as an
+    /// absolute resource, that vector scaled down to what the parent has).
+    pub effective_min: Resource,
+    /// The most it may hold there.
+    pub effective_max: Resource,
+    /// An absolute-resource queue's maximum there as configured or inherited from its
+    /// parent (Apache's `getConfiguredMaxResource`): what its children inherit.
+    pub configured_max: Option<Resource>,
+    /// An absolute-resource queue's guarantee and maximum there over its parent's, the
+    /// capacity and maximum capacity Apache derives and reports.
+    pub relative_shares: Option<(f32, f32)>,
+    /// Its weight there over its siblings' as the capacities were last worked out (see
+    /// [`QueueTree::label_normalized_weight`]): what Apache's view reports.
+    pub normalized_weight: f64,
     /// Resources held there by containers in this queue and its descendants.
     pub used: Resource,
     /// The part of `used` held by reservations.
@@ -576,55 +590,137 @@ impl QueueTree {
 
     /// `queue`'s guaranteed share of the partition labelled `label` as configured (see
     /// [`QueueTree::configured_label_shares`]).
-    pub fn configured_label_share(&self, queue: QueueIndex, label: &str) -> f64 {
-        self.configured_label_shares(queue, label).0
+    pub fn configured_label_share(&self, queue: QueueIndex, label: &str, live: Option<PartitionId>) -> f64 {
+        self.configured_label_shares(queue, label, live).0
     }
 
     /// `queue`'s guaranteed and maximum shares of the partition labelled `label` as
-    /// configured (the products of its and its ancestors'
-    /// `accessible-node-labels.<label>.capacity` and `.maximum-capacity`; the root's are
-    /// 1), whether or not the cluster has the label: Apache's absolute capacities there.
-    pub fn configured_label_shares(&self, queue: QueueIndex, label: &str) -> (f64, f64) {
+    /// configured (its and its ancestors' `accessible-node-labels.<label>.capacity` and
+    /// `.maximum-capacity`, percentages multiplied down and weights shared among the
+    /// siblings configured for the label; the root's are 1), whether or not the cluster
+    /// has the label: Apache's absolute capacities there. A queue given an absolute
+    /// resource has the shares the live partition gives it (none without one).
+    pub fn configured_label_shares(&self, queue: QueueIndex, label: &str, live: Option<PartitionId>) -> (f64, f64) {
+        if let Some(LabelCapacity { capacity: CapacitySpec::Absolute(_), .. }) =
+            self.queues[queue].config.node_labels.get(label)
+        {
+            return live.map_or((0.0, 0.0), |p| self.queues[queue].shares_in(p));
+        }
         let path: Vec<QueueIndex> = self.ancestors_inclusive(queue).collect();
-        let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
-        path.iter().rev().skip(1).fold((1.0, 1.0), |(abs, max), &i| {
-            let (capacity, maximum) =
-                self.queues[i].config.node_labels.get(label).map_or((0.0, 0.0), |l| (l.capacity, l.maximum_capacity));
-            (percent_of(abs, capacity), percent_of(max, maximum))
-        })
+        path.iter().rev().skip(1).fold((1.0, 1.0), |(abs, max), &i| self.label_shares_of(i, label, abs, max))
     }
 
-    /// Works out every queue's shares of the labelled `partitions` (id, label), as the
-    /// default partition's: percentages of the parent's share, from the queue's
-    /// `accessible-node-labels.<label>.*` keys (none: 0 and 0). Shares of partitions not
-    /// listed are dropped where nothing is held there.
-    pub fn update_partition_capacities(&mut self, partitions: &[(PartitionId, &str)]) {
+    /// Queue `q`'s shares of partition `label` as a percentage or a weight gives them,
+    /// from its parent's (`parent_abs`, `parent_max`): Apache's legacy
+    /// `updateAbsoluteCapacitiesByNodeLabels`, in floats. A queue without keys for the
+    /// label has none; an absolute resource gives nothing here (see
+    /// [`QueueTree::absolute_label_children`]).
+    fn label_shares_of(&self, q: QueueIndex, label: &str, parent_abs: f64, parent_max: f64) -> (f64, f64) {
+        let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
+        let Some(keys) = self.queues[q].config.node_labels.get(label) else { return (0.0, 0.0) };
+        let capacity = match keys.capacity {
+            CapacitySpec::Percent(pct) => percent_of(parent_abs, pct),
+            CapacitySpec::Weight(w) => {
+                let sum = self.label_weight_sum(q, label);
+                if sum > 1e-6 {
+                    f64::from((w as f32 / sum) * parent_abs as f32)
+                } else {
+                    0.0
+                }
+            }
+            CapacitySpec::Absolute(_) => 0.0,
+        };
+        (capacity, percent_of(parent_max, keys.maximum_percent()))
+    }
+
+    /// `q`'s weight in partition `id` (`label`) over its siblings' there, as Apache's
+    /// parent normalizes the weights of children using them: -1 over the sum for a child
+    /// that has the partition among its capacities without a weight for it; 0
+    /// where the parent's children do not use weights, where the weights sum to nothing,
+    /// or for the root.
+    fn label_normalized_weight(&self, q: QueueIndex, id: PartitionId, label: &str) -> f64 {
+        let Some(parent) = self.queues[q].config.parent else { return 0.0 };
+        let parent_config = &self.queues[parent].config;
+        let children = parent_config.children.iter().map(|&c| &self.queues[c].config);
+        if !crate::config::validate::children_use_weights(parent_config, children) {
+            return 0.0;
+        }
+        let weight = match self.queues[q].config.node_labels.get(label).map(|k| k.capacity) {
+            Some(CapacitySpec::Weight(w)) => w as f32,
+            _ if self.queues[q].shown.capacities.contains(&id) => -1.0,
+            _ => return 0.0,
+        };
+        let sum = self.label_weight_sum(q, label);
+        if sum > 1e-6 {
+            f64::from(weight / sum)
+        } else {
+            0.0
+        }
+    }
+
+    /// The weights `q` and its siblings configured for partition `label` give there,
+    /// summed as Apache normalizes them (in floats, in child order, a negative weight or
+    /// another mode counting as none).
+    fn label_weight_sum(&self, q: QueueIndex, label: &str) -> f32 {
+        let Some(parent) = self.queues[q].config.parent else { return 0.0 };
+        self.queues[parent]
+            .config
+            .children
+            .iter()
+            .filter_map(|&c| self.queues[c].config.node_labels.get(label))
+            .map(|keys| match keys.capacity {
+                CapacitySpec::Weight(w) => (w as f32).max(0.0),
+                _ => 0.0,
+            })
+            .fold(0.0, |sum, w| sum + w)
+    }
+
+    /// Works out every queue's shares of the labelled `partitions` (id, label, what the
+    /// partition's nodes offer) as the default partition's, from the queues'
+    /// `accessible-node-labels.<label>.*` keys (none: 0 and 0): percentages of the
+    /// parent's share, weights shared among the siblings, absolute resources as vectors
+    /// (compared as the calculator compares for the whole `cluster`). Shares of
+    /// partitions not listed are dropped where nothing is held there, and guarantee
+    /// nothing where something is.
+    pub fn update_partition_capacities(&mut self, partitions: &[(PartitionId, &str, Resource)], cluster: Resource) {
         for q in self.queues.iter_mut().filter(|q| !q.labelled.is_empty()) {
             q.labelled
-                .retain(|p, s| partitions.iter().any(|(id, _)| id == p) || !s.used.is_none() || !s.reserved.is_none());
+                .retain(|p, s| partitions.iter().any(|(id, ..)| id == p) || !s.used.is_none() || !s.reserved.is_none());
+            for (_, s) in q.labelled.iter_mut().filter(|(p, _)| !partitions.iter().any(|(id, ..)| id == *p)) {
+                s.effective_min = Resource::ZERO;
+                s.effective_max = Resource::ZERO;
+            }
         }
         // (A cluster without labels, the common case, stops here.)
         if partitions.is_empty() || self.queues.is_empty() {
             return;
         }
-        for &(id, _) in partitions {
+        for &(id, _, total) in partitions {
             let root = self.queues[0].labelled.entry(id).or_default();
             root.absolute_capacity = 1.0;
             root.absolute_maximum_capacity = 1.0;
+            root.effective_min = total;
+            root.effective_max = total;
+            root.configured_max = None;
+            root.relative_shares = None;
         }
-        let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
-            for &(id, label) in partitions {
+            for &(id, label, total) in partitions {
                 let (parent_abs, parent_max) = self.queues[p].shares_in(id);
                 for &c in &children {
-                    let q = &mut self.queues[c];
-                    let (capacity, maximum) =
-                        q.config.node_labels.get(label).map_or((0.0, 0.0), |l| (l.capacity, l.maximum_capacity));
-                    let share = q.labelled.entry(id).or_default();
-                    share.absolute_capacity = percent_of(parent_abs, capacity);
-                    share.absolute_maximum_capacity = percent_of(parent_max, maximum);
+                    let (capacity, maximum) = self.label_shares_of(c, label, parent_abs, parent_max);
+                    let normalized_weight = self.label_normalized_weight(c, id, label);
+                    let share = self.queues[c].labelled.entry(id).or_default();
+                    share.normalized_weight = normalized_weight;
+                    share.absolute_capacity = capacity;
+                    share.absolute_maximum_capacity = maximum;
+                    share.effective_min = total.scaled(capacity);
+                    share.effective_max = total.scaled(maximum);
+                    share.configured_max = None;
+                    share.relative_shares = None;
                 }
+                self.absolute_label_children(p, &children, id, label, total, cluster);
             }
         }
     }

@@ -125,23 +125,28 @@ impl State {
         self.partitions.default_resource()
     }
 
-    /// The most `queue` may hold in `partition`: its effective maximum in the default
-    /// partition, its maximum share of a labelled one's resources.
+    /// The most `queue` may hold in `partition`: its effective maximum there (in a
+    /// labelled partition, nothing until the queue has a share of it).
     pub fn maximum_in(&self, queue: crate::ids::QueueIndex, partition: crate::model::PartitionId) -> Resource {
-        let q = self.queues.get(queue);
-        if partition == crate::model::DEFAULT_PARTITION {
-            return q.maximum();
-        }
-        self.partitions.get(partition).resource.scaled(q.shares_in(partition).1)
+        self.effective_in(queue, partition).1
     }
 
     /// What `queue` is guaranteed in `partition` (see [`State::maximum_in`]).
     pub fn guaranteed_in(&self, queue: crate::ids::QueueIndex, partition: crate::model::PartitionId) -> Resource {
+        self.effective_in(queue, partition).0
+    }
+
+    /// `queue`'s effective guarantee and maximum in `partition`.
+    pub fn effective_in(
+        &self,
+        queue: crate::ids::QueueIndex,
+        partition: crate::model::PartitionId,
+    ) -> (Resource, Resource) {
         let q = self.queues.get(queue);
         if partition == crate::model::DEFAULT_PARTITION {
-            return q.guaranteed();
+            return (q.guaranteed(), q.maximum());
         }
-        self.partitions.get(partition).resource.scaled(q.shares_in(partition).0)
+        q.labelled.get(&partition).map_or((Resource::ZERO, Resource::ZERO), |s| (s.effective_min, s.effective_max))
     }
 
     /// The configured resource calculator.

@@ -320,7 +320,7 @@ pub fn maximum_applications(state: &State, queue: QueueIndex) -> i64 {
         .config
         .node_labels
         .keys()
-        .map(|label| state.queues.configured_label_share(queue, label))
+        .map(|label| state.queues.configured_label_share(queue, label, state.partitions.find(label)))
         .fold(q.absolute_capacity, f64::max);
     maximum_applications_of(&state.config.global, &q.config, largest)
 }

@@ -113,11 +113,8 @@ fn partition_snapshot(
         } else {
             let (capacity, maximum) = q.shares_in(partition);
             let configured = parent.is_none() || q.config.node_labels.contains_key(label);
-            let (min, max) = if configured {
-                (total.scaled(capacity), total.scaled(maximum))
-            } else {
-                (Resource::ZERO, Resource::ZERO)
-            };
+            let (min, max) =
+                if configured { state.effective_in(i, partition) } else { (Resource::ZERO, Resource::ZERO) };
             (capacity as f32, maximum as f32, min, max)
         };
         let abs_maximum = if exclusive { abs_maximum } else { 1.0 };

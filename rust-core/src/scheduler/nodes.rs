@@ -146,15 +146,33 @@ impl Scheduler {
         self.state.cluster = total;
         self.state.partitions.recount(self.state.nodes.values().map(|n| (n.partition, n.total)));
         let calc = self.state.calculator();
-        self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
-        let labels = self.state.partitions.labelled();
-        self.state.queues.update_partition_capacities(&labels);
+        self.state.queues.update_effective_capacities_in(self.state.default_partition(), self.state.cluster, calc);
+        self.update_partition_capacities();
         self.sync_template_shares();
         let limits = published_limits(&self.state);
         self.state.queues.publish(limits);
         self.update_shown_partitions(|_| true);
         self.activate_all();
         self.refresh_leaves(|_| true);
+    }
+
+    /// Every queue's capacities in the labelled partitions, for what their nodes offer now,
+    /// and — as Apache works capacities out for every label a queue is configured for — in
+    /// those the queues name that the cluster does not have (offering nothing).
+    fn update_partition_capacities(&mut self) {
+        let state = &mut self.state;
+        let configured: Vec<String> = state.queues.queues.first().map_or_else(Vec::new, |root| {
+            root.config.node_labels.keys().filter(|l| state.partitions.find(l).is_none()).cloned().collect()
+        });
+        let absent: Vec<PartitionId> = configured.iter().map(|l| state.partitions.id_of(l)).collect();
+        let mut labels: Vec<(PartitionId, &str, Resource)> = state
+            .partitions
+            .labelled()
+            .into_iter()
+            .map(|(id, label)| (id, label, state.partitions.get(id).resource))
+            .collect();
+        labels.extend(absent.iter().map(|&id| (id, state.partitions.get(id).name.as_str(), Resource::ZERO)));
+        state.queues.update_partition_capacities(&labels, state.cluster);
     }
 
     /// The partitions the queues' views list after a cluster update of the queues
@@ -197,9 +215,8 @@ impl Scheduler {
             .filter(|i| !below.contains(i))
             .map(|i| (i, self.state.queues.queues[i].users_usage_ratio))
             .collect();
-        self.state.queues.update_effective_capacities(self.state.default_partition(), calc);
-        let labels = self.state.partitions.labelled();
-        self.state.queues.update_partition_capacities(&labels);
+        self.state.queues.update_effective_capacities_in(self.state.default_partition(), self.state.cluster, calc);
+        self.update_partition_capacities();
         self.sync_template_shares();
         for (i, ratio) in kept {
             self.state.queues.queues[i].users_usage_ratio = ratio;

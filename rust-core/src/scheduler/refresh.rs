@@ -386,7 +386,9 @@ pub fn check_refresh(
     // Apache checks absolute parents against their children's sum again as it reloads,
     // with the running calculator and the live cluster.
     if !state.cluster.is_none() {
-        errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.default_partition()));
+        errors.extend(absolute_sums_exceeding(&new.queues, state.calculator(), state.default_partition(), |label| {
+            state.partitions.find(label).map_or(crate::resource::Resource::ZERO, |p| state.partitions.get(p).resource)
+        }));
     }
     if errors.is_empty() {
         Ok(tree)

@@ -84,6 +84,15 @@ public final class PartitionReport {
     return resource(row, Wire.PartitionCounts.EFFECTIVE_MAX_MEMORY);
   }
 
+  /**
+   * The maximum there as configured, or inherited from the parent by a queue given an
+   * absolute resource; null for none.
+   */
+  public Resource configuredMax(int row) {
+    return count(row, Wire.PartitionCounts.CONFIGURED_MAX_MEMORY) == 0 ? null
+        : resource(row, Wire.PartitionCounts.CONFIGURED_MAX_MEMORY);
+  }
+
   public double capacity(int row) {
     return figure(row, Wire.PartitionFigures.CAPACITY);
   }
@@ -110,6 +119,16 @@ public final class PartitionReport {
 
   public double maximumAmResourcePercent(int row) {
     return figure(row, Wire.PartitionFigures.MAXIMUM_AM_RESOURCE_PERCENT);
+  }
+
+  /** The label's capacity given as a weight; -1 otherwise. */
+  public double weight(int row) {
+    return figure(row, Wire.PartitionFigures.WEIGHT);
+  }
+
+  /** That weight over the weights the queue's siblings give there (0 without one). */
+  public double normalizedWeight(int row) {
+    return figure(row, Wire.PartitionFigures.NORMALIZED_WEIGHT);
   }
 
   private long count(int row, int field) {

@@ -228,7 +228,9 @@ final class Wire {
     static final int EFFECTIVE_MIN_VCORES = 14;
     static final int EFFECTIVE_MAX_MEMORY = 15;
     static final int EFFECTIVE_MAX_VCORES = 16;
-    static final int STRIDE = 17;
+    static final int CONFIGURED_MAX_MEMORY = 17;
+    static final int CONFIGURED_MAX_VCORES = 18;
+    static final int STRIDE = 19;
 
     private PartitionCounts() {
     }
@@ -243,7 +245,9 @@ final class Wire {
     static final int USED_CAPACITY = 4;
     static final int ABSOLUTE_USED_CAPACITY = 5;
     static final int MAXIMUM_AM_RESOURCE_PERCENT = 6;
-    static final int STRIDE = 7;
+    static final int WEIGHT = 7;
+    static final int NORMALIZED_WEIGHT = 8;
+    static final int STRIDE = 9;
 
     private PartitionFigures() {
     }

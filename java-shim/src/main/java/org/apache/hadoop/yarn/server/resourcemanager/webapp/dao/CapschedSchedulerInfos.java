@@ -259,15 +259,15 @@ public final class CapschedSchedulerInfos {
     // itself, whose resource types' allocation bounds the view shows.
     Resource effectiveMin = configured ? p.effectiveMin(r) : Resources.none();
     Resource effectiveMax = configured ? p.effectiveMax(r) : Resources.none();
-    Resource configuredMax = configured
-        ? conf.getMaximumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES)
+    Resource configuredMax = configured && p.configuredMax(r) != null ? p.configuredMax(r)
         : Resources.none();
     return new PartitionQueueCapacitiesInfo(label, new QueueCapacityVectorInfo(vector),
         percent(p.capacity(r)), percent(p.usedCapacity(r)),
-        percent(maximum(p.maximumCapacity(r))), percent(clamp(p.absoluteCapacity(r))),
+        shownAsIs(maximum(p.maximumCapacity(r))), percent(clamp(p.absoluteCapacity(r))),
         percent(clamp(p.absoluteUsedCapacity(r))),
-        percent(clamp(p.absoluteMaximumCapacity(r))),
-        leaf ? percent(p.maximumAmResourcePercent(r)) : 0f, -1f, 0f,
+        shownAsIs(clamp(p.absoluteMaximumCapacity(r))),
+        leaf ? percent(p.maximumAmResourcePercent(r)) : 0f, (float) p.weight(r),
+        (float) p.normalizedWeight(r),
         configured ? conf.getMinimumResourceRequirement(label, path, ABSOLUTE_RESOURCE_TYPES)
             : none,
         configuredMax, effectiveMin, effectiveMax);
@@ -452,6 +452,14 @@ public final class CapschedSchedulerInfos {
    */
   private static float percent(double share) {
     return Double.isNaN(share) ? 0f : (float) share * 100;
+  }
+
+  /**
+   * A share as a percentage, NaN kept: an absolute-resource queue's maximum in a partition
+   * whose nodes offer nothing is nothing over nothing, which Apache derives and shows as NaN.
+   */
+  private static float shownAsIs(double share) {
+    return (float) share * 100;
   }
 
   /** Apache shows a maximum of 0 or above 1 as 1 (100%). */
