@@ -198,6 +198,9 @@ pub struct App {
     pub am_resource: Resource,
     /// The partition the ApplicationMaster is for, whose AM limits it counts against.
     pub am_partition: crate::model::PartitionId,
+    /// The partition the application's AM request names: each attempt's AM starts out
+    /// there (a relabelled node moves only the running attempt's AM elsewhere).
+    pub am_asked_partition: crate::model::PartitionId,
     /// Scheduling opportunities missed per request group, for delay scheduling.
     pub missed_opportunities: HashMap<SchedulerKey, u64>,
     /// Passes in which a request group for the default partition got past its queue's
@@ -261,6 +264,7 @@ impl App {
             active: false,
             am_resource: Resource::ZERO,
             am_partition: crate::model::DEFAULT_PARTITION,
+            am_asked_partition: crate::model::DEFAULT_PARTITION,
             missed_opportunities: HashMap::default(),
             missed_non_partitioned: Vec::new(),
             reservations: HashMap::default(),
@@ -351,6 +355,8 @@ impl App {
         }
         self.blacklist.waiting_for_am = true;
         self.am_container = None;
+        // Apache's attempt reads its AM partition from the application's AM request.
+        self.am_partition = self.am_asked_partition;
         // Apache's attempt is a new object, its usage cached as nothing yet.
         self.fair_cached = (Resource::ZERO, Resource::ZERO);
         self.fair_stale = false;

@@ -25,7 +25,7 @@ pub fn child_limit(
     child_limit_in(state, DEFAULT_PARTITION, limit, blocked, parent, child)
 }
 
-/// [`child_limit`] in `partition` (killable containers are the default partition's only).
+/// [`child_limit`] in `partition` (counting the parent's killable containers there).
 pub fn child_limit_in(
     state: &State,
     partition: PartitionId,
@@ -36,7 +36,7 @@ pub fn child_limit_in(
 ) -> Resource {
     let p = state.queues.get(parent);
     let c = state.queues.get(child);
-    let killable = if partition == DEFAULT_PARTITION { state.killable_under(parent) } else { Resource::ZERO };
+    let killable = state.killable_under_in(parent, partition);
     let room = limit.difference(blocked).difference(p.used_in(partition)).plus(killable).plus(c.used_in(partition));
     state.calculator().round_down_to(room, state.minimum_allocation())
 }

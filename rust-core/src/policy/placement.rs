@@ -202,11 +202,12 @@ fn visit_queue(
     let limit = pass.limit(state, queue, passed);
     // A queue at or over its limit gets nothing more (Apache's canAssignToThisQueue),
     // unless giving up its reservations would bring it under (continue-looking). A parent
-    // does not count what its killable containers hold: that room may be taken back. What
+    // does not count what its killable containers in the partition hold: that room may be
+    // taken back. What
     // it could give up is what its queue metrics count reserved, which is the default
     // partition's whatever the pass (so a parent at its limit in a labelled partition gets
     // nothing more while it holds reservations there).
-    let killable = if pass.is_default() { state.killable_under(queue) } else { Resource::ZERO };
+    let killable = state.killable_under_in(queue, pass.partition);
     let used = q.used_in(pass.partition).minus(killable);
     let could_unreserve =
         if state.config.global.reservations_continue_look_all_nodes { q.reserved } else { Resource::ZERO };
@@ -320,7 +321,7 @@ fn visit_leaf(
             app_reserved: app_reserved_here,
             user_must_unreserve,
             continue_looking,
-            may_kill: pass.is_default() && *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue)),
+            may_kill: *may_kill.get_or_insert_with(|| may_take_killable_room(state, queue, node.partition)),
         };
         match try_app(state, pass, key, app, node, &room, effects) {
             Outcome::Nothing => continue,
@@ -359,13 +360,22 @@ struct Room {
     may_kill: bool,
 }
 
-/// Apache's `setPreemptionAllowed`: a leaf below its guarantee may take the room that
-/// containers lazy preemption marked killable hold.
-pub fn may_take_killable_room(state: &State, leaf: QueueIndex) -> bool {
+/// Apache's `setPreemptionAllowed`: a leaf below its guarantee in the node's `partition`
+/// may take the room that containers lazy preemption marked killable hold (a leaf with no
+/// guarantee there, when its share of the partition used is below its share guaranteed).
+pub fn may_take_killable_room(state: &State, leaf: QueueIndex, partition: crate::model::PartitionId) -> bool {
+    if state.killable.is_empty() {
+        return false;
+    }
     let q = state.queues.get(leaf);
-    !state.killable.is_empty()
-        && !q.guaranteed().is_none()
-        && state.calculator().compare(state.cluster, q.used, q.guaranteed()).is_lt()
+    let guaranteed = state.guaranteed_in(leaf, partition);
+    let used = q.used_in(partition);
+    if !guaranteed.is_none() {
+        return state.calculator().compare(state.cluster, used, guaranteed).is_lt();
+    }
+    let total = state.partitions.get(partition).resource;
+    let used_share = state.calculator().divide(total, used, total) as f32;
+    used_share < q.shares_in(partition).0 as f32
 }
 
 /// Apache's allocator with lazy preemption: when `size` does not fit what `node` has free,

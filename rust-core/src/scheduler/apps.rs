@@ -41,6 +41,7 @@ impl Scheduler {
         let mut app = App::new(sub.app_id, queue, sub.user.clone(), sub.priority);
         app.am_resource = sub.am_resource;
         app.am_partition = self.state.partitions.id_of(&sub.am_label);
+        app.am_asked_partition = app.am_partition;
         self.state.apps.insert(key, app);
         self.enqueue(key);
         Ok((key, self.state.queues.get(queue).path().to_string()))
@@ -365,7 +366,9 @@ impl Scheduler {
             // A parent its containers push over its maximum kills its own killable ones (as
             // Apache's does when the containers are attached to it).
             let mut killed = Vec::new();
-            self.enforce_parent_maximums(app, &mut killed);
+            for partition in self.partitions_held_by(app) {
+                self.enforce_parent_maximums(app, partition, &mut killed);
+            }
             self.killed.extend(killed.iter().map(|k| (k.app, k.container)));
             if runnable {
                 // It counts against max-parallel-apps on its new path instead.
@@ -389,6 +392,20 @@ impl Scheduler {
             );
         }
         Ok(self.state.queues.get(dest).path().to_string())
+    }
+
+    /// The partitions `app`'s live and reserved containers are in, the default partition
+    /// first.
+    fn partitions_held_by(&self, app: AppKey) -> Vec<crate::model::PartitionId> {
+        let s = &self.state;
+        let mut out: Vec<crate::model::PartitionId> = s.apps.get(&app).map_or_else(Vec::new, |a| {
+            let live = a.containers.iter().filter_map(|&id| s.containers.get(&(app, id)).map(|c| c.node));
+            let reserved = a.reservations.values().map(|r| r.node);
+            live.chain(reserved).filter_map(|node| s.nodes.get(&node).map(|n| n.partition)).collect()
+        });
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// `updateApplicationPriority`: `app` now runs at `priority`, and takes its new place

@@ -54,7 +54,8 @@ impl Scheduler {
         }
         let (mut off_switch, mut assigned) = (0, 0);
         // (A heartbeat does not move its node between partitions.)
-        let in_default = self.state.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
+        let partition = self.state.nodes[&node].partition;
+        let in_default = partition == crate::model::DEFAULT_PARTITION;
         // Apache's canAllocateMore: keep placing while the last placement succeeded, fewer
         // than the off-switch limit were off-switch, and the per-heartbeat cap allows.
         while assigned < max_total && off_switch < max_off_switch {
@@ -86,7 +87,7 @@ impl Scheduler {
                     if self.queues_accept(node, r.app, r.resource, Resource::ZERO, &[], lent) {
                         let app = r.app;
                         out.push(self.reserve(node, r));
-                        self.enforce_parent_maximums(app, &mut out);
+                        self.enforce_parent_maximums(app, partition, &mut out);
                     }
                     break;
                 }
@@ -122,7 +123,7 @@ impl Scheduler {
             }
             let app = a.app;
             out.push(self.apply(node, a));
-            self.enforce_parent_maximums(app, &mut out);
+            self.enforce_parent_maximums(app, partition, &mut out);
         }
         out
     }
@@ -194,10 +195,16 @@ impl Scheduler {
         self.state.apps.get(&app).map_or_else(|| format!("application key {app}"), |a| application_name(a.app_id))
     }
 
-    /// Apache's parent `allocateResource`: once a container or reservation is booked, each
-    /// ancestor of the application's leaf (nearest first) that now uses more than its
-    /// maximum kills killable containers under it, in `ContainerId` order, until it does not.
-    pub(super) fn enforce_parent_maximums(&mut self, app: AppKey, out: &mut Vec<Allocation>) {
+    /// Apache's parent `allocateResource`: once a container or reservation is booked in
+    /// `partition`, each ancestor of the application's leaf (nearest first) that now uses
+    /// more than its maximum there kills its killable containers there, in `ContainerId`
+    /// order, until it does not.
+    pub(super) fn enforce_parent_maximums(
+        &mut self,
+        app: AppKey,
+        partition: crate::model::PartitionId,
+        out: &mut Vec<Allocation>,
+    ) {
         if self.state.killable.is_empty() {
             return;
         }
@@ -206,14 +213,26 @@ impl Scheduler {
         let calc = self.state.calculator();
         for parent in parents {
             let over = |s: &crate::model::State| {
-                let q = s.queues.get(parent);
-                calc.greater_than(s.cluster, q.used, q.maximum())
+                calc.greater_than(s.cluster, s.queues.get(parent).used_in(partition), s.maximum_in(parent, partition))
             };
             if !over(&self.state) {
                 continue;
             }
             let why = format!("to bring {} back within its maximum", self.state.queues.get(parent).path());
-            for c in self.state.killable_containers_under(parent) {
+            let in_partition = |s: &crate::model::State, c: &ContainerRef| {
+                s.containers
+                    .get(c)
+                    .and_then(|x| s.nodes.get(&x.node))
+                    .map_or(crate::model::DEFAULT_PARTITION, |n| n.partition)
+                    == partition
+            };
+            let under: Vec<ContainerRef> = self
+                .state
+                .killable_containers_under(parent)
+                .into_iter()
+                .filter(|c| in_partition(&self.state, c))
+                .collect();
+            for c in under {
                 out.extend(self.kill_killable(c, &why));
                 if !over(&self.state) {
                     break;
@@ -266,7 +285,7 @@ impl Scheduler {
     /// the queue has too few killable ones of its own), Apache's queue would stay over its
     /// hard cap; here the decision is dropped instead.
     ///
-    /// On a labelled node, the queues' usage and maximums in its partition are checked.
+    /// The queues' usage and maximums in the node's partition are checked.
     fn queues_accept(
         &self,
         node: NodeKey,
@@ -280,36 +299,30 @@ impl Scheduler {
         let Some(a) = s.apps.get(&app) else { return false };
         let calc = s.calculator();
         let partition = s.nodes.get(&node).map_or(crate::model::DEFAULT_PARTITION, |n| n.partition);
-        if partition != crate::model::DEFAULT_PARTITION {
-            let net = resource.minus(unreserved);
-            // A lent partition holds every queue to the whole of it, not to its maximum.
-            let whole = s.partitions.get(partition).resource;
-            let maximum = |i| if lent { whole } else { s.maximum_in(i, partition) };
-            return s
-                .queues
-                .ancestors_inclusive(a.queue)
-                .all(|i| calc.fits(s.queues.get(i).used_in(partition).plus(net), maximum(i)));
-        }
+        // A lent partition holds every queue to the whole of it, not to its maximum.
+        let whole = s.partitions.get(partition).resource;
+        let maximum = |i| if lent { whole } else { s.maximum_in(i, partition) };
         let killed: Vec<(crate::ids::QueueIndex, Resource)> =
             kill.iter().filter_map(|c| Some((s.apps.get(&c.0)?.queue, s.containers.get(c)?.resource))).collect();
         let released = killed.iter().fold(unreserved, |sum, &(_, r)| sum.plus(r));
         let net = resource.minus(released);
         s.queues.ancestors_inclusive(a.queue).all(|i| {
             let q = s.queues.get(i);
-            if !calc.fits(q.used.plus(net), q.maximum()) {
+            let used = q.used_in(partition);
+            if !calc.fits(used.plus(net), maximum(i)) {
                 return false;
             }
             if killed.is_empty() {
                 return true;
             }
             // What leaves this queue for certain: the reservation, the killed containers
-            // charged to it, and (a parent) every killable container under it.
+            // charged to it, and (a parent) every killable container under it there.
             let freed = if q.is_leaf() {
                 killed.iter().filter(|&&(leaf, _)| leaf == i).fold(unreserved, |sum, &(_, r)| sum.plus(r))
             } else {
-                unreserved.plus(s.killable_under(i))
+                unreserved.plus(s.killable_under_in(i, partition))
             };
-            calc.fits(q.used.plus(resource).minus(freed), q.maximum())
+            calc.fits(used.plus(resource).minus(freed), maximum(i))
         })
     }
 
@@ -385,7 +398,7 @@ impl Scheduler {
         let mut room = n.unallocated();
         let mut kill = Vec::new();
         let leaf = self.state.apps[&r.app].queue;
-        if !calc.fits(asked, room) && may_take_killable_room(&self.state, leaf) {
+        if !calc.fits(asked, room) && may_take_killable_room(&self.state, leaf, n.partition) {
             if let Some(k) = killable_to_make_room(&self.state, n, asked) {
                 room = k.iter().fold(room, |s, c| s.plus(self.state.containers[c].resource));
                 kill = k;

@@ -975,10 +975,24 @@ final class RandomScenario {
       return out;
     }
 
+    /** {@code share} percent of a parent's guarantee and {@code max} percent of its maximum. */
+    private static long[][] shareOf(long[][] parent, int share, int max) {
+      long[] min = {parent[0][0] * share / 100, parent[0][1] * share / 100};
+      return new long[][] {min,
+          {Math.max(min[0], parent[1][0] * max / 100), Math.max(min[1], parent[1][1] * max / 100)}};
+    }
+
+    private static String vector(long[] r) {
+      return "[memory=" + r[0] + ",vcores=" + r[1] + "]";
+    }
+
     private String xml() {
       StringBuilder c = new StringBuilder("<configuration>\n");
       long[] cluster = {clusterMemoryGb * 1024L, clusterVcores};
-      writeQueue(c, root, "root", cluster, cluster);
+      // The label's absolute capacities are sized against half the cluster (the labelled
+      // nodes come and go; Apache scales the guarantees down when they ask for more).
+      long[] labelled = {cluster[0] / 2, cluster[1] / 2};
+      writeQueue(c, root, "root", new long[][] {cluster, cluster}, new long[][] {labelled, labelled});
       for (Map.Entry<String, String> e : global.entrySet()) {
         prop(c, e.getKey(), e.getValue());
       }
@@ -993,14 +1007,16 @@ final class RandomScenario {
     }
 
     /**
-     * Writes {@code q} at {@code path}. For absolute capacities, {@code min} and {@code max}
-     * are its parent's guarantee and maximum ({memory MB, vcores}); each child gets its
-     * share of them rounded down, so children never sum to more than their parent in any
-     * resource (which Apache refuses).
+     * Writes {@code q} at {@code path}. For absolute capacities, {@code bounds} are its
+     * parent's guarantee and maximum ({memory MB, vcores}) in the default partition and
+     * {@code labelBounds} in the label's; each child gets its share of them rounded down,
+     * so children never sum to more than their parent in any resource (which Apache
+     * refuses). The label's shares are written in the tree's mode: percentages, weights,
+     * or absolute resources.
      */
-    private void writeQueue(StringBuilder c, Queue q, String path, long[] min, long[] max) {
-      long[] ownMin = min;
-      long[] ownMax = max;
+    private void writeQueue(StringBuilder c, Queue q, String path, long[][] bounds, long[][] labelBounds) {
+      long[][] own = bounds;
+      long[][] ownLabel = labelBounds;
       if (q != root) {
         switch (mode) {
         case PERCENT:
@@ -1012,17 +1028,34 @@ final class RandomScenario {
           prop(c, path + ".maximum-capacity", Integer.toString(q.max));
           break;
         default:
-          ownMin = new long[] {min[0] * q.share / 100, min[1] * q.share / 100};
-          ownMax = new long[] {Math.max(ownMin[0], max[0] * q.max / 100), Math.max(ownMin[1], max[1] * q.max / 100)};
-          prop(c, path + ".capacity", "[memory=" + ownMin[0] + ",vcores=" + ownMin[1] + "]");
-          prop(c, path + ".maximum-capacity", "[memory=" + ownMax[0] + ",vcores=" + ownMax[1] + "]");
+          own = shareOf(bounds, q.share, q.max);
+          prop(c, path + ".capacity", vector(own[0]));
+          prop(c, path + ".maximum-capacity", vector(own[1]));
         }
         if (q.stopped) {
           prop(c, path + ".state", "STOPPED");
         }
+        String labelCapacity = "accessible-node-labels." + label + ".capacity";
+        String labelMaximum = "accessible-node-labels." + label + ".maximum-capacity";
+        if (label != null && q.settings.containsKey(labelCapacity)) {
+          int share = Integer.parseInt(q.settings.get(labelCapacity));
+          String max = q.settings.get(labelMaximum);
+          ownLabel = shareOf(labelBounds, share, max == null ? 100 : Integer.parseInt(max));
+        }
         for (Map.Entry<String, String> e : q.settings.entrySet()) {
-          if (!(q.stopped && e.getKey().equals("state"))) {
-            prop(c, path + "." + e.getKey(), e.getValue());
+          String key = e.getKey();
+          String value = e.getValue();
+          if (key.equals(labelCapacity) && mode == Mode.WEIGHT) {
+            // At least 1w: Apache keeps a queue's old share of a label when a refresh sets
+            // its weight there to 0w (its legacy update sets a share only when positive).
+            value = Math.max(1, Integer.parseInt(value)) + "w";
+          } else if (key.equals(labelCapacity) && mode == Mode.ABSOLUTE) {
+            value = vector(ownLabel[0]);
+          } else if (key.equals(labelMaximum) && mode == Mode.ABSOLUTE) {
+            value = vector(ownLabel[1]);
+          }
+          if (!(q.stopped && key.equals("state"))) {
+            prop(c, path + "." + key, value);
           }
         }
       }
@@ -1033,7 +1066,7 @@ final class RandomScenario {
         }
         prop(c, path + ".queues", String.join(",", names));
         for (Queue child : q.children) {
-          writeQueue(c, child, path + "." + child.name, ownMin, ownMax);
+          writeQueue(c, child, path + "." + child.name, own, ownLabel);
         }
       }
     }
@@ -1306,26 +1339,32 @@ final class RandomScenario {
     // ---- node labels ------------------------------------------------------------------
 
     /**
-     * For half the seeds written in percentages, not a soak, nor a tree with auto-created
+     * For half the seeds (in any capacity mode), not a soak, nor a tree with auto-created
      * queues, and with preemption only where the core works it out in every partition (not
-     * inside queues, not for queues of higher priority, not lazily): a label, exclusive or
-     * not, its shares down some paths of the tree (see {@link #assignLabelShares}), one or
-     * two nodes labelled, asks for it (see {@link #ask}), nodes relabelled as the run goes
-     * (see {@link #relabel}).
+     * inside queues, not for queues of higher priority): a label, exclusive or not, its
+     * shares down some paths of the tree (see {@link #assignLabelShares}), one or two nodes
+     * labelled, asks for it (see {@link #ask}), nodes relabelled as the run goes (see
+     * {@link #relabel}).
      */
     private void chooseNodeLabels() {
       boolean drawn = labels.nextInt(2) == 0;
       boolean lazyPreemption = fullKeys.containsKey("yarn.scheduler.capacity.lazy-preemption-enabled");
-      boolean defaultPartitionOnly = preempting && (intraPreempting || queuePriorities || lazyPreemption);
-      if (!drawn || mode != Mode.PERCENT || defaultPartitionOnly || faults != null || managedParent != null
+      boolean defaultPartitionOnly = preempting && (intraPreempting || queuePriorities);
+      if (!drawn || defaultPartitionOnly || faults != null || managedParent != null
           || creatingParent != null) {
         return;
       }
       label = "gpu";
       labelExclusive = labels.nextBoolean();
       features.add(labelExclusive ? "labels:exclusive" : "labels:non-exclusive");
+      if (mode != Mode.PERCENT) {
+        features.add(mode == Mode.WEIGHT ? "labels:weights" : "labels:absolute");
+      }
       if (preempting) {
         features.add("labels:preemption");
+      }
+      if (preempting && lazyPreemption) {
+        features.add("labels:lazy-preemption");
       }
       assignLabelShares();
     }
