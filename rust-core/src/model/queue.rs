@@ -188,6 +188,18 @@ impl Queue {
         *used = used.plus(r);
     }
 
+    /// An AM of `r` counted in `from` counts in `to` instead, as Apache's leaf moves it
+    /// when its container's node is relabelled: taken off `from` even below nothing.
+    pub fn move_am(&mut self, user: &str, from: PartitionId, to: PartitionId, r: Resource) {
+        let used = self.am_used_in_mut(from);
+        *used = used.difference(r);
+        if let Some(u) = self.users.get_mut(user) {
+            let used = u.am_used_in_mut(from);
+            *used = used.difference(r);
+        }
+        self.charge_am(user, to, r);
+    }
+
     /// The reverse of [`Queue::charge_am`].
     pub fn refund_am(&mut self, user: &str, partition: PartitionId, r: Resource) {
         let used = self.am_used_in_mut(partition);

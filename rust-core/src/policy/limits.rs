@@ -218,6 +218,16 @@ pub fn user_limit_among_all(calc: ResourceCalculator, q: &QueueForUserLimit, all
     limit_for_unit_weight(calc, q, capacities, capacities.1, all_users_weight)
 }
 
+/// [`unit_limit_among_all`] in `partition`.
+pub fn unit_limit_among_all_in(state: &State, queue: QueueIndex, partition: PartitionId) -> Resource {
+    if partition == DEFAULT_PARTITION {
+        return unit_limit_among_all(state, queue);
+    }
+    let q = state.queues.get(queue);
+    let all_weight: f32 = q.users.keys().map(|name| q.config.user_weight(name) as f32).sum();
+    user_limit_among_all(state.calculator(), &user_limit_inputs_in(state, partition, queue), f64::from(all_weight))
+}
+
 /// [`user_limit_among_all`] for `queue` as it stands, its users' weights summed in single
 /// precision as Apache sums them; [`weighted_limit`] gives each user's.
 pub fn unit_limit_among_all(state: &State, queue: QueueIndex) -> Resource {

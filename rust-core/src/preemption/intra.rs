@@ -1,7 +1,8 @@
 //! Intra-queue preemption: inside a leaf, containers taken from some applications for
 //! others in the same leaf (Apache's `IntraQueueCandidatesSelector` with its
 //! `FifoIntraQueuePreemptionPlugin`, docs/apache-preemption.md §4.4). It runs after the
-//! selectors between queues, on the leaves their ideal assignment found under-served:
+//! selectors between queues, on the leaves their ideal assignment found under-served, in
+//! each partition (the applications' usage, asks, AMs and users' limits there):
 //! 1. `demand`: the leaf's applications are given what they use and ask for, the highest
 //!    priority first (or, with fair ordering and user limits first, the users using least
 //!    first), each user no more than its limit counting all the leaf's users, out of what
@@ -18,12 +19,12 @@
 //! they are: they decide which containers are marked.
 
 use super::arith::{add, floor0, mul, sub, Calc};
-use super::ideal::{TempQueue, UnderServed};
+use super::ideal::{PartitionQueues, TempQueue};
 use super::select::{candidate_node, candidate_size, containers_newest_first, try_take, Need, Selection};
 use super::{Candidate, Settings};
 use crate::config::{IntraQueueOrder, OrderingPolicy};
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::{State, DEFAULT_PARTITION};
+use crate::model::{PartitionId, State, DEFAULT_PARTITION};
 use crate::policy::limits;
 use crate::policy::ordering::FairKey;
 use crate::resource::Resource;
@@ -84,50 +85,80 @@ impl TempUser {
     }
 }
 
-/// A leaf's applications, the lowest priority first, with what each owes.
+/// A leaf's applications in one partition, the lowest priority first, with what each
+/// owes there.
 #[derive(Debug)]
 pub(super) struct Leaf {
     queue: QueueIndex,
+    partition: PartitionId,
     apps: Vec<TempApp>,
     users: Vec<TempUser>,
     /// The leaf's user limit counting all users, at weight one, as the demand read it.
     unit_limit: Resource,
 }
 
-/// What each under-served leaf's applications owe one another, given the containers
-/// `sel` already holds, with the leaves whose users' limits were looked up.
+/// What each under-served leaf's applications owe one another in each partition (in the
+/// round's order of partitions), given the containers `sel` already holds, with the
+/// leaves whose users' limits were looked up.
 pub(super) fn demand(
     state: &State,
-    tqs: &[TempQueue],
+    parts: &[PartitionQueues],
     calc: Calc,
     settings: &Settings,
-    under_served: &UnderServed,
     sel: &Selection,
 ) -> Vec<Leaf> {
-    let selected = selected_by_app(state, sel);
     let mut out = Vec::new();
-    for &queue in under_served.queues() {
-        let q = state.queues.get(queue);
-        if !q.is_leaf() {
-            continue;
-        }
-        let tq = &tqs[queue];
-        let used_capacity = q.used_capacity(state.calculator(), state.cluster, state.minimum_allocation()) as f32;
-        if used_capacity < settings.intra_queue_minimum_threshold {
-            continue;
-        }
-        let reassignable = sub(tq.used, tq.actually_to_be_preempted);
-        if let Some(leaf) = leaf_demand(state, tq, calc, settings, reassignable, sel.allowed, &selected) {
-            out.push(leaf);
+    for part in parts {
+        let selected = selected_by_app(state, sel, part.partition);
+        for &queue in part.under_served.queues() {
+            let q = state.queues.get(queue);
+            if !q.is_leaf() {
+                continue;
+            }
+            let tq = &part.tqs[queue];
+            if (used_capacity_in(state, queue, part) as f32) < settings.intra_queue_minimum_threshold {
+                continue;
+            }
+            let reassignable = sub(tq.used, tq.actually_to_be_preempted);
+            if let Some(leaf) = leaf_demand(state, tq, part, calc, settings, reassignable, sel.allowed, &selected) {
+                out.push(leaf);
+            }
         }
     }
     out
 }
 
-/// What earlier selectors took from each application.
-fn selected_by_app(state: &State, sel: &Selection) -> HashMap<AppKey, Resource> {
+/// The leaf's used capacity in the partition: what it uses there over its guarantee
+/// there (at least one minimum allocation).
+fn used_capacity_in(state: &State, queue: QueueIndex, part: &PartitionQueues) -> f64 {
+    let q = state.queues.get(queue);
+    let calc = state.calculator();
+    if part.partition == DEFAULT_PARTITION {
+        return q.used_capacity(calc, state.cluster, state.minimum_allocation());
+    }
+    if part.total.is_none() {
+        return 0.0;
+    }
+    let guaranteed = calc.max(part.total, state.guaranteed_in(queue, part.partition), state.minimum_allocation());
+    calc.divide(part.total, q.used_in(part.partition), guaranteed)
+}
+
+/// What earlier selectors took from each application in `partition`, as Apache counts
+/// it: by the partition each container asked for (a container a non-exclusive partition
+/// lent to an ask for the default partition counts in the default partition).
+fn selected_by_app(state: &State, sel: &Selection, partition: PartitionId) -> HashMap<AppKey, Resource> {
     let mut out: HashMap<AppKey, Resource> = HashMap::default();
     for c in &sel.chosen {
+        let asked = state.containers.get(&c.container).map(|x| {
+            if x.asked_default {
+                DEFAULT_PARTITION
+            } else {
+                state.nodes.get(&x.node).map_or(DEFAULT_PARTITION, |n| n.partition)
+            }
+        });
+        if asked.is_some_and(|p| p != partition) {
+            continue;
+        }
         if let Some(size) = candidate_size(state, c) {
             let e = out.entry(c.container.0).or_insert(Resource::ZERO);
             *e = add(*e, size);
@@ -136,11 +167,26 @@ fn selected_by_app(state: &State, sel: &Selection) -> HashMap<AppKey, Resource> 
     out
 }
 
+/// What application `a` (`key`) holds in `partition`: its live containers on that
+/// partition's nodes.
+fn app_used_in(state: &State, key: AppKey, a: &crate::model::App, partition: PartitionId) -> Resource {
+    if state.partitions.labelled().is_empty() {
+        return a.used;
+    }
+    a.containers
+        .iter()
+        .filter_map(|&id| state.containers.get(&(key, id)))
+        .filter(|c| state.nodes.get(&c.node).map_or(DEFAULT_PARTITION, |n| n.partition) == partition)
+        .fold(Resource::ZERO, |sum, c| add(sum, c.resource))
+}
+
 /// Apache's `computeAppsIdealAllocation` for one leaf; None when it has fewer than two
 /// applications.
+#[allow(clippy::too_many_arguments)]
 fn leaf_demand(
     state: &State,
     tq: &TempQueue,
+    part: &PartitionQueues,
     calc: Calc,
     settings: &Settings,
     reassignable: Resource,
@@ -148,14 +194,17 @@ fn leaf_demand(
     selected: &HashMap<AppKey, Resource>,
 ) -> Option<Leaf> {
     let cluster = state.cluster;
+    let partition = part.partition;
+    let label = state.partitions.get(partition).name.as_str();
     let q = state.queues.get(tq.queue);
     let user_limit_first = settings.intra_queue_order == IntraQueueOrder::UserLimitFirst;
-    // ApplicationMasters of activated applications are left alone, and left out.
+    // ApplicationMasters of activated applications (in this partition) are left alone,
+    // and left out.
     let mut am_by_user: HashMap<&str, Resource> = HashMap::default();
     let mut am_used = Resource::ZERO;
     let apps: Vec<(AppKey, &crate::model::App)> =
         q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.runnable).collect();
-    for (_, a) in apps.iter().filter(|(_, a)| a.active) {
+    for (_, a) in apps.iter().filter(|(_, a)| a.active && a.am_partition == partition) {
         let e = am_by_user.entry(a.user.as_str()).or_insert(Resource::ZERO);
         *e = add(*e, a.am_resource);
         am_used = add(am_used, a.am_resource);
@@ -168,9 +217,12 @@ fn leaf_demand(
     let mut users: Vec<TempUser> = Vec::new();
     let mut user_index: HashMap<&str, usize> = HashMap::default();
     // Apache's cached limit, unless invalidated since (a user who joined the leaf since
-    // does not count until then).
-    let unit_limit =
-        q.pending_users.cached_among_all().unwrap_or_else(|| limits::unit_limit_among_all(state, tq.queue));
+    // does not count until then); in a labelled partition, worked out afresh.
+    let unit_limit = if partition == DEFAULT_PARTITION {
+        q.pending_users.cached_among_all().unwrap_or_else(|| limits::unit_limit_among_all(state, tq.queue))
+    } else {
+        limits::unit_limit_among_all_in(state, tq.queue, partition)
+    };
     let mut temp: Vec<TempApp> = Vec::with_capacity(apps.len());
     for &(key, a) in &apps {
         let user = *user_index.entry(a.user.as_str()).or_insert_with(|| {
@@ -178,7 +230,7 @@ fn leaf_demand(
             let limit = limits::weighted_limit(state, tq.queue, unit_limit, &a.user);
             users.push(TempUser {
                 name: a.user.clone(),
-                used: q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used),
+                used: q.users.get(&a.user).map_or(Resource::ZERO, |u| u.used_in(partition)),
                 am_used,
                 limit: sub(limit, am_used),
                 ideal: Resource::ZERO,
@@ -193,9 +245,13 @@ fn leaf_demand(
             priority: a.priority,
             app_id: a.app_id,
             fair: FairKey::of(a, size_based),
-            used: a.used,
-            am_used: if a.am_container.is_some() { a.am_resource } else { Resource::ZERO },
-            pending: a.pending_in(""),
+            used: app_used_in(state, key, a, partition),
+            am_used: if a.am_container.is_some() && a.am_partition == partition {
+                a.am_resource
+            } else {
+                Resource::ZERO
+            },
+            pending: a.pending_in(label),
             selected: Resource::ZERO,
             ideal: Resource::ZERO,
             to_be_preempted: Resource::ZERO,
@@ -293,7 +349,7 @@ fn leaf_demand(
             );
         }
     }
-    Some(Leaf { queue: tq.queue, apps, users, unit_limit })
+    Some(Leaf { queue: tq.queue, partition, apps, users, unit_limit })
 }
 
 /// Each application owed something, the highest first, is given it by the lower-priority
@@ -352,23 +408,28 @@ fn settle_who_gives(
 }
 
 /// What the selectors before this one took comes off what each application of its leaf
-/// gives (Apache subtracts each container from every application of the container's
-/// queue, where that application gives more than the container).
-pub(super) fn deduct_selected(state: &State, leaves: &mut [Leaf], calc: Calc, sel: &Selection) {
-    let mut by_queue: HashMap<QueueIndex, usize> = HashMap::default();
+/// gives in the container's partition (Apache subtracts each container from every
+/// application of the container's queue there, where that application gives more than
+/// the container, compared within the partition's resources).
+pub(super) fn deduct_selected(
+    state: &State,
+    parts: &[PartitionQueues],
+    leaves: &mut [Leaf],
+    calc: Calc,
+    sel: &Selection,
+) {
+    let mut by_queue: HashMap<(QueueIndex, PartitionId), usize> = HashMap::default();
     for (i, l) in leaves.iter().enumerate() {
-        by_queue.insert(l.queue, i);
+        by_queue.insert((l.queue, l.partition), i);
     }
-    // (In the default partition, the one intra-queue preemption works in so far.)
-    let total = state.default_partition();
     for c in &sel.chosen {
-        let partition = candidate_node(state, c).and_then(|n| state.nodes.get(&n)).map(|n| n.partition);
-        if partition != Some(DEFAULT_PARTITION) {
+        let Some(partition) = candidate_node(state, c).and_then(|n| state.nodes.get(&n)).map(|n| n.partition) else {
             continue;
-        }
+        };
         let Some(queue) = super::candidate_queue(state, c) else { continue };
-        let Some(&i) = by_queue.get(&queue) else { continue };
+        let Some(&i) = by_queue.get(&(queue, partition)) else { continue };
         let Some(size) = candidate_size(state, c) else { continue };
+        let total = parts.iter().find(|p| p.partition == partition).map_or(Resource::ZERO, |p| p.total);
         for a in &mut leaves[i].apps {
             if calc.gt(total, a.actually_to_be_preempted, size) {
                 a.actually_to_be_preempted = sub(a.actually_to_be_preempted, size);
@@ -377,62 +438,67 @@ pub(super) fn deduct_selected(state: &State, leaves: &mut [Leaf], calc: Calc, se
     }
 }
 
-/// Containers toward each leaf's total, from its giving applications, the lowest priority
-/// first (none in leaves whose switch turns intra-queue preemption off).
+/// Containers toward each leaf's total in each partition, from its giving applications'
+/// containers there, the lowest priority first (none in leaves whose switch turns
+/// intra-queue preemption off).
 pub(super) fn select(
     state: &State,
     calc: Calc,
     settings: &Settings,
-    under_served: &UnderServed,
+    parts: &[PartitionQueues],
     leaves: &[Leaf],
-    tqs: &[TempQueue],
     sel: &mut Selection,
 ) {
     let cluster = state.cluster;
     let user_limit_first = settings.intra_queue_order == IntraQueueOrder::UserLimitFirst;
-    for &queue in under_served.queues() {
-        if tqs[queue].intra_disabled {
-            continue;
-        }
-        // A leaf left out of the demand owes nothing.
-        let Some(leaf) = leaves.iter().find(|l| l.queue == queue) else { continue };
-        let total = leaf.apps.iter().fold(Resource::ZERO, |acc, a| add(acc, a.actually_to_be_preempted));
-        let mut need = Need(Some(total));
-        let q = state.queues.get(queue);
-        let mut rolling: HashMap<&str, Resource> = q.users.iter().map(|(n, u)| (n.as_str(), u.used)).collect();
-        for a in leaf.apps.iter().filter(|a| a.actually_to_be_preempted != Resource::ZERO) {
-            let Some(app) = state.apps.get(&a.key) else { continue };
-            let user = &leaf.users[a.user];
-            let floor = add(user.limit, user.am_used);
-            // (Intra-queue preemption works in the default partition only so far.)
-            let in_default = containers_newest_first(state, a.key).into_iter().filter(|c| c.2 == DEFAULT_PARTITION);
-            for (id, size, _) in in_default {
-                if need.is_paid() {
-                    break;
-                }
-                let c = Candidate { container: (a.key, id), reserved_on: None, balance: false };
-                if sel.chosen_set.contains(&c.container)
-                    || sel.passes_over_killable(state, &c.container)
-                    || app.am_container == Some(id)
-                {
-                    continue;
-                }
-                let used = rolling.get(user.name.as_str()).copied().unwrap_or(Resource::ZERO);
-                if user_limit_first && calc.le(cluster, sub(used, size), floor) {
-                    break;
-                }
-                if try_take(calc, cluster, settings.intra_queue_conservative_drf, sel, &mut need, c, size)
-                    && user_limit_first
-                {
-                    rolling.insert(user.name.as_str(), sub(used, size));
+    // (Apache reads the switch from the leaf's default-partition copy.)
+    let switches = &super::ideal::default_of(parts).tqs;
+    for part in parts {
+        let partition = part.partition;
+        for &queue in part.under_served.queues() {
+            if switches[queue].intra_disabled {
+                continue;
+            }
+            // A leaf left out of the demand owes nothing.
+            let Some(leaf) = leaves.iter().find(|l| l.queue == queue && l.partition == partition) else { continue };
+            let total = leaf.apps.iter().fold(Resource::ZERO, |acc, a| add(acc, a.actually_to_be_preempted));
+            let mut need = Need(Some(total));
+            let q = state.queues.get(queue);
+            let mut rolling: HashMap<&str, Resource> =
+                q.users.iter().map(|(n, u)| (n.as_str(), u.used_in(partition))).collect();
+            for a in leaf.apps.iter().filter(|a| a.actually_to_be_preempted != Resource::ZERO) {
+                let Some(app) = state.apps.get(&a.key) else { continue };
+                let user = &leaf.users[a.user];
+                let floor = add(user.limit, user.am_used);
+                let here = containers_newest_first(state, a.key).into_iter().filter(|c| c.2 == partition);
+                for (id, size, _) in here {
+                    if need.is_paid() {
+                        break;
+                    }
+                    let c = Candidate { container: (a.key, id), reserved_on: None, balance: false };
+                    if sel.chosen_set.contains(&c.container)
+                        || sel.passes_over_killable(state, &c.container)
+                        || app.am_container == Some(id)
+                    {
+                        continue;
+                    }
+                    let used = rolling.get(user.name.as_str()).copied().unwrap_or(Resource::ZERO);
+                    if user_limit_first && calc.le(cluster, sub(used, size), floor) {
+                        break;
+                    }
+                    if try_take(calc, cluster, settings.intra_queue_conservative_drf, sel, &mut need, c, size)
+                        && user_limit_first
+                    {
+                        rolling.insert(user.name.as_str(), sub(used, size));
+                    }
                 }
             }
         }
     }
 }
 
-/// The leaves whose users' limits counting all users the demand looked up, each with the
-/// limit it read (for the leaf's cache to keep).
+/// The leaves whose users' limits counting all users the demand looked up in the default
+/// partition, each with the limit it read (for the leaf's cache to keep).
 pub(super) fn looked_up(leaves: &[Leaf]) -> impl Iterator<Item = (QueueIndex, Resource)> + '_ {
-    leaves.iter().map(|l| (l.queue, l.unit_limit))
+    leaves.iter().filter(|l| l.partition == DEFAULT_PARTITION).map(|l| (l.queue, l.unit_limit))
 }

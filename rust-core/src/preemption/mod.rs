@@ -166,8 +166,7 @@ impl Preemption {
                 delay_ms: settings.under_utilized_delay_ms,
                 move_reservations: settings.under_utilized_move_reservation,
             };
-            let tqs = &ideal::default_of(&parts).tqs;
-            let moves = queue_priority::select(state, tqs, calc, rules, wall_now, &mut sel);
+            let moves = queue_priority::select(state, &parts, calc, rules, wall_now, &mut sel);
             if moves.is_empty() {
                 state
             } else {
@@ -214,15 +213,12 @@ impl Preemption {
                 &mut reordered,
             );
         }
-        // Then (if enabled) inside the leaves found under-served (in the default
-        // partition only, so far).
+        // Then (if enabled) inside the leaves found under-served, partition by partition.
         let mut looked_up_among_all = Vec::new();
-        let defaults = ideal::default_of(&parts);
         if settings.intra_queue_enabled {
-            let under_served = &defaults.under_served;
-            let mut intra_leaves = intra::demand(state, &defaults.tqs, calc, settings, under_served, &sel);
-            intra::deduct_selected(state, &mut intra_leaves, calc, &sel);
-            intra::select(state, calc, settings, under_served, &intra_leaves, &defaults.tqs, &mut sel);
+            let mut intra_leaves = intra::demand(state, &parts, calc, settings, &sel);
+            intra::deduct_selected(state, &parts, &mut intra_leaves, calc, &sel);
+            intra::select(state, calc, settings, &parts, &intra_leaves, &mut sel);
             looked_up_among_all.extend(intra::looked_up(&intra_leaves));
         }
         if log::log_enabled!(log::Level::Debug) {

@@ -13,12 +13,12 @@
 //! (in the same round or another) finds that node no longer holds it.
 
 use super::arith::{add, sub, Calc};
-use super::ideal::TempQueue;
-use super::select::{in_default_partition, Selection};
+use super::ideal::{PartitionQueues, TempQueue};
+use super::select::{node_partition, Selection};
 use super::{Candidate, OnNode};
 use crate::ids::{ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
-use crate::model::{Reservation, State};
+use crate::model::{PartitionId, Reservation, State};
 use crate::resource::Resource;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Ordering;
@@ -106,21 +106,22 @@ pub(super) struct Rules {
 /// wall clock (ms) the reservations' ages are measured against.
 pub(super) fn select(
     state: &State,
-    tqs: &[TempQueue],
+    parts: &[PartitionQueues],
     calc: Calc,
     rules: Rules,
     wall_now: i64,
     sel: &mut Selection,
 ) -> Vec<(Reservation, NodeKey)> {
     let mut moves = Vec::new();
-    let Some(priorities) = Priorities::new(state, tqs) else { return moves };
+    // Which leaf may take from which is read in the default partition (relative
+    // priorities are the same in every partition).
+    let Some(priorities) = Priorities::new(state, &super::ideal::default_of(parts).tqs) else { return moves };
     let queue_of = |r: &Reservation| state.apps.get(&r.app).map(|a| a.queue);
-    // The reservations of leaves that may take from some leaf, in the scheduler's node
-    // map order, then sorted by the comparator (as Java's sort leaves them).
-    // (It works in the default partition only so far: reservations there, room there.)
+    // The reservations (in every partition) of leaves that may take from some leaf, in
+    // the scheduler's node map order, then sorted by the comparator (as Java's sort
+    // leaves them).
     let mut reservations: Vec<(QueueIndex, Reservation)> = super::nodes_in_map_order(state)
         .into_iter()
-        .filter(|&node| in_default_partition(state, node))
         .filter_map(|node| state.nodes[&node].reservation)
         .filter_map(|r| Some((queue_of(&r)?, r)))
         .filter(|&(q, _)| priorities.may_take_from_any(q))
@@ -128,25 +129,23 @@ pub(super) fn select(
     java_order::sort_like_java(&mut reservations, |a, b| {
         priorities.order((Some(a.0), a.1.created_ms), (Some(b.0), b.1.created_ms))
     });
-    let mut taken_for: HashMap<QueueIndex, Resource> = HashMap::default();
+    let mut taken_for: HashMap<(QueueIndex, PartitionId), Resource> = HashMap::default();
     let mut touched: HashSet<NodeKey> = HashSet::default();
     // Which nodes hold a reservation once this round's moves are made.
     let mut reserved_now: HashMap<NodeKey, bool> = HashMap::default();
-    let all_nodes: Vec<NodeKey> = if rules.move_reservations {
-        super::nodes_in_map_order(state).into_iter().filter(|&node| in_default_partition(state, node)).collect()
-    } else {
-        Vec::new()
-    };
+    let all_nodes: Vec<NodeKey> = if rules.move_reservations { super::nodes_in_map_order(state) } else { Vec::new() };
     for (queue, r) in reservations {
         if wall_now - r.created_ms < rules.delay_ms || !state.nodes.contains_key(&r.node) {
             continue;
         }
-        // A leaf holding its guarantee (counting what was taken for it already) takes
-        // nothing more.
-        let t = &tqs[queue];
-        let reserved = state.queues.get(queue).reserved;
-        let holds = add(sub(t.used, reserved), taken_for.get(&queue).copied().unwrap_or(Resource::ZERO));
-        if calc.cmp(state.cluster, holds, t.guaranteed).is_ge() {
+        // A leaf holding its guarantee in the node's partition (counting what was taken
+        // for it there already) takes nothing more.
+        let partition = node_partition(state, r.node);
+        let Some(part) = parts.iter().find(|p| p.partition == partition) else { continue };
+        let t = &part.tqs[queue];
+        let reserved = state.queues.get(queue).reserved_in(partition);
+        let taken = taken_for.get(&(queue, partition)).copied().unwrap_or(Resource::ZERO);
+        if calc.cmp(state.cluster, add(sub(t.used, reserved), taken), t.guaranteed).is_ge() {
             continue;
         }
         let room = if touched.contains(&r.node) {
@@ -156,12 +155,17 @@ pub(super) fn select(
         };
         let Some(chosen) = room else {
             if rules.move_reservations && r.node == r.origin && may_move(state, &r) {
-                // Apache's tryToMakeBetterReservationPlacement: to the first node that
-                // holds no reservation and where preemption could make the room.
+                // Apache's tryToMakeBetterReservationPlacement: to the first node of the
+                // partition the reservation asked for that holds no reservation and where
+                // preemption could make the room — and, for the scheduler to make the move,
+                // in the partition of the node it is on.
+                let asked = asked_partition(state, &r);
                 let target = all_nodes.iter().copied().find(|&target| {
                     let reserved_there =
                         reserved_now.get(&target).copied().unwrap_or(state.nodes[&target].reservation.is_some());
-                    !touched.contains(&target)
+                    Some(node_partition(state, target)) == asked
+                        && node_partition(state, target) == partition
+                        && !touched.contains(&target)
                         && !reserved_there
                         && room_on_node(state, &priorities, calc, target, r.resource, queue, sel).is_some()
                 });
@@ -175,7 +179,7 @@ pub(super) fn select(
             continue;
         };
         touched.insert(r.node);
-        let taken = taken_for.entry(queue).or_insert(Resource::ZERO);
+        let taken = taken_for.entry((queue, partition)).or_insert(Resource::ZERO);
         *taken = add(*taken, r.resource);
         for (container, size) in chosen {
             sel.chosen_set.insert(container);
@@ -184,6 +188,13 @@ pub(super) fn select(
         }
     }
     moves
+}
+
+/// The partition a reservation's request asked for (its container's node label
+/// expression); None for a label the cluster no longer has.
+fn asked_partition(state: &State, r: &Reservation) -> Option<PartitionId> {
+    let label = state.apps.get(&r.app).and_then(|a| a.requests.get(&r.key)).map_or("", |g| g.partition.as_str());
+    state.partitions.find(label)
 }
 
 /// Apache's checks before moving a reservation: its request may be placed anywhere (its

@@ -284,11 +284,6 @@ pub(super) fn containers_newest_first(state: &State, app: AppKey) -> Vec<(Contai
     out.into_iter().map(|(_, id, r, p)| (id, r, p)).collect()
 }
 
-/// Whether `node` is in the default partition (a node gone counts as in it).
-pub(super) fn in_default_partition(state: &State, node: NodeKey) -> bool {
-    node_partition(state, node) == DEFAULT_PARTITION
-}
-
 /// What a selector's candidates already give back, taken off what the queues still owe
 /// in the partitions of their nodes before the next selector runs (Apache's
 /// `deductPreemptableResourcesBasedSelectedCandidates`; a candidate whose node is gone

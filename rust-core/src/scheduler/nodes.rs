@@ -95,13 +95,15 @@ impl Scheduler {
                 s.queues.track_reserved_in(to, queue, resource, false);
             }
             // An ApplicationMaster's container takes the application's AM to the new
-            // partition, and what it counts against the AM limits with it.
+            // partition, and what it counts against the AM limits with it: out of the
+            // partition the node leaves, as Apache's `nodePartitionUpdated` takes it —
+            // below nothing there for an AM a non-exclusive node was lent, which was
+            // counted in the default partition (Apache's books go negative; ours follow).
             if am {
                 a.am_partition = to;
                 if a.active {
                     let q = &mut s.queues.queues[queue];
-                    q.refund_am(&user, from, resource);
-                    q.charge_am(&user, to, resource);
+                    q.move_am(&user, from, to, resource);
                 }
             }
         }

@@ -206,9 +206,11 @@ final class QueueGauges {
     String partition = RMNodeLabelsManager.NO_LABEL;
     m.setUsedCapacity(partition, share(q.getUsedCapacity()));
     m.setAbsoluteUsedCapacity(partition, share(q.getAbsoluteUsedCapacity()));
-    m.setGuaranteedCapacities(partition, share(q.getCapacity()), share(q.getAbsoluteCapacity()));
-    m.setMaxCapacities(partition, share(q.getMaximumCapacity()),
-        share(q.getAbsoluteMaximumCapacity()));
+    // (Configured and derived shares are published as they are: an absolute-resource
+    // queue's maximum over a parent with nothing is NaN, as Apache derives it.)
+    m.setGuaranteedCapacities(partition, (float) q.getCapacity(), (float) q.getAbsoluteCapacity());
+    m.setMaxCapacities(partition, (float) q.getMaximumCapacity(),
+        (float) q.getAbsoluteMaximumCapacity());
     m.setGuaranteedResources(partition, rc.multiplyAndNormalizeDown(clusterResource,
         q.getAbsoluteCapacity(), minimumAllocation));
     m.setMaxCapacityResources(partition, rc.multiplyAndNormalizeDown(clusterResource,

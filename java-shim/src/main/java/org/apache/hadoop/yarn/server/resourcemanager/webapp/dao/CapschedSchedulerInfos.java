@@ -182,9 +182,9 @@ public final class CapschedSchedulerInfos {
     info.queueName = q.getName();
     info.capacity = percent(q.getCapacity());
     info.usedCapacity = percent(q.getUsedCapacity());
-    info.maxCapacity = percent(maximum(q.getMaximumCapacity()));
+    info.maxCapacity = shownAsIs(maximum(q.getMaximumCapacity()));
     info.absoluteCapacity = percent(clamp(q.getAbsoluteCapacity()));
-    info.absoluteMaxCapacity = percent(clamp(q.getAbsoluteMaximumCapacity()));
+    info.absoluteMaxCapacity = shownAsIs(clamp(q.getAbsoluteMaximumCapacity()));
     info.absoluteUsedCapacity = percent(clamp(q.getAbsoluteUsedCapacity()));
     info.weight = (float) q.getWeight();
     info.normalizedWeight = state.normalizedWeight(index);
@@ -280,9 +280,9 @@ public final class CapschedSchedulerInfos {
     CapacitySchedulerConfiguration conf = state.configuration();
     return new PartitionQueueCapacitiesInfo(DEFAULT_PARTITION,
         capacityVector(conf, q.getPath()), percent(q.getCapacity()),
-        percent(q.getUsedCapacity()), percent(maximum(q.getMaximumCapacity())),
+        percent(q.getUsedCapacity()), shownAsIs(maximum(q.getMaximumCapacity())),
         percent(clamp(q.getAbsoluteCapacity())), percent(clamp(q.getAbsoluteUsedCapacity())),
-        percent(clamp(q.getAbsoluteMaximumCapacity())),
+        shownAsIs(clamp(q.getAbsoluteMaximumCapacity())),
         leaf ? percent(q.getMaximumAmResourcePercent()) : 0f,
         (float) q.getWeight(), state.normalizedWeight(index),
         configuredMinimum(conf, q),
