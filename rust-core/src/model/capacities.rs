@@ -7,6 +7,37 @@ use crate::ids::QueueIndex;
 use crate::model::{PartitionId, QueueTree};
 use crate::resource::{Resource, ResourceCalculator};
 
+/// A parent's capacities as [`derive_absolute`] reads them, from a queue (its default
+/// partition's) or a [`PartitionShare`](crate::model::queue::PartitionShare): the two keep
+/// the same fields.
+macro_rules! derived_of {
+    ($p:expr) => {{
+        let p = $p;
+        Derived {
+            effective_min: p.effective_min,
+            effective_max: p.effective_max,
+            absolute_capacity: p.absolute_capacity,
+            absolute_maximum_capacity: p.absolute_maximum_capacity,
+            configured_max: p.configured_max,
+            relative_shares: None,
+        }
+    }};
+}
+
+/// Writes what [`derive_absolute`] worked out for a child into the queue or partition share
+/// that holds it.
+macro_rules! write_derived {
+    ($target:expr, $d:expr) => {{
+        let (t, d) = (&mut $target, $d);
+        t.effective_min = d.effective_min;
+        t.effective_max = d.effective_max;
+        t.configured_max = d.configured_max;
+        t.relative_shares = d.relative_shares;
+        t.absolute_capacity = d.absolute_capacity;
+        t.absolute_maximum_capacity = d.absolute_maximum_capacity;
+    }};
+}
+
 impl QueueTree {
     /// Recomputes every queue's effective capacities for a cluster of size `cluster`, as
     /// Apache's (legacy-mode) `updateClusterResource` does, parents first: percentages
@@ -119,25 +150,12 @@ impl QueueTree {
         if configured.iter().all(Option::is_none) {
             return;
         }
-        let p = &self.queues[parent];
-        let from = Derived {
-            effective_min: p.effective_min,
-            effective_max: p.effective_max,
-            absolute_capacity: p.absolute_capacity,
-            absolute_maximum_capacity: p.absolute_maximum_capacity,
-            configured_max: p.configured_max,
-            relative_shares: None,
-        };
+        let from = derived_of!(&self.queues[parent]);
         let derived = derive_absolute(&from, parent == 0, &configured, cluster, whole, calc);
         for (&c, d) in children.iter().zip(derived) {
-            let Some(d) = d else { continue };
-            let q = &mut self.queues[c];
-            q.effective_min = d.effective_min;
-            q.effective_max = d.effective_max;
-            q.configured_max = d.configured_max;
-            q.relative_shares = d.relative_shares;
-            q.absolute_capacity = d.absolute_capacity;
-            q.absolute_maximum_capacity = d.absolute_maximum_capacity;
+            if let Some(d) = d {
+                write_derived!(self.queues[c], d);
+            }
         }
     }
 
@@ -165,25 +183,12 @@ impl QueueTree {
         if configured.iter().all(Option::is_none) {
             return;
         }
-        let p = self.queues[parent].labelled.get(&id).copied().unwrap_or_default();
-        let from = Derived {
-            effective_min: p.effective_min,
-            effective_max: p.effective_max,
-            absolute_capacity: p.absolute_capacity,
-            absolute_maximum_capacity: p.absolute_maximum_capacity,
-            configured_max: p.configured_max,
-            relative_shares: None,
-        };
+        let from = derived_of!(&self.queues[parent].labelled.get(&id).copied().unwrap_or_default());
         let derived = derive_absolute(&from, parent == 0, &configured, total, cluster, self.calculator);
         for (&c, d) in children.iter().zip(derived) {
-            let Some(d) = d else { continue };
-            let share = self.queues[c].labelled.entry(id).or_default();
-            share.effective_min = d.effective_min;
-            share.effective_max = d.effective_max;
-            share.configured_max = d.configured_max;
-            share.relative_shares = d.relative_shares;
-            share.absolute_capacity = d.absolute_capacity;
-            share.absolute_maximum_capacity = d.absolute_maximum_capacity;
+            if let Some(d) = d {
+                write_derived!(*self.queues[c].labelled.entry(id).or_default(), d);
+            }
         }
     }
 }

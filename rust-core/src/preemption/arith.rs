@@ -42,28 +42,7 @@ impl Calc {
     /// `Resources.divide` as a float: memory over memory, or the dominant share over the
     /// dominant share (types the cluster lacks ignored; 0/0 is NaN there, 0 here).
     pub fn divide(self, c: Resource, a: Resource, b: Resource) -> f32 {
-        match self.0 {
-            ResourceCalculator::Memory => {
-                if a.memory_mb == 0 && b.memory_mb == 0 {
-                    0.0
-                } else {
-                    a.memory_mb as f32 / b.memory_mb as f32
-                }
-            }
-            ResourceCalculator::Dominant => {
-                let share = |r: Resource| {
-                    let mut m = 0.0f64;
-                    if c.memory_mb != 0 {
-                        m = m.max(r.memory_mb as f64 / c.memory_mb as f64);
-                    }
-                    if c.vcores != 0 {
-                        m = m.max(r.vcores as f64 / c.vcores as f64);
-                    }
-                    m
-                };
-                (share(a) / share(b)) as f32
-            }
-        }
+        self.0.divide_as_java(c, a, b)
     }
 
     /// `ResourceCalculator.ratio`: memory over memory, or under DRF the largest of the

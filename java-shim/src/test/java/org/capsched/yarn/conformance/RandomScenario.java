@@ -1348,9 +1348,12 @@ final class RandomScenario {
     private void chooseNodeLabels() {
       boolean drawn = labels.nextInt(2) == 0;
       boolean lazyPreemption = fullKeys.containsKey("yarn.scheduler.capacity.lazy-preemption-enabled");
-      // Not yet with lazy preemption and preemption for queues of higher priority at once:
-      // seed 490 (a non-exclusive label on every node) differs from Apache at its last
-      // heartbeat, in what one application gets on a node holding killable containers.
+      // Not yet with lazy preemption and preemption for queues of higher priority at once
+      // (seed 490): Apache counts a killable container of the allocating application's own
+      // leaf as room on the node but does not kill it (AbstractLeafQueue's
+      // internalReleaseContainer kills only other queues' containers), overcommitting the
+      // node until a later allocation there kills another queue's; ours kills it. Labels
+      // let a leaf below its guarantee on a node hold killable containers there.
       boolean notYet = preempting && lazyPreemption && queuePriorities;
       if (!drawn || notYet || faults != null || managedParent != null || creatingParent != null) {
         return;
