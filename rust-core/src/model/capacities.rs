@@ -98,18 +98,17 @@ impl QueueTree {
         }
     }
 
-    /// The weights of `parent`'s children, summed as Apache normalizes them: in floats, in
-    /// child order, a negative weight counting as none.
+    /// The weights of `parent`'s children, summed as Apache normalizes them (see
+    /// [`weights_summed`]).
     pub(crate) fn children_weight_sum(&self, parent: QueueIndex) -> f32 {
-        self.queues[parent]
-            .config
-            .children
-            .iter()
-            .map(|&c| match self.queues[c].config.capacity {
-                CapacitySpec::Weight(w) => (w as f32).max(0.0),
-                _ => 0.0,
-            })
-            .fold(0.0, |sum, w| sum + w)
+        weights_summed(self.queues[parent].config.children.iter().map(|&c| self.queues[c].config.capacity))
+    }
+
+    /// The weights `parent`'s children configured for partition `label` give there (those
+    /// without keys for the label take no part), summed as Apache normalizes them.
+    pub(crate) fn label_weight_sum(&self, parent: QueueIndex, label: &str) -> f32 {
+        let children = self.queues[parent].config.children.iter();
+        weights_summed(children.filter_map(|&c| self.queues[c].config.node_labels.get(label).map(|k| k.capacity)))
     }
 
     /// Queue `q`'s weight over its siblings' (Apache's normalized weight); 0 for a queue
@@ -117,14 +116,7 @@ impl QueueTree {
     pub(crate) fn normalized_weight(&self, q: QueueIndex) -> f32 {
         let queue = &self.queues[q];
         match (queue.config.capacity, queue.config.parent) {
-            (CapacitySpec::Weight(w), Some(p)) => {
-                let sum = self.children_weight_sum(p);
-                if sum > 1e-6 {
-                    w as f32 / sum
-                } else {
-                    0.0
-                }
-            }
+            (CapacitySpec::Weight(w), Some(p)) => over_weight_sum(w as f32, self.children_weight_sum(p)),
             _ => 0.0,
         }
     }
@@ -190,6 +182,27 @@ impl QueueTree {
                 write_derived!(*self.queues[c].labelled.entry(id).or_default(), d);
             }
         }
+    }
+}
+
+/// Capacities summed as Apache sums weights to normalize them: in floats, in child order,
+/// a negative weight or another mode counting as none.
+fn weights_summed(capacities: impl Iterator<Item = CapacitySpec>) -> f32 {
+    capacities
+        .map(|c| match c {
+            CapacitySpec::Weight(w) => (w as f32).max(0.0),
+            _ => 0.0,
+        })
+        .fold(0.0, |sum, w| sum + w)
+}
+
+/// `weight` over the siblings' `sum`, or 0 where the weights sum to nothing (Apache leaves
+/// the normalized weight unset then).
+pub(crate) fn over_weight_sum(weight: f32, sum: f32) -> f32 {
+    if sum > 1e-6 {
+        weight / sum
+    } else {
+        0.0
     }
 }
 

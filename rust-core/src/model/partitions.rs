@@ -67,6 +67,11 @@ impl Partitions {
         self.all.iter().enumerate().skip(1).filter(|(_, p)| p.live).map(|(id, p)| (id, p.name.as_str())).collect()
     }
 
+    /// Whether the cluster has any label now.
+    pub fn has_labels(&self) -> bool {
+        self.all.iter().skip(1).any(|p| p.live)
+    }
+
     /// What the live nodes in the default partition offer: the base of every capacity
     /// and limit there (Apache's `getResourceByLabel("")`).
     pub fn default_resource(&self) -> Resource {

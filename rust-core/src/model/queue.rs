@@ -4,6 +4,7 @@
 use crate::config::{CapacitySpec, LabelCapacity, QueueConfig, SchedulerConfig};
 use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
+use crate::model::capacities::over_weight_sum;
 use crate::model::queue_states::RuntimeState;
 use crate::model::users::{PendingUsersCount, UserState};
 use crate::model::{PartitionId, DEFAULT_PARTITION};
@@ -619,72 +620,58 @@ impl QueueTree {
             return live.map_or((0.0, 0.0), |p| self.queues[queue].shares_in(p));
         }
         let path: Vec<QueueIndex> = self.ancestors_inclusive(queue).collect();
-        path.iter().rev().skip(1).fold((1.0, 1.0), |(abs, max), &i| self.label_shares_of(i, label, abs, max))
+        path.iter().rev().skip(1).fold((1.0, 1.0), |(abs, max), &i| {
+            let sum = self.queues[i].config.parent.map_or(0.0, |p| self.label_weight_sum(p, label));
+            self.label_shares_of(i, label, abs, max, sum)
+        })
     }
 
     /// Queue `q`'s shares of partition `label` as a percentage or a weight gives them,
-    /// from its parent's (`parent_abs`, `parent_max`): Apache's legacy
-    /// `updateAbsoluteCapacitiesByNodeLabels`, in floats. A queue without keys for the
-    /// label has none; an absolute resource gives nothing here (see
-    /// [`QueueTree::absolute_label_children`]).
-    fn label_shares_of(&self, q: QueueIndex, label: &str, parent_abs: f64, parent_max: f64) -> (f64, f64) {
+    /// from its parent's (`parent_abs`, `parent_max`) and the weights its siblings give
+    /// there (`weight_sum`): Apache's legacy `updateAbsoluteCapacitiesByNodeLabels`, in
+    /// floats. A queue without keys for the label has none; an absolute resource gives
+    /// nothing here (see [`QueueTree::absolute_label_children`]).
+    fn label_shares_of(
+        &self,
+        q: QueueIndex,
+        label: &str,
+        parent_abs: f64,
+        parent_max: f64,
+        weight_sum: f32,
+    ) -> (f64, f64) {
         let percent_of = |parent: f64, pct: f64| f64::from(parent as f32 * (pct as f32 / 100.0));
         let Some(keys) = self.queues[q].config.node_labels.get(label) else { return (0.0, 0.0) };
         let capacity = match keys.capacity {
             CapacitySpec::Percent(pct) => percent_of(parent_abs, pct),
-            CapacitySpec::Weight(w) => {
-                let sum = self.label_weight_sum(q, label);
-                if sum > 1e-6 {
-                    f64::from((w as f32 / sum) * parent_abs as f32)
-                } else {
-                    0.0
-                }
-            }
+            CapacitySpec::Weight(w) => f64::from(over_weight_sum(w as f32, weight_sum) * parent_abs as f32),
             CapacitySpec::Absolute(_) => 0.0,
         };
         (capacity, percent_of(parent_max, keys.maximum_percent()))
     }
 
-    /// `q`'s weight in partition `id` (`label`) over its siblings' there, as Apache's
-    /// parent normalizes the weights of children using them: -1 over the sum for a child
-    /// that has the partition among its capacities without a weight for it; 0
-    /// where the parent's children do not use weights, where the weights sum to nothing,
-    /// or for the root.
-    fn label_normalized_weight(&self, q: QueueIndex, id: PartitionId, label: &str) -> f64 {
-        let Some(parent) = self.queues[q].config.parent else { return 0.0 };
-        let parent_config = &self.queues[parent].config;
-        let children = parent_config.children.iter().map(|&c| &self.queues[c].config);
-        if !crate::config::validate::children_use_weights(parent_config, children) {
+    /// `q`'s weight in partition `id` (`label`) over its siblings' there (`weight_sum`), as
+    /// Apache's parent normalizes the weights of children using them (`weights_used`): -1
+    /// over the sum for a child that has the partition among its capacities without a
+    /// weight for it; 0 where the parent's children do not use weights or the weights sum
+    /// to nothing.
+    fn label_normalized_weight(
+        &self,
+        q: QueueIndex,
+        id: PartitionId,
+        label: &str,
+        weights_used: bool,
+        weight_sum: f32,
+    ) -> f64 {
+        if !weights_used {
             return 0.0;
         }
-        let weight = match self.queues[q].config.node_labels.get(label).map(|k| k.capacity) {
+        let queue = &self.queues[q];
+        let weight = match queue.config.node_labels.get(label).map(|k| k.capacity) {
             Some(CapacitySpec::Weight(w)) => w as f32,
-            _ if self.queues[q].shown.capacities.contains(&id) => -1.0,
+            _ if queue.shown.capacities.contains(&id) => -1.0,
             _ => return 0.0,
         };
-        let sum = self.label_weight_sum(q, label);
-        if sum > 1e-6 {
-            f64::from(weight / sum)
-        } else {
-            0.0
-        }
-    }
-
-    /// The weights `q` and its siblings configured for partition `label` give there,
-    /// summed as Apache normalizes them (in floats, in child order, a negative weight or
-    /// another mode counting as none).
-    fn label_weight_sum(&self, q: QueueIndex, label: &str) -> f32 {
-        let Some(parent) = self.queues[q].config.parent else { return 0.0 };
-        self.queues[parent]
-            .config
-            .children
-            .iter()
-            .filter_map(|&c| self.queues[c].config.node_labels.get(label))
-            .map(|keys| match keys.capacity {
-                CapacitySpec::Weight(w) => (w as f32).max(0.0),
-                _ => 0.0,
-            })
-            .fold(0.0, |sum, w| sum + w)
+        f64::from(over_weight_sum(weight, weight_sum))
     }
 
     /// Works out every queue's shares of the labelled `partitions` (id, label, what the
@@ -718,11 +705,17 @@ impl QueueTree {
         }
         for p in 0..self.queues.len() {
             let children = self.queues[p].config.children.clone();
+            let parent_config = &self.queues[p].config;
+            let weights_used = crate::config::validate::children_use_weights(
+                parent_config,
+                children.iter().map(|&c| &self.queues[c].config),
+            );
             for &(id, label, total) in partitions {
                 let (parent_abs, parent_max) = self.queues[p].shares_in(id);
+                let weight_sum = self.label_weight_sum(p, label);
                 for &c in &children {
-                    let (capacity, maximum) = self.label_shares_of(c, label, parent_abs, parent_max);
-                    let normalized_weight = self.label_normalized_weight(c, id, label);
+                    let (capacity, maximum) = self.label_shares_of(c, label, parent_abs, parent_max, weight_sum);
+                    let normalized_weight = self.label_normalized_weight(c, id, label, weights_used, weight_sum);
                     let share = self.queues[c].labelled.entry(id).or_default();
                     share.normalized_weight = normalized_weight;
                     share.absolute_capacity = capacity;

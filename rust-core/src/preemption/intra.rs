@@ -170,7 +170,7 @@ fn selected_by_app(state: &State, sel: &Selection, partition: PartitionId) -> Ha
 /// What application `a` (`key`) holds in `partition`: its live containers on that
 /// partition's nodes.
 fn app_used_in(state: &State, key: AppKey, a: &crate::model::App, partition: PartitionId) -> Resource {
-    if state.partitions.labelled().is_empty() {
+    if !state.partitions.has_labels() {
         return a.used;
     }
     a.containers
