@@ -6,7 +6,7 @@ use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
 use crate::model::capacities::over_weight_sum;
 use crate::model::queue_states::RuntimeState;
-use crate::model::users::{PendingUsersCount, UserState};
+use crate::model::users::{LimitCache, PendingUsersCount, UserState};
 use crate::model::{PartitionId, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap;
@@ -273,15 +273,15 @@ impl Queue {
         idle
     }
 
-    /// A user limit of this leaf was looked up (see `PendingUsersCount`).
-    pub fn user_limit_looked_up(&mut self) {
-        self.pending_users.look_up(self.users.values());
+    /// A user limit of this leaf was looked up in `cache` (see `PendingUsersCount`).
+    pub fn user_limit_looked_up(&mut self, cache: LimitCache) {
+        self.pending_users.look_up(cache, self.users.values());
     }
 
-    /// The limit of this leaf counting all its users was looked up, `limit` as worked out
-    /// now (see `PendingUsersCount`).
-    pub fn user_limit_among_all_looked_up(&mut self, limit: Resource) {
-        self.pending_users.look_up_among_all(self.users.values(), limit);
+    /// The limit of this leaf counting all its users was looked up in `cache`, `limit` as
+    /// worked out now (see `PendingUsersCount`).
+    pub fn user_limit_among_all_looked_up(&mut self, cache: LimitCache, limit: Resource) {
+        self.pending_users.look_up_among_all(cache, self.users.values(), limit);
     }
 
     /// Full path.
@@ -496,7 +496,7 @@ impl QueueTree {
         u.used = u.used.plus(r);
         q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         q.users_changed();
-        q.user_limit_looked_up();
+        q.user_limit_looked_up(LimitCache::of(DEFAULT_PARTITION));
     }
 
     /// [`QueueTree::charge_user`] in `partition`: a labelled partition's usage is kept
@@ -510,7 +510,7 @@ impl QueueTree {
         let used = &mut q.users.entry(user.to_string()).or_default().labelled.entry(partition).or_default().used;
         *used = used.plus(r);
         q.users_changed();
-        q.user_limit_looked_up();
+        q.user_limit_looked_up(LimitCache::of(partition));
     }
 
     /// The reverse of [`QueueTree::charge_user_in`].
@@ -524,7 +524,7 @@ impl QueueTree {
             *used = used.minus(r);
         }
         q.users_changed();
-        q.user_limit_looked_up();
+        q.user_limit_looked_up(LimitCache::of(partition));
     }
 
     /// [`QueueTree::track_reserved`] in `partition`.
@@ -739,7 +739,7 @@ impl QueueTree {
             q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         }
         q.users_changed();
-        q.user_limit_looked_up();
+        q.user_limit_looked_up(LimitCache::of(DEFAULT_PARTITION));
     }
 
     /// Removes `r` from the usage of `leaf` and all its ancestors.

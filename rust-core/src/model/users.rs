@@ -87,26 +87,44 @@ impl UserState {
     }
 }
 
+/// Which of a leaf's cached user limits a lookup reads: Apache's `UsersManager` keeps one
+/// per partition and scheduling mode, each remembering the version of the users' state it
+/// was worked out at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitCache {
+    pub partition: crate::model::PartitionId,
+    /// `IGNORE_PARTITION_EXCLUSIVITY`: a pass lending a non-exclusive partition.
+    pub ignoring_exclusivity: bool,
+}
+
+impl LimitCache {
+    /// The cache of `partition` respecting its exclusivity (every lookup but a lending pass's).
+    pub fn of(partition: crate::model::PartitionId) -> Self {
+        LimitCache { partition, ignoring_exclusivity: false }
+    }
+}
+
 /// How many of a leaf's users have applications that all still wait for activation, as
-/// Apache's `UsersManager` knows it. It counts them only when it recomputes its cached user
-/// limits, and it recomputes only at a limit lookup after something invalidated the cache
+/// Apache's `UsersManager` knows it. It counts them only when it recomputes a cached user
+/// limit, and it recomputes one only at a lookup after something invalidated the caches
 /// (`userLimitNeedsRecompute`: a user becoming active or inactive, a container charged or
-/// released, the cluster or the configuration changing). Submissions and activations do
-/// not invalidate it, so the count the per-user ApplicationMaster limit reads can lag; nor
-/// does a user joining the leaf, so the limit counting all users (intra-queue preemption's)
-/// is handed out again as last worked out.
+/// released, the cluster or the configuration changing) — each cache (partition and
+/// scheduling mode, see [`LimitCache`]) on its own first lookup since. Submissions and
+/// activations do not invalidate them, so the count the per-user ApplicationMaster limit
+/// reads can lag, until a lookup in a cache not yet read since the last invalidation
+/// counts again; nor does a user joining the leaf, so the limit counting all users
+/// (intra-queue preemption's) is handed out again as last worked out.
 #[derive(Debug, Clone, Default)]
 pub struct PendingUsersCount {
     /// Bumped by every invalidation.
     version: u64,
-    /// The version the active users' limit was last worked out at (the count taken with
-    /// it); `None` before the first lookup.
-    counted_at: Option<u64>,
+    /// The version each cache of the active users' limit was last worked out at (the count
+    /// taken with it); a cache never read is missing.
+    counted_at: Vec<(LimitCache, u64)>,
     /// Likewise for the limit counting all users, which Apache caches apart and which
-    /// recounts the same figure when it is worked out.
-    counted_among_all_at: Option<u64>,
-    /// That limit, before each user's weight, as last worked out.
-    limit_among_all: Resource,
+    /// recounts the same figure when it is worked out; with that limit, before each
+    /// user's weight, as last worked out.
+    counted_among_all_at: Vec<(LimitCache, u64, Resource)>,
     count: usize,
 }
 
@@ -116,37 +134,44 @@ impl PendingUsersCount {
         self.version += 1;
     }
 
-    /// A user-limit lookup: counts the users again if the cache was invalidated since the
-    /// last count.
-    pub fn look_up<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
-        let at = self.counted_at;
-        self.counted_at = self.recount_if_stale(at, users);
-    }
-
-    /// A lookup of the limit counting all users (intra-queue preemption's), `limit` as
-    /// worked out now: if the cached one was invalidated since it was last worked out,
-    /// `limit` is cached and the users are counted again.
-    pub fn look_up_among_all<'a>(&mut self, users: impl Iterator<Item = &'a UserState>, limit: Resource) {
-        let at = self.counted_among_all_at;
-        if at != Some(self.version) {
-            self.limit_among_all = limit;
+    /// A user-limit lookup in `cache`: counts the users again if that cache was
+    /// invalidated since it was last read.
+    pub fn look_up<'a>(&mut self, cache: LimitCache, users: impl Iterator<Item = &'a UserState>) {
+        let version = self.version;
+        match self.counted_at.iter_mut().find(|(c, _)| *c == cache) {
+            Some((_, at)) if *at == version => return,
+            Some((_, at)) => *at = version,
+            None => self.counted_at.push((cache, version)),
         }
-        self.counted_among_all_at = self.recount_if_stale(at, users);
+        self.recount(users);
     }
 
-    /// The limit counting all users as Apache hands it out now: the cached one, unless
-    /// something invalidated it since it was worked out (then it is worked out afresh).
-    pub fn cached_among_all(&self) -> Option<Resource> {
-        (self.counted_among_all_at == Some(self.version)).then_some(self.limit_among_all)
-    }
-
-    /// Counts the users whose applications all wait for activation, unless the cached
-    /// limit worked out at version `at` is still current; returns the version now current.
-    fn recount_if_stale<'a>(&mut self, at: Option<u64>, users: impl Iterator<Item = &'a UserState>) -> Option<u64> {
-        if at != Some(self.version) {
-            self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
+    /// A lookup of the limit counting all users in `cache` (intra-queue preemption's),
+    /// `limit` as worked out now: if the cached one was invalidated since it was last
+    /// worked out, `limit` is cached and the users are counted again.
+    pub fn look_up_among_all<'a>(
+        &mut self,
+        cache: LimitCache,
+        users: impl Iterator<Item = &'a UserState>,
+        limit: Resource,
+    ) {
+        let version = self.version;
+        match self.counted_among_all_at.iter_mut().find(|(c, ..)| *c == cache) {
+            Some((_, at, _)) if *at == version => return,
+            Some((_, at, cached)) => (*at, *cached) = (version, limit),
+            None => self.counted_among_all_at.push((cache, version, limit)),
         }
-        Some(self.version)
+        self.recount(users);
+    }
+
+    /// The limit counting all users in `cache` as Apache hands it out now: the cached one,
+    /// unless something invalidated it since it was worked out (then it is worked out afresh).
+    pub fn cached_among_all(&self, cache: LimitCache) -> Option<Resource> {
+        self.counted_among_all_at.iter().find(|(c, at, _)| *c == cache && *at == self.version).map(|(.., l)| *l)
+    }
+
+    fn recount<'a>(&mut self, users: impl Iterator<Item = &'a UserState>) {
+        self.count = users.filter(|u| u.pending_apps > 0 && u.active_apps == 0).count();
     }
 
     /// The count as of the last lookup that took it.
@@ -171,35 +196,57 @@ mod tests {
         assert_eq!(u.usage_ratio, 0.2);
     }
 
+    const DEFAULT: LimitCache = LimitCache { partition: crate::model::DEFAULT_PARTITION, ignoring_exclusivity: false };
+
     #[test]
     fn the_pending_users_count_lags_until_a_lookup_after_an_invalidation() {
         let waiting = UserState { pending_apps: 1, ..Default::default() };
         let running = UserState { active_apps: 1, pending_apps: 1, ..Default::default() };
         let mut count = PendingUsersCount::default();
-        count.look_up([&waiting, &running].into_iter());
+        count.look_up(DEFAULT, [&waiting, &running].into_iter());
         assert_eq!(count.get(), 1, "a user with an active application is not pending");
-        count.look_up([&waiting, &waiting.clone()].into_iter());
+        count.look_up(DEFAULT, [&waiting, &waiting.clone()].into_iter());
         assert_eq!(count.get(), 1, "no invalidation since the last count: the cache answers");
         count.invalidate();
-        count.look_up([&waiting, &waiting.clone()].into_iter());
+        count.look_up(DEFAULT, [&waiting, &waiting.clone()].into_iter());
         assert_eq!(count.get(), 2);
+    }
+
+    #[test]
+    fn each_partition_and_mode_recounts_at_its_own_first_lookup_after_an_invalidation() {
+        let waiting = UserState { pending_apps: 1, ..Default::default() };
+        let mut count = PendingUsersCount::default();
+        count.invalidate();
+        count.look_up(DEFAULT, std::iter::empty());
+        assert_eq!(count.get(), 0);
+        // A user's application waits since, without an invalidation: the default
+        // partition's cache still answers, but the first lookup in another one counts again.
+        count.look_up(DEFAULT, [&waiting].into_iter());
+        assert_eq!(count.get(), 0);
+        let gpu: crate::model::PartitionId = 1;
+        count.look_up(LimitCache::of(gpu), [&waiting].into_iter());
+        assert_eq!(count.get(), 1, "the gpu cache had not been read since the invalidation");
+        count.look_up(LimitCache { partition: gpu, ignoring_exclusivity: true }, std::iter::empty());
+        assert_eq!(count.get(), 0, "nor had the gpu cache of passes lending it");
+        count.look_up(LimitCache::of(gpu), [&waiting].into_iter());
+        assert_eq!(count.get(), 0, "read since: it answers");
     }
 
     #[test]
     fn the_limit_among_all_is_handed_out_again_until_an_invalidation() {
         let mut cache = PendingUsersCount::default();
-        assert_eq!(cache.cached_among_all(), None, "nothing worked out yet");
+        assert_eq!(cache.cached_among_all(DEFAULT), None, "nothing worked out yet");
         let two = Resource::new(9 * 1024, 9);
-        cache.look_up_among_all(std::iter::empty(), two);
-        assert_eq!(cache.cached_among_all(), Some(two));
+        cache.look_up_among_all(DEFAULT, std::iter::empty(), two);
+        assert_eq!(cache.cached_among_all(DEFAULT), Some(two));
         // A user joining does not invalidate: a lookup now keeps what was cached.
-        cache.look_up_among_all(std::iter::empty(), Resource::new(6 * 1024, 6));
-        assert_eq!(cache.cached_among_all(), Some(two));
+        cache.look_up_among_all(DEFAULT, std::iter::empty(), Resource::new(6 * 1024, 6));
+        assert_eq!(cache.cached_among_all(DEFAULT), Some(two));
         cache.invalidate();
-        assert_eq!(cache.cached_among_all(), None, "invalidated: worked out afresh");
+        assert_eq!(cache.cached_among_all(DEFAULT), None, "invalidated: worked out afresh");
         let three = Resource::new(6 * 1024, 6);
-        cache.look_up_among_all(std::iter::empty(), three);
-        assert_eq!(cache.cached_among_all(), Some(three));
+        cache.look_up_among_all(DEFAULT, std::iter::empty(), three);
+        assert_eq!(cache.cached_among_all(DEFAULT), Some(three));
     }
 
     #[test]

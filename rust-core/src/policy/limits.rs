@@ -5,7 +5,7 @@
 //! as the ceiling), the ApplicationMaster limits and an application's headroom.
 
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::{PartitionId, State, DEFAULT_PARTITION};
+use crate::model::{LimitCache, PartitionId, State, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
 
 /// The limit a parent passes to a child (Apache's `getResourceLimitsOfChild`): what the
@@ -366,6 +366,16 @@ pub fn headroom(state: &State, app: AppKey) -> Resource {
     });
     sum.memory_mb = sum.memory_mb.max(0);
     sum
+}
+
+/// The user-limit caches working out `app`'s headroom reads (see [`headroom`]): the
+/// default partition's, or each partition it asks in.
+pub fn headroom_caches(state: &State, app: &crate::model::App) -> Vec<LimitCache> {
+    let partitions = &app.requested_partitions;
+    if partitions.iter().all(|p| p.is_empty()) {
+        return vec![LimitCache::of(DEFAULT_PARTITION)];
+    }
+    partitions.iter().filter_map(|label| state.partitions.find(label)).map(LimitCache::of).collect()
 }
 
 /// The headroom of `user` in `leaf` in the labelled `partition`: the room under its user

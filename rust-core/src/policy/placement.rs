@@ -11,8 +11,8 @@
 use crate::config::OrderingPolicy;
 use crate::ids::{AppKey, ContainerId, ContainerRef, Locality, NodeKey, QueueIndex, SchedulerKey};
 use crate::java_order;
-use crate::model::PartitionId;
 use crate::model::{App, Node, RequestGroup, Reservation, State, DEFAULT_PARTITION};
+use crate::model::{LimitCache, PartitionId};
 use crate::policy::limits::{
     child_limit_in, effective_limit_in, published_limit, user_limit, user_limit_inputs_in, weighted_limit, within_limit,
 };
@@ -75,8 +75,9 @@ pub struct PassEffects {
     pub missed: Vec<(AppKey, SchedulerKey)>,
     /// Leaves that worked out their users' limits on this pass, with the limit each now
     /// publishes for its ApplicationMaster limit and its applications' headroom (Apache's
-    /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`).
-    pub published: Vec<(QueueIndex, Resource)>,
+    /// `computeUserLimitAndSetHeadroom` refreshing `queueResourceLimitsInfo`), and the
+    /// user-limit cache the lookup read (the node's partition, in the pass's mode).
+    pub published: Vec<(QueueIndex, Resource, LimitCache)>,
     /// Applications this pass worked a headroom out for in their leaf for the first time (see
     /// `App::headroom_queue`).
     pub headroom_tracked: Vec<AppKey>,
@@ -281,8 +282,9 @@ fn visit_leaf(
             // A pass in a labelled partition publishes too, its limit capped by the default
             // partition's maximum (Apache's updateCurrentResourceLimits, whatever the
             // partition): the AM limit and the headroom then work from it.
-            if effects.published.last().is_none_or(|(leaf, _)| *leaf != queue) {
-                effects.published.push((queue, published_limit(state, queue, passed)));
+            if effects.published.last().is_none_or(|(leaf, ..)| *leaf != queue) {
+                let cache = LimitCache { partition: pass.partition, ignoring_exclusivity: pass.ignore_exclusivity };
+                effects.published.push((queue, published_limit(state, queue, passed), cache));
             }
             check_queue_limit = continue_looking && !app_reserved.is_none();
         }

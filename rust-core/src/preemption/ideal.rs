@@ -138,8 +138,7 @@ fn partition_snapshot(
             pending_deduct_reserved,
             preemption_disabled: switches[i].disabled,
             intra_disabled: switches[i].intra_queue_disabled,
-            // (The leaf's cache of its users' limits is the default partition's.)
-            looked_up: looked_up && partition == DEFAULT_PARTITION,
+            looked_up,
             relative_priority,
             killable: if settings.lazy { state.killable_under_in(i, partition) } else { Resource::ZERO },
             ideal: Resource::ZERO,

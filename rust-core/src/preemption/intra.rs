@@ -24,7 +24,7 @@ use super::select::{candidate_node, candidate_size, containers_newest_first, try
 use super::{Candidate, Settings};
 use crate::config::{IntraQueueOrder, OrderingPolicy};
 use crate::ids::{AppKey, QueueIndex};
-use crate::model::{PartitionId, State, DEFAULT_PARTITION};
+use crate::model::{LimitCache, PartitionId, State, DEFAULT_PARTITION};
 use crate::policy::limits;
 use crate::policy::ordering::FairKey;
 use crate::resource::Resource;
@@ -217,11 +217,15 @@ fn leaf_demand(
     let mut users: Vec<TempUser> = Vec::new();
     let mut user_index: HashMap<&str, usize> = HashMap::default();
     // Apache's cached limit, unless invalidated since (a user who joined the leaf since
-    // does not count until then); in a labelled partition, worked out afresh.
-    let unit_limit = if partition == DEFAULT_PARTITION {
-        q.pending_users.cached_among_all().unwrap_or_else(|| limits::unit_limit_among_all(state, tq.queue))
-    } else {
-        limits::unit_limit_among_all_in(state, tq.queue, partition)
+    // does not count until then); in a labelled partition, worked out afresh (read from
+    // its own cache, as Apache's plugin reads it, the round parted from Apache's at seed
+    // 459 for a reason not found yet).
+    let unit_limit = match partition {
+        DEFAULT_PARTITION => q
+            .pending_users
+            .cached_among_all(LimitCache::of(partition))
+            .unwrap_or_else(|| limits::unit_limit_among_all(state, tq.queue)),
+        _ => limits::unit_limit_among_all_in(state, tq.queue, partition),
     };
     let mut temp: Vec<TempApp> = Vec::with_capacity(apps.len());
     for &(key, a) in &apps {
@@ -497,8 +501,8 @@ pub(super) fn select(
     }
 }
 
-/// The leaves whose users' limits counting all users the demand looked up in the default
-/// partition, each with the limit it read (for the leaf's cache to keep).
-pub(super) fn looked_up(leaves: &[Leaf]) -> impl Iterator<Item = (QueueIndex, Resource)> + '_ {
-    leaves.iter().filter(|l| l.partition == DEFAULT_PARTITION).map(|l| (l.queue, l.unit_limit))
+/// The leaves whose users' limits counting all users the demand looked up, each with the
+/// partition it looked in and the limit it read (for the leaf's cache to keep).
+pub(super) fn looked_up(leaves: &[Leaf]) -> impl Iterator<Item = (QueueIndex, PartitionId, Resource)> + '_ {
+    leaves.iter().map(|l| (l.queue, l.partition, l.unit_limit))
 }

@@ -34,7 +34,7 @@ mod select;
 
 use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex};
 use crate::java_order;
-use crate::model::State;
+use crate::model::{PartitionId, State};
 use crate::resource::Resource;
 use arith::{mul, Calc};
 use ideal::Mode;
@@ -122,12 +122,14 @@ pub struct Round {
     pub actions: Vec<Action>,
     /// Leaves whose applications were ordered.
     pub reordered: Vec<QueueIndex>,
-    /// Leaves whose user limits the round looked up (to cap each active application's
-    /// pending asks), as Apache's policy does through the leaf's user-limit cache.
-    pub looked_up: Vec<QueueIndex>,
-    /// Leaves whose users' limits counting all users the round looked up (intra-queue
-    /// preemption's, through the leaf's other user-limit cache), each with the limit read.
-    pub looked_up_among_all: Vec<(QueueIndex, Resource)>,
+    /// Leaves whose user limits the round looked up in a partition (to cap each active
+    /// application's pending asks), as Apache's policy does through the leaf's user-limit
+    /// cache of the partition.
+    pub looked_up: Vec<(QueueIndex, PartitionId)>,
+    /// Leaves whose users' limits counting all users the round looked up in a partition
+    /// (intra-queue preemption's, through the leaf's other user-limit cache), each with the
+    /// limit read.
+    pub looked_up_among_all: Vec<(QueueIndex, PartitionId, Resource)>,
 }
 
 /// The policy across rounds: when each container still remembered was first marked.
@@ -144,8 +146,10 @@ impl Preemption {
         let calc = Calc(state.calculator());
         let cluster = state.cluster;
         let mut parts = ideal::snapshot(state, settings);
-        let looked_up: Vec<QueueIndex> =
-            ideal::default_of(&parts).tqs.iter().filter(|t| t.looked_up).map(|t| t.queue).collect();
+        let looked_up: Vec<(QueueIndex, PartitionId)> = parts
+            .iter()
+            .flat_map(|p| p.tqs.iter().filter(|t| t.looked_up).map(move |t| (t.queue, p.partition)))
+            .collect();
         let leaves = leaf_order(state, 0);
         let mut sel = Selection {
             chosen: Vec::new(),

@@ -6,6 +6,7 @@ use super::Scheduler;
 use crate::ids::{application_name, AppKey, ContainerId, ContainerRef, NodeKey, QueueIndex, SchedulerKey, ANY};
 use crate::model::{AmDiagnosis, App, Ask, ResolveError};
 use crate::policy::admission::{self, MoveRefusal, Rejection, Submission};
+use crate::policy::limits;
 use crate::policy::ordering::fifo_key;
 use crate::resource::Resource;
 
@@ -305,8 +306,12 @@ impl Scheduler {
         self.review_user_active(app, newly_asking);
         // Apache answers with the headroom its provider works out, which looks the user
         // limit up in its leaf — once the application has one (see `App::headroom_queue`).
-        if let Some(leaf) = self.state.apps.get(&app).and_then(|a| a.headroom_queue) {
-            self.state.queues.queues[leaf].user_limit_looked_up();
+        let looked_up =
+            self.state.apps.get(&app).and_then(|a| Some((a.headroom_queue?, limits::headroom_caches(&self.state, a))));
+        if let Some((leaf, caches)) = looked_up {
+            for cache in caches {
+                self.state.queues.queues[leaf].user_limit_looked_up(cache);
+            }
         }
         self.headroom(app)
     }

@@ -249,10 +249,10 @@ impl Scheduler {
         for leaf in reordered {
             self.fair_reordered(leaf);
         }
-        for &(leaf, _) in &published {
-            self.state.queues.queues[leaf].user_limit_looked_up();
+        for &(leaf, _, cache) in &published {
+            self.state.queues.queues[leaf].user_limit_looked_up(cache);
         }
-        self.state.queues.publish(published);
+        self.state.queues.publish(published.into_iter().map(|(leaf, limit, _)| (leaf, limit)));
         for app in headroom_tracked {
             if let Some(a) = self.state.apps.get_mut(&app) {
                 a.headroom_queue = Some(a.queue);

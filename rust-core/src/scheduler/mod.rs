@@ -19,7 +19,7 @@ pub use refresh::{check_refresh, PreparedRefresh};
 
 use crate::config::SchedulerConfig;
 use crate::ids::{AppKey, ContainerId, Locality, NodeKey, QueueIndex, SchedulerKey};
-use crate::model::{AmDiagnosis, QueueTree, Reservation, State};
+use crate::model::{AmDiagnosis, LimitCache, QueueTree, Reservation, State};
 use crate::policy::admission::{self, MoveRefusal, QueueAcl};
 use crate::policy::limits;
 use crate::policy::placement::Assignment;
@@ -176,11 +176,11 @@ impl Scheduler {
         for leaf in round.reordered {
             self.fair_reordered(leaf);
         }
-        for leaf in round.looked_up {
-            self.state.queues.queues[leaf].user_limit_looked_up();
+        for (leaf, partition) in round.looked_up {
+            self.state.queues.queues[leaf].user_limit_looked_up(LimitCache::of(partition));
         }
-        for (leaf, limit) in round.looked_up_among_all {
-            self.state.queues.queues[leaf].user_limit_among_all_looked_up(limit);
+        for (leaf, partition, limit) in round.looked_up_among_all {
+            self.state.queues.queues[leaf].user_limit_among_all_looked_up(LimitCache::of(partition), limit);
         }
         round.actions
     }

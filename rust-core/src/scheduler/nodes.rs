@@ -4,7 +4,7 @@
 use super::Scheduler;
 use crate::config::queue::LabelAccess;
 use crate::ids::{AppKey, ContainerRef, NodeKey, QueueIndex};
-use crate::model::{Node, PartitionId, DEFAULT_PARTITION};
+use crate::model::{LimitCache, Node, PartitionId, DEFAULT_PARTITION};
 use crate::policy::limits::published_limits;
 use crate::resource::Resource;
 
@@ -252,7 +252,7 @@ impl Scheduler {
                 }
             }
             if any_active {
-                q.user_limit_looked_up();
+                q.user_limit_looked_up(LimitCache::of(DEFAULT_PARTITION));
             }
         }
     }
