@@ -47,6 +47,9 @@ pub enum Release {
     /// The NodeManager reports gone a container its node held after its application let
     /// go of it: the node's share is free.
     NodeFreed(ContainerRef),
+    /// The NodeManager reports the container running: from now its node keeps its share
+    /// after its application lets go of it, until the NodeManager reports it gone.
+    Launched(ContainerRef),
 }
 
 /// The resource name YARN uses for "anywhere".

@@ -362,8 +362,10 @@ impl Driver {
         Ok(())
     }
 
-    /// A heartbeat placed nothing on a node without room for it, and grew no queue past
-    /// its maximum (the calculator's resources: memory, and vcores under DRF).
+    /// A heartbeat placed nothing on a node without room for it (but for the room of
+    /// killable containers it counted and left running: Apache's leaf does not kill its
+    /// own), and grew no queue past its maximum (the calculator's resources: memory, and
+    /// vcores under DRF).
     fn check_heartbeat(
         &self,
         before: &capsched::model::State,
@@ -375,7 +377,15 @@ impl Driver {
             |used: Resource, cap: Resource| used.memory_mb > cap.memory_mb || (self.drf && used.vcores > cap.vcores);
         if placed.iter().any(|a| a.kind == AllocationKind::Allocate) {
             let n = &st.nodes[&node];
-            prop_assert!(!over(n.allocated, n.total), "node {} holds {} of {}", n.node_id, n.allocated, n.total);
+            let killable = n.killable.iter().fold(Resource::ZERO, |sum, c| sum.plus(st.containers[c].resource));
+            prop_assert!(
+                !over(n.allocated, n.total.plus(killable)),
+                "node {} holds {} of {} ({} killable)",
+                n.node_id,
+                n.allocated,
+                n.total,
+                killable
+            );
         }
         for (q, old) in st.queues.queues.iter().zip(&before.queues.queues) {
             if q.used.memory_mb > old.used.memory_mb || q.used.vcores > old.used.vcores {

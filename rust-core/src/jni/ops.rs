@@ -226,6 +226,7 @@ pub fn releases(values: &[i64]) -> NativeResult<Vec<Release>> {
             release_kind::DONE => Ok(Release::Done(c)),
             release_kind::NODE_HOLDS => Ok(Release::NodeHolds(c)),
             release_kind::NODE_FREED => Ok(Release::NodeFreed(c)),
+            release_kind::LAUNCHED => Ok(Release::Launched(c)),
             other => Err(NativeError::InvalidArgument(format!("unknown release kind {other}"))),
         }
     };

@@ -79,6 +79,8 @@ wire_constants! {
         NODE_HOLDS = 1;
         /// The NodeManager reports gone a container its node kept.
         NODE_FREED = 2;
+        /// The NodeManager reports the container running on its node.
+        LAUNCHED = 3;
     }
 }
 

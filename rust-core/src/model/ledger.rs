@@ -60,6 +60,7 @@ impl State {
             booked: self.bookings,
             asked_default,
             lent_in: lent_in(asked_default, partition),
+            launched: false,
         }
     }
 
@@ -115,6 +116,13 @@ impl State {
             self.leaving.insert(c, container.node);
         }
         Some(container)
+    }
+
+    /// The NodeManager reports `c` running on its node (see [`Container::launched`]).
+    pub fn mark_launched(&mut self, c: ContainerRef) {
+        if let Some(container) = self.containers.get_mut(&c) {
+            container.launched = true;
+        }
     }
 
     /// The NodeManager reports gone a container its node kept after its application let

@@ -32,6 +32,10 @@ pub struct Container {
     /// partition then; a later relabel does not change it). Preemption takes these back
     /// first.
     pub lent_in: Option<crate::model::PartitionId>,
+    /// Its NodeManager has reported it running (or it was recovered from one): from then
+    /// its node keeps its share after its application lets go of it until the NodeManager
+    /// reports it gone, as Apache's scheduler node keeps a launched container's.
+    pub launched: bool,
 }
 
 /// A container its application let go of that still runs on its node until the

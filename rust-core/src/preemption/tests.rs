@@ -408,8 +408,11 @@ fn lazily_a_container_whose_wait_is_over_runs_on_until_a_starved_queue_kills_it_
     assert_eq!(used(&s, "a").memory_mb, 90 * GB);
     assert_eq!(s.state().nodes[&node].killable.len(), 2);
     // b, below its guarantee, finds the node full: it kills one killable container (the
-    // first in the node's map order) to place one of its own. The node keeps the killed
-    // container's share until the RM reports it gone, so there is no room for more.
+    // first in the node's map order) to place one of its own. Its NodeManager runs it, so
+    // the node keeps the killed container's share until the RM reports it gone: there is
+    // no room for more.
+    let running = |number| crate::ids::Release::Launched((a, crate::ids::ContainerId { attempt: 1, number }));
+    s.apply_releases(&[running(89), running(90)]);
     let out = s.node_heartbeat(node, &[]);
     let first = killed_for_room(&out);
     assert_eq!(first.len(), 1);
@@ -431,6 +434,69 @@ fn lazily_a_container_whose_wait_is_over_runs_on_until_a_starved_queue_kills_it_
     assert_eq!(used(&s, "a").memory_mb, 88 * GB);
     assert_eq!(used(&s, "b").memory_mb, 12 * GB);
     assert!(s.state().killable.is_empty());
+    s.state().debug_assert_consistent();
+}
+
+#[test]
+fn a_killable_container_its_node_manager_has_not_reported_running_gives_its_room_at_once() {
+    let (mut s, a, b) = a_over_b_starved(LAZY);
+    let node = *s.state().nodes.keys().next().unwrap();
+    let settings = Settings { lazy: true, ..on() };
+    s.preemption_round_with(&settings, 0);
+    s.preemption_round_with(&settings, 15_000);
+    for number in [89, 90] {
+        s.container_killable((a, crate::ids::ContainerId { attempt: 1, number }));
+    }
+    // Neither was reported launched: the node lets go of each killed one at once, as
+    // Apache's node does of a container it has not seen start, and b places one at each
+    // heartbeat (one off-switch container per heartbeat).
+    let mut killed = Vec::new();
+    for _ in 0..2 {
+        let out = s.node_heartbeat(node, &[]);
+        killed.extend(killed_for_room(&out));
+        assert_eq!(
+            out.iter().filter(|x| x.app == b && x.kind == crate::scheduler::AllocationKind::Allocate).count(),
+            1
+        );
+    }
+    killed.sort_unstable();
+    assert_eq!(killed, [(a, 89), (a, 90)]);
+    assert_eq!(s.state().nodes[&node].allocated.memory_mb, 100 * GB);
+    s.state().debug_assert_consistent();
+}
+
+#[test]
+fn a_killable_container_of_the_placing_leaf_is_counted_as_room_but_left_running() {
+    let (mut s, a, b) = a_over_b_starved(LAZY);
+    let node = *s.state().nodes.keys().next().unwrap();
+    let settings = Settings { lazy: true, ..on() };
+    s.preemption_round_with(&settings, 0);
+    s.preemption_round_with(&settings, 15_000);
+    for number in [89, 90] {
+        s.container_killable((a, crate::ids::ContainerId { attempt: 1, number }));
+    }
+    // b asks for nothing more; a second node doubles a's guarantee (a is now below it, and
+    // the root far below its maximum), and a takes in a new application.
+    let ask = |priority, count| Ask {
+        key: SchedulerKey { priority, allocation_request_id: 0 },
+        resource_name: ANY.into(),
+        capability: Resource::new(GB, 1),
+        count,
+        relax_locality: true,
+    };
+    s.update_requests(b, &[ask(1, 0)]);
+    s.add_node("h2:1", "h2", "/r", Resource::new(100 * GB, 100));
+    let (c, _) = s.submit(&Submission::new(3, "a", "v", Resource::new(GB, 1))).expect("admitted");
+    s.add_attempt(c, 1, false);
+    s.update_requests(c, &[ask(0, 1)]);
+    // Its AM container, on the full first node, counts a's killable containers as room,
+    // but Apache's leaf kills only other leaves' containers: both run on, and the node
+    // holds more than it has.
+    let out = s.node_heartbeat(node, &[]);
+    assert!(killed_for_room(&out).is_empty());
+    assert_eq!(out.iter().filter(|x| x.app == c && x.kind == crate::scheduler::AllocationKind::Allocate).count(), 1);
+    assert_eq!(s.state().nodes[&node].allocated.memory_mb, 101 * GB);
+    assert_eq!(s.state().nodes[&node].killable.len(), 2, "still running, still killable");
     s.state().debug_assert_consistent();
 }
 

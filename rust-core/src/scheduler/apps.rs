@@ -463,6 +463,7 @@ impl Scheduler {
         // runs, so never as lent.)
         let asked_default = s.nodes[&node].partition == crate::model::DEFAULT_PARTITION;
         s.book_container(app, id, node, resource, key, asked_default);
+        s.mark_launched((app, id));
         true
     }
 }

@@ -118,7 +118,7 @@ impl Scheduler {
             if let Some(r) = a.unreserve.and_then(|(other, _)| self.state.unbook_reservation(other)) {
                 out.push(Allocation::unreserved(&r));
             }
-            for &c in &a.kill {
+            for c in self.others_killable(a.app, &a.kill) {
                 out.extend(self.kill_killable(c, &format!("to make room for {}", self.app_name(a.app))));
             }
             let app = a.app;
@@ -173,14 +173,24 @@ impl Scheduler {
         out
     }
 
+    /// Of the killable containers `kill` whose room `app` takes, those its leaf kills:
+    /// Apache's (`internalReleaseContainer`) kills only other leaves' and leaves a running
+    /// container of its own alone, though it counted its room - the node then holds more
+    /// than it has until that container ends or a later placement kills it.
+    fn others_killable(&self, app: AppKey, kill: &[ContainerRef]) -> Vec<ContainerRef> {
+        let leaf = self.state.apps.get(&app).map(|a| a.queue);
+        kill.iter().copied().filter(|c| self.state.apps.get(&c.0).map(|a| a.queue) != leaf).collect()
+    }
+
     /// Ends the killable container `c` as preempted (`why` says what for, in the log): it
-    /// leaves the books at once, but for its node's share, which the RM hands back when the
-    /// container is gone (as Apache's node keeps a launched container's share until its
-    /// NodeManager reports it).
+    /// leaves the books at once - but for its node's share if its NodeManager runs it,
+    /// which the RM hands back when the container is gone (as Apache's node keeps a
+    /// launched container's share until its NodeManager reports it).
     fn kill_killable(&mut self, c: ContainerRef, why: &str) -> Option<Allocation> {
         let owner = self.app_name(c.0);
         let queue = self.state.apps.get(&c.0).map(|a| self.state.queues.get(a.queue).path().to_string());
-        let x = self.state.unbook_container_node_holds(c)?;
+        let launched = self.state.containers.get(&c).is_some_and(|x| x.launched);
+        let x = if launched { self.state.unbook_container_node_holds(c)? } else { self.state.unbook_container(c)? };
         log::info!(
             "killed killable container {} of {owner} in {} on {} {why}",
             c.1,
@@ -421,7 +431,8 @@ impl Scheduler {
         }
         let (host, rack) = (n.host.clone(), n.rack.clone());
         let why = format!("to make room for the reservation of {}", self.app_name(r.app));
-        let mut out: Vec<Allocation> = kill.into_iter().filter_map(|c| self.kill_killable(c, &why)).collect();
+        let mut out: Vec<Allocation> =
+            self.others_killable(r.app, &kill).into_iter().filter_map(|c| self.kill_killable(c, &why)).collect();
         self.state.fulfil_reservation(node);
         let app = self.state.apps.get_mut(&r.app).expect("checked above");
         app.note_if_am_container(r.container, r.key);
@@ -452,6 +463,7 @@ impl Scheduler {
                 Release::NodeFreed(c) => {
                     self.state.free_on_node(c);
                 }
+                Release::Launched(c) => self.state.mark_launched(c),
             }
         }
     }

@@ -54,6 +54,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.MutableConfigurat
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
@@ -644,6 +645,21 @@ public class RustCapacityScheduler
     long[] finished = releases.take();
     long[] decided = core.nodeUpdate(node.key(), finished);
     allocations.apply(node, decided, getLastNodeUpdateTime());
+  }
+
+  /**
+   * A NodeManager reports a container running: from now its node keeps the container's
+   * share after its application lets go of it, until the NodeManager reports it gone, and
+   * the core, which decides when a killable container is killed for room, must know.
+   */
+  @Override
+  protected void containerLaunchedOnNode(ContainerId containerId, SchedulerNode node) {
+    super.containerLaunchedOnNode(containerId, node);
+    RustApplication app =
+        (RustApplication) applications.get(containerId.getApplicationAttemptId().getApplicationId());
+    if (app != null && getCurrentAttemptForContainer(containerId) != null) {
+      releases.add(app.key(), containerId, Wire.ReleaseKind.LAUNCHED);
+    }
   }
 
   private void addApplication(AppAddedSchedulerEvent e) {

@@ -51,6 +51,7 @@ final class Wire {
     static final int DONE = 0;
     static final int NODE_HOLDS = 1;
     static final int NODE_FREED = 2;
+    static final int LAUNCHED = 3;
 
     private ReleaseKind() {
     }

@@ -1339,23 +1339,15 @@ final class RandomScenario {
     // ---- node labels ------------------------------------------------------------------
 
     /**
-     * For half the seeds (in any capacity mode, with any preemption but lazy and
-     * queue-priority preemption together), not a soak, nor a tree with auto-created
-     * queues: a label, exclusive or not, its shares down some paths
+     * For half the seeds (in any capacity mode, with any preemption), not a soak, nor a
+     * tree with auto-created queues: a label, exclusive or not, its shares down some paths
      * of the tree (see {@link #assignLabelShares}), one or two nodes labelled, asks for it
      * (see {@link #ask}), nodes relabelled as the run goes (see {@link #relabel}).
      */
     private void chooseNodeLabels() {
       boolean drawn = labels.nextInt(2) == 0;
       boolean lazyPreemption = fullKeys.containsKey("yarn.scheduler.capacity.lazy-preemption-enabled");
-      // Not yet with lazy preemption and preemption for queues of higher priority at once
-      // (seed 490): Apache counts a killable container of the allocating application's own
-      // leaf as room on the node but does not kill it (AbstractLeafQueue's
-      // internalReleaseContainer kills only other queues' containers), overcommitting the
-      // node until a later allocation there kills another queue's; ours kills it. Labels
-      // let a leaf below its guarantee on a node hold killable containers there.
-      boolean notYet = preempting && lazyPreemption && queuePriorities;
-      if (!drawn || notYet || faults != null || managedParent != null || creatingParent != null) {
+      if (!drawn || faults != null || managedParent != null || creatingParent != null) {
         return;
       }
       label = "gpu";
