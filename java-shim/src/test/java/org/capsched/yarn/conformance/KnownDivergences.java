@@ -121,6 +121,11 @@ final class KnownDivergences {
     // queue with no weight in a partition at other cluster updates than ours does; the two
     // show 0 and that figure the other way round.
     CHECKS.put("negative-normalized-weight", KnownDivergences::onlyNegativeNormalizedWeights);
+    // A refresh (accepted, or refused after its queues were built) dropped a queue's keys
+    // for a label, and only figures of labelled partitions differ: Apache's queue keeps
+    // the effective resources and AM percentage it last worked out there; ours has none.
+    CHECKS.put("stale-label-capacity", (apache, ours) -> apache.containsKey("label-keys-dropped")
+        && onlyLabelledPartitionFigures(apache, ours));
     // Apache's absolute capacities do not follow its configured percentages (kept from
     // the weights before a refresh); ours do.
     CHECKS.put("stale-absolute-capacity", (apache, ours) -> staleQueues(apache).stream()
@@ -175,9 +180,54 @@ final class KnownDivergences {
       apache = a;
       ours = o;
     }
-    for (Map.Entry<String, String> e : reasons.entrySet()) {
-      if (CHECKS.get(e.getKey()).test(apache, ours)) {
-        return e.getKey() + ": " + e.getValue();
+    String single = explaining(apache, ours);
+    if (single != null) {
+      return single + ": " + reasons.get(single);
+    }
+    // Two listed divergences or more at one step: each group of differing facts (one
+    // queue's metrics, one queue's REST view, one node, ...) must be explained by one of
+    // them alone, the other groups' facts taken as Apache's.
+    java.util.List<String> differing = differingFacts(apache, ours);
+    Map<String, java.util.List<String>> groups = new java.util.TreeMap<>();
+    for (String key : differing) {
+      int bar = key.indexOf(" | ");
+      groups.computeIfAbsent(bar < 0 ? key : key.substring(0, bar), g -> new java.util.ArrayList<>())
+          .add(key);
+    }
+    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+    for (java.util.List<String> group : groups.values()) {
+      Map<String, String> onlyGroup = new java.util.TreeMap<>(ours);
+      for (String key : differing) {
+        if (group.contains(key)) {
+          continue;
+        }
+        if (apache.containsKey(key)) {
+          onlyGroup.put(key, apache.get(key));
+        } else {
+          onlyGroup.remove(key);
+        }
+      }
+      String name = explaining(apache, onlyGroup);
+      if (name == null) {
+        return null;
+      }
+      names.add(name);
+    }
+    if (names.size() < 2) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder();
+    for (String name : names) {
+      out.append(out.length() == 0 ? "" : "; and ").append(name).append(": ").append(reasons.get(name));
+    }
+    return out.toString();
+  }
+
+  /** The first listed divergence whose check explains the snapshots, or null. */
+  private String explaining(Map<String, String> apache, Map<String, String> ours) {
+    for (String name : reasons.keySet()) {
+      if (CHECKS.get(name).test(apache, ours)) {
+        return name;
       }
     }
     return null;
@@ -297,6 +347,22 @@ final class KnownDivergences {
     return !differing.isEmpty() && differing.stream().allMatch(key -> key.startsWith("rest ")
         && key.contains(".queueCapacitiesByPartition[") && key.endsWith("].normalizedWeight")
         && oneZeroOneNegative(apache.get(key), ours.get(key)));
+  }
+
+  /**
+   * Whether the snapshots differ only in figures of labelled partitions (queue metrics and
+   * the REST view's per-partition capacities and usage), Apache's showing some queue an
+   * effective resource there where ours shows none.
+   */
+  private static boolean onlyLabelledPartitionFigures(Map<String, String> apache,
+      Map<String, String> ours) {
+    java.util.List<String> differing = differingFacts(apache, ours);
+    return !differing.isEmpty()
+        && differing.stream().allMatch(key -> key.startsWith("metrics partition=")
+            && !key.startsWith("metrics partition=default ")
+            || key.startsWith("rest ") && key.contains("ByPartition[") && !key.contains("ByPartition[]"))
+        && differing.stream().anyMatch(key -> key.contains("].effectiveMinResource.memory")
+            && !"0".equals(apache.get(key)) && "0".equals(ours.getOrDefault(key, "0")));
   }
 
   private static boolean oneZeroOneNegative(String a, String b) {

@@ -7,6 +7,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -148,6 +149,11 @@ public final class ScenarioDriver implements AutoCloseable {
   private final Map<String, String> refusedMoves = new HashMap<>();
   /** A node has been moved between partitions (label-node) during the run. */
   private boolean relabelled;
+  /**
+   * A refresh, accepted or refused, named a label for a queue that the configuration in
+   * force after it does not (Apache's queue keeps what it worked out for that partition).
+   */
+  private boolean labelKeysDropped;
   /** Applications whose last allocate() the RM refused (an ask it does not accept), why. */
   private final Map<String, String> refusedAsks = new HashMap<>();
   /** The verdict of this step's expect line, if it is one (see {@link #expect}). */
@@ -396,6 +402,8 @@ public final class ScenarioDriver implements AutoCloseable {
     case "refresh":
       URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
       Files.write(Paths.get(file.toURI()), block.getBytes(StandardCharsets.UTF_8));
+      Set<String> labelledBefore = queueLabels(acceptedXml);
+      labelledBefore.addAll(queueLabels(block));
       try {
         rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
         lastRefresh = "accepted";
@@ -405,6 +413,8 @@ public final class ScenarioDriver implements AutoCloseable {
         // and that nothing changed.
         lastRefresh = "refused";
       }
+      labelledBefore.removeAll(queueLabels(acceptedXml));
+      labelKeysDropped |= !labelledBefore.isEmpty();
       rm.drainEvents();
       break;
     case "preempt":
@@ -885,6 +895,19 @@ public final class ScenarioDriver implements AutoCloseable {
         ? ((CapacityScheduler) scheduler).getConfiguration()
         : ((RustCapacityScheduler) scheduler).getConfiguration();
   }
+
+  /** Each "queue-path label" a capacity-scheduler.xml names a per-label key for. */
+  private static Set<String> queueLabels(String xml) {
+    Set<String> out = new HashSet<>();
+    java.util.regex.Matcher m = LABEL_KEY.matcher(xml);
+    while (m.find()) {
+      out.add(m.group(1) + " " + m.group(2));
+    }
+    return out;
+  }
+
+  private static final java.util.regex.Pattern LABEL_KEY = java.util.regex.Pattern.compile(
+      "<name>\\s*yarn\\.scheduler\\.capacity\\.(root(?:\\.[^<\\s]+?)?)\\.accessible-node-labels\\.([^.<\\s]+)\\.[^<\\s]+\\s*</name>");
 
   private List<String> managedParents(Set<String> factKeys) {
     Configuration configuration = loadedConfiguration();
@@ -1424,6 +1447,10 @@ public final class ScenarioDriver implements AutoCloseable {
     if (relabelled) {
       // (Read by divergence checks: gauges that do not follow a relabelled node.)
       facts.put("nodes-relabelled", "true");
+    }
+    if (labelKeysDropped) {
+      // (Read by divergence checks: partitions a queue is no longer configured for.)
+      facts.put("label-keys-dropped", "true");
     }
     if (lastPreemptionFailure != null) {
       facts.put("preemption-round-failed", lastPreemptionFailure);
