@@ -388,8 +388,10 @@ public final class CapschedSchedulerInfos {
     if (path.equals(CapacitySchedulerConfiguration.ROOT) && configured == null) {
       configured = "100";
     }
-    return new QueueCapacityVectorInfo(new QueueCapacityConfigParser().parse(
-        configured == null ? "0" : configured, path));
+    // A queue without a capacity key (one with shares of labels only, say) has Apache's
+    // empty vector.
+    return new QueueCapacityVectorInfo(configured == null ? new QueueCapacityVector()
+        : new QueueCapacityConfigParser().parse(configured, path));
   }
 
   /** Apache's mode names: how the queue's capacity is configured. */
