@@ -437,8 +437,9 @@ fn lazily_a_container_whose_wait_is_over_runs_on_until_a_starved_queue_kills_it_
     s.state().debug_assert_consistent();
 }
 
-#[test]
-fn a_killable_container_its_node_manager_has_not_reported_running_gives_its_room_at_once() {
+/// [`a_over_b_starved`] with lazy preemption, after a's two newest containers (89 and 90,
+/// on the one node, never reported launched) were marked killable.
+fn a_killable_on_a_full_node() -> (Scheduler, AppKey, AppKey, NodeKey) {
     let (mut s, a, b) = a_over_b_starved(LAZY);
     let node = *s.state().nodes.keys().next().unwrap();
     let settings = Settings { lazy: true, ..on() };
@@ -447,6 +448,12 @@ fn a_killable_container_its_node_manager_has_not_reported_running_gives_its_room
     for number in [89, 90] {
         s.container_killable((a, crate::ids::ContainerId { attempt: 1, number }));
     }
+    (s, a, b, node)
+}
+
+#[test]
+fn a_killable_container_its_node_manager_has_not_reported_running_gives_its_room_at_once() {
+    let (mut s, a, b, node) = a_killable_on_a_full_node();
     // Neither was reported launched: the node lets go of each killed one at once, as
     // Apache's node does of a container it has not seen start, and b places one at each
     // heartbeat (one off-switch container per heartbeat).
@@ -467,14 +474,7 @@ fn a_killable_container_its_node_manager_has_not_reported_running_gives_its_room
 
 #[test]
 fn a_killable_container_of_the_placing_leaf_is_counted_as_room_but_left_running() {
-    let (mut s, a, b) = a_over_b_starved(LAZY);
-    let node = *s.state().nodes.keys().next().unwrap();
-    let settings = Settings { lazy: true, ..on() };
-    s.preemption_round_with(&settings, 0);
-    s.preemption_round_with(&settings, 15_000);
-    for number in [89, 90] {
-        s.container_killable((a, crate::ids::ContainerId { attempt: 1, number }));
-    }
+    let (mut s, _, b, node) = a_killable_on_a_full_node();
     // b asks for nothing more; a second node doubles a's guarantee (a is now below it, and
     // the root far below its maximum), and a takes in a new application.
     let ask = |priority, count| Ask {
