@@ -39,17 +39,21 @@ fn running_app(s: &mut Scheduler, node: NodeKey, id: i32, queue: &str, tasks: u3
     running_app_of(s, node, Submission::new(id, queue, "u", Resource::new(GB, 1)), tasks)
 }
 
-/// Likewise, for a submission of any user and priority.
-fn running_app_of(s: &mut Scheduler, node: NodeKey, sub: Submission, tasks: u32) -> AppKey {
-    let (app, _) = s.submit(&sub).expect("admitted");
-    s.add_attempt(app, 1, false);
-    let ask = |priority, count| Ask {
+/// `count` containers of 1 GB anywhere, at `priority`.
+fn ask(priority: i32, count: u32) -> Ask {
+    Ask {
         key: SchedulerKey { priority, allocation_request_id: 0 },
         resource_name: ANY.into(),
         capability: Resource::new(GB, 1),
         count,
         relax_locality: true,
-    };
+    }
+}
+
+/// Likewise, for a submission of any user and priority.
+fn running_app_of(s: &mut Scheduler, node: NodeKey, sub: Submission, tasks: u32) -> AppKey {
+    let (app, _) = s.submit(&sub).expect("admitted");
+    s.add_attempt(app, 1, false);
     s.update_requests(app, &[ask(0, 1)]);
     s.node_heartbeat(node, &[]);
     s.update_blacklist(app, false, &[], &[]);
@@ -477,13 +481,6 @@ fn a_killable_container_of_the_placing_leaf_is_counted_as_room_but_left_running(
     let (mut s, _, b, node) = a_killable_on_a_full_node();
     // b asks for nothing more; a second node doubles a's guarantee (a is now below it, and
     // the root far below its maximum), and a takes in a new application.
-    let ask = |priority, count| Ask {
-        key: SchedulerKey { priority, allocation_request_id: 0 },
-        resource_name: ANY.into(),
-        capability: Resource::new(GB, 1),
-        count,
-        relax_locality: true,
-    };
     s.update_requests(b, &[ask(1, 0)]);
     s.add_node("h2:1", "h2", "/r", Resource::new(100 * GB, 100));
     let (c, _) = s.submit(&Submission::new(3, "a", "v", Resource::new(GB, 1))).expect("admitted");
