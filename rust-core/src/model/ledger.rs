@@ -118,6 +118,17 @@ impl State {
         Some(container)
     }
 
+    /// A container the core ends itself (killed for room): it leaves the books at once, and
+    /// its node's share with it unless its NodeManager runs it ([`Container::launched`]),
+    /// as Apache's node keeps a launched container's share until the NodeManager reports it.
+    pub fn unbook_ended_by_core(&mut self, c: ContainerRef) -> Option<Container> {
+        if self.containers.get(&c)?.launched {
+            self.unbook_container_node_holds(c)
+        } else {
+            self.unbook_container(c)
+        }
+    }
+
     /// The NodeManager reports `c` running on its node (see [`Container::launched`]).
     pub fn mark_launched(&mut self, c: ContainerRef) {
         if let Some(container) = self.containers.get_mut(&c) {

@@ -182,15 +182,12 @@ impl Scheduler {
         kill.iter().copied().filter(|c| self.state.apps.get(&c.0).map(|a| a.queue) != leaf).collect()
     }
 
-    /// Ends the killable container `c` as preempted (`why` says what for, in the log): it
-    /// leaves the books at once - but for its node's share if its NodeManager runs it,
-    /// which the RM hands back when the container is gone (as Apache's node keeps a
-    /// launched container's share until its NodeManager reports it).
+    /// Ends the killable container `c` as preempted (`why` says what for, in the log; see
+    /// [`State::unbook_ended_by_core`] for what its node keeps).
     fn kill_killable(&mut self, c: ContainerRef, why: &str) -> Option<Allocation> {
         let owner = self.app_name(c.0);
         let queue = self.state.apps.get(&c.0).map(|a| self.state.queues.get(a.queue).path().to_string());
-        let launched = self.state.containers.get(&c).is_some_and(|x| x.launched);
-        let x = if launched { self.state.unbook_container_node_holds(c)? } else { self.state.unbook_container(c)? };
+        let x = self.state.unbook_ended_by_core(c)?;
         log::info!(
             "killed killable container {} of {owner} in {} on {} {why}",
             c.1,

@@ -384,15 +384,15 @@ public final class ConcurrentWorkload {
     }
   }
 
-  private static RMAppAttempt launched(RMApp app) throws InterruptedException {
-    for (int i = 0; i < 100_000; i++) {
+  /** The application's attempt once the RM has launched it (an unmanaged AM: at once). */
+  private static RMAppAttempt launched(RMApp app) throws Exception {
+    RMAppAttempt[] launched = new RMAppAttempt[1];
+    org.apache.hadoop.test.GenericTestUtils.waitFor(() -> {
       RMAppAttempt attempt = app.getCurrentAppAttempt();
-      if (attempt != null && attempt.getAppAttemptState() == RMAppAttemptState.LAUNCHED) {
-        return attempt;
-      }
-      Thread.sleep(1);
-    }
-    throw new IllegalStateException(app.getApplicationId() + " never launched its unmanaged AM");
+      launched[0] = attempt;
+      return attempt != null && attempt.getAppAttemptState() == RMAppAttemptState.LAUNCHED;
+    }, 1, 60_000);
+    return launched[0];
   }
 
   private static long[] merged(List<long[]> parts) {
