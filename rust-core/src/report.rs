@@ -374,123 +374,191 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
 
 /// Every queue's row, in tree order (root first, parents before children).
 pub fn queue_rows(state: &State) -> Vec<QueueRow> {
-    let calc = state.calculator();
+    let rows = RowInputs::new(state);
+    (0..state.queues.queues.len()).map(|index| rows.row(index)).collect()
+}
+
+/// What YARN's QueueInfo of one queue shows (without its children), and an application's
+/// usage report reads of its queue: the queue's capacities, use, weight, state, parallel
+/// application limit and preemption switches. Worked out for that queue alone, from its
+/// own and its ancestors' records: every AM heartbeat reads it (the RM's request
+/// validation asks for the queue's QueueInfo twice), so it costs the same with 10 queues
+/// of 10 applications as with 1,000 queues of thousands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueInfoRow {
+    /// As [`QueueRow::capacity`].
+    pub capacity: f64,
+    /// As [`QueueRow::maximum_capacity`].
+    pub maximum_capacity: f64,
+    /// As [`QueueRow::absolute_capacity`].
+    pub absolute_capacity: f64,
+    /// As [`QueueRow::used_capacity`].
+    pub used_capacity: f64,
+    /// As [`QueueRow::weight`].
+    pub weight: Option<f64>,
+    /// As [`QueueRow::state`].
+    pub state: RuntimeState,
+    /// As [`QueueRow::max_parallel_apps`].
+    pub max_parallel_apps: Option<i64>,
+    /// As [`QueueRow::preemption`].
+    pub preemption: crate::preemption::Switches,
+}
+
+/// The QueueInfo figures of the queue at `index` ([`QueueInfoRow`]).
+pub fn queue_info_row(state: &State, index: QueueIndex) -> QueueInfoRow {
+    let q = state.queues.get(index);
+    let (capacity, maximum_capacity) = configured_shares(state, index);
+    QueueInfoRow {
+        capacity,
+        maximum_capacity,
+        absolute_capacity: cluster_share(state, index, q.absolute_capacity),
+        used_capacity: q.used_capacity(state.calculator(), state.default_partition(), state.minimum_allocation()),
+        weight: weight(q),
+        state: q.state,
+        max_parallel_apps: q.config.max_parallel_apps,
+        preemption: crate::preemption::switches_of(state, index),
+    }
+}
+
+/// A queue's configured capacity and maximum capacity, as shares of its parent's (NaN
+/// while an absolute-resource queue has no cluster to be a share of).
+fn configured_shares(state: &State, index: QueueIndex) -> (f64, f64) {
     let queues = &state.queues;
-    let weight = |q: &crate::model::Queue| match q.config.capacity {
+    let q = queues.get(index);
+    let parent = q.config.parent.map(|p| queues.get(p));
+    let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
+    // Apache reports 0 as the configured capacity of a weight-mode queue (its share is in
+    // the absolute capacity and the weight); we report the same.
+    let capacity = match (q.config.capacity, parent, q.relative_shares) {
+        (CapacitySpec::Percent(p), _, _) => p / 100.0,
+        (CapacitySpec::Weight(_), Some(_), _) => 0.0,
+        (_, Some(_), Some((min, _))) => f64::from(min),
+        (_, Some(p), None) => relative(q.absolute_capacity, p.absolute_capacity),
+        (_, None, _) => 1.0,
+    };
+    let maximum_capacity = match (q.config.maximum_capacity, parent, q.relative_shares) {
+        (MaxCapacitySpec::Percent(p), _, _) => p / 100.0,
+        (_, Some(_), Some((_, max))) => f64::from(max),
+        (_, Some(p), None) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
+        (_, None, _) => 1.0,
+    };
+    (cluster_share(state, index, capacity), cluster_share(state, index, maximum_capacity))
+}
+
+/// `f`, a share worked out from the queue's resources: undefined (0 over 0) for an
+/// absolute-resource queue until a NodeManager registers, as Apache reports it.
+fn cluster_share(state: &State, index: QueueIndex, f: f64) -> f64 {
+    if matches!(state.queues.get(index).config.capacity, CapacitySpec::Absolute(_)) && state.cluster.is_none() {
+        f64::NAN
+    } else {
+        f
+    }
+}
+
+fn weight(q: &crate::model::Queue) -> Option<f64> {
+    match q.config.capacity {
         CapacitySpec::Weight(w) => Some(w),
         _ => None,
-    };
-    // Each parent's children's weights, summed.
-    let mut weight_sums = vec![0.0; queues.queues.len()];
-    for q in &queues.queues {
-        if let (Some(parent), Some(w)) = (q.config.parent, weight(q)) {
-            weight_sums[parent] += w;
-        }
     }
-    let switches = crate::preemption::switches(state);
-    (0..queues.queues.len())
-        .map(|index| {
-            let q = queues.get(index);
-            let parent = q.config.parent.map(|p| queues.get(p));
-            let relative = |abs: f64, parent_abs: f64| if parent_abs > 0.0 { abs / parent_abs } else { 0.0 };
-            // Apache reports 0 as the configured capacity of a weight-mode queue (its share
-            // is in the absolute capacity and the weight); we report the same.
-            let capacity = match (q.config.capacity, parent, q.relative_shares) {
-                (CapacitySpec::Percent(p), _, _) => p / 100.0,
-                (CapacitySpec::Weight(_), Some(_), _) => 0.0,
-                (_, Some(_), Some((min, _))) => f64::from(min),
-                (_, Some(p), None) => relative(q.absolute_capacity, p.absolute_capacity),
-                (_, None, _) => 1.0,
-            };
-            let maximum_capacity = match (q.config.maximum_capacity, parent, q.relative_shares) {
-                (MaxCapacitySpec::Percent(p), _, _) => p / 100.0,
-                (_, Some(_), Some((_, max))) => f64::from(max),
-                (_, Some(p), None) => relative(q.absolute_maximum_capacity, p.absolute_maximum_capacity),
-                (_, None, _) => 1.0,
-            };
-            let leaf = q.is_leaf();
-            let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
-            let (active_applications, pending_applications) = if leaf {
-                let count = |f: fn(&crate::model::App) -> bool| {
-                    q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count()
-                };
-                (count(|a| a.active), count(|a| a.runnable && !a.active))
+}
+
+/// What a queue's row reads about the other queues: each parent's children's weights,
+/// summed, and every queue's preemption switches (both one pass over the queues).
+struct RowInputs<'a> {
+    state: &'a State,
+    weight_sums: Vec<f64>,
+    switches: Vec<crate::preemption::Switches>,
+}
+
+impl<'a> RowInputs<'a> {
+    fn new(state: &'a State) -> Self {
+        let mut weight_sums = vec![0.0; state.queues.queues.len()];
+        for q in &state.queues.queues {
+            if let (Some(parent), Some(w)) = (q.config.parent, weight(q)) {
+                weight_sums[parent] += w;
+            }
+        }
+        RowInputs { state, weight_sums, switches: crate::preemption::switches(state) }
+    }
+
+    fn row(&self, index: QueueIndex) -> QueueRow {
+        let RowInputs { state, ref weight_sums, ref switches } = *self;
+        let calc = state.calculator();
+        let queues = &state.queues;
+        let q = queues.get(index);
+        let (capacity, maximum_capacity) = configured_shares(state, index);
+        let leaf = q.is_leaf();
+        let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
+        let (active_applications, pending_applications) = if leaf {
+            let count =
+                |f: fn(&crate::model::App) -> bool| q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count();
+            (count(|a| a.active), count(|a| a.runnable && !a.active))
+        } else {
+            (0, 0)
+        };
+        let containers = if leaf {
+            q.apps.iter().filter_map(|k| state.apps.get(k)).map(|a| a.containers.len() + a.reservations.len()).sum()
+        } else {
+            0
+        };
+        let applications = queues.apps_under(index);
+        QueueRow {
+            capacity,
+            maximum_capacity,
+            absolute_capacity: cluster_share(state, index, q.absolute_capacity),
+            absolute_maximum_capacity: cluster_share(state, index, q.absolute_maximum_capacity),
+            used_capacity: q.used_capacity(calc, state.default_partition(), state.minimum_allocation()),
+            absolute_used_capacity: calc.ratio(q.used, state.default_partition()),
+            used: q.used,
+            applications,
+            state: q.state,
+            parent: q.config.parent,
+            weight: weight(q),
+            normalized_weight: match (weight(q), q.config.parent) {
+                (Some(w), Some(parent)) if weight_sums[parent] > 0.0 => w / weight_sums[parent],
+                _ => 0.0,
+            },
+            maximum_applications: admission::maximum_applications(state, index),
+            user_limit_factor: q.config.user_limit_factor,
+            minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+            maximum_am_resource_percent: q.config.maximum_am_resource_percent,
+            max_parallel_apps: q.config.max_parallel_apps,
+            maximum_allocation: q.config.maximum_allocation,
+            effective_min: q.effective_min,
+            effective_max: q.effective_max,
+            am_limit,
+            am_used: q.am_used,
+            user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
+            active_applications,
+            pending_applications,
+            containers,
+            reserved: q.reserved,
+            runnable_applications: q.runnable_apps,
+            lifetime: q.config.lifetime,
+            preemption: switches[index],
+            queue_ordering: q.config.queue_ordering,
+            leaf,
+            creation: if q.config.managed_leaf {
+                CreationMethod::Legacy
+            } else if q.config.dynamic {
+                CreationMethod::Flexible
             } else {
-                (0, 0)
-            };
-            let containers = if leaf {
-                q.apps.iter().filter_map(|k| state.apps.get(k)).map(|a| a.containers.len() + a.reservations.len()).sum()
+                CreationMethod::Static
+            },
+            auto_creation: if q.config.auto_create_child_queue {
+                AutoCreation::Legacy
+            } else if q.config.auto_queue_v2 {
+                AutoCreation::Flexible
+            } else {
+                AutoCreation::Off
+            },
+            maximum_applications_per_user: if leaf {
+                admission::maximum_applications_per_user(state, index)
             } else {
                 0
-            };
-            let applications = queues.apps_under(index);
-            // An absolute-resource queue's shares are its resources over the cluster's:
-            // undefined (0 over 0) until a NodeManager registers, as Apache reports them.
-            let share = |f: f64| {
-                if matches!(q.config.capacity, CapacitySpec::Absolute(_)) && state.cluster.is_none() {
-                    f64::NAN
-                } else {
-                    f
-                }
-            };
-            QueueRow {
-                capacity: share(capacity),
-                maximum_capacity: share(maximum_capacity),
-                absolute_capacity: share(q.absolute_capacity),
-                absolute_maximum_capacity: share(q.absolute_maximum_capacity),
-                used_capacity: q.used_capacity(calc, state.default_partition(), state.minimum_allocation()),
-                absolute_used_capacity: calc.ratio(q.used, state.default_partition()),
-                used: q.used,
-                applications,
-                state: q.state,
-                parent: q.config.parent,
-                weight: weight(q),
-                normalized_weight: match (weight(q), q.config.parent) {
-                    (Some(w), Some(parent)) if weight_sums[parent] > 0.0 => w / weight_sums[parent],
-                    _ => 0.0,
-                },
-                maximum_applications: admission::maximum_applications(state, index),
-                user_limit_factor: q.config.user_limit_factor,
-                minimum_user_limit_percent: q.config.minimum_user_limit_percent,
-                maximum_am_resource_percent: q.config.maximum_am_resource_percent,
-                max_parallel_apps: q.config.max_parallel_apps,
-                maximum_allocation: q.config.maximum_allocation,
-                effective_min: q.effective_min,
-                effective_max: q.effective_max,
-                am_limit,
-                am_used: q.am_used,
-                user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
-                active_applications,
-                pending_applications,
-                containers,
-                reserved: q.reserved,
-                runnable_applications: q.runnable_apps,
-                lifetime: q.config.lifetime,
-                preemption: switches[index],
-                queue_ordering: q.config.queue_ordering,
-                leaf,
-                creation: if q.config.managed_leaf {
-                    CreationMethod::Legacy
-                } else if q.config.dynamic {
-                    CreationMethod::Flexible
-                } else {
-                    CreationMethod::Static
-                },
-                auto_creation: if q.config.auto_create_child_queue {
-                    AutoCreation::Legacy
-                } else if q.config.auto_queue_v2 {
-                    AutoCreation::Flexible
-                } else {
-                    AutoCreation::Off
-                },
-                maximum_applications_per_user: if leaf {
-                    admission::maximum_applications_per_user(state, index)
-                } else {
-                    0
-                },
-            }
-        })
-        .collect()
+            },
+        }
+    }
 }
 
 /// The queue tree with each queue's configured and effective capacities and limits, as an

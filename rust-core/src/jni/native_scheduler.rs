@@ -14,7 +14,7 @@ use crate::policy::admission::{Caller, Submission};
 use crate::resource::Resource;
 use crate::scheduler::Scheduler;
 use crate::scheduler::{PreparedRefresh, Retired};
-use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObject, JObjectArray, JString};
+use jni::objects::{JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObject, JObjectArray, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 
@@ -669,6 +669,30 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueReport<'l>(
     env.with_env(|env| -> NativeResult<JObject<'l>> {
         let (figures, counts) = ops::queue_report(handle_ref(handle)?)?;
         new_queue_report(env, &figures, &counts)
+    })
+    .resolve::<ThrowJava>()
+}
+
+/// `static native double[] queueInfo(long handle, String path)`: the QueueInfo figures of
+/// the queue at full path `path` ([`wire::queue_info`](super::wire::queue_info)); null if
+/// no queue has that path.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueInfo<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    path: JString<'l>,
+) -> JDoubleArray<'l> {
+    env.with_env(|env| -> NativeResult<JDoubleArray<'l>> {
+        let path = read_string(env, &path, "queue path")?;
+        match ops::queue_info(handle_ref(handle)?, &path)? {
+            Some(figures) => {
+                let out = JDoubleArray::new(env, figures.len())?;
+                out.set_region(env, 0, &figures)?;
+                Ok(out)
+            }
+            None => Ok(JDoubleArray::default()),
+        }
     })
     .resolve::<ThrowJava>()
 }

@@ -11,7 +11,7 @@ use crate::ids::{AppKey, ContainerId, ContainerRef, NodeKey, Release, SchedulerK
 use crate::model::Ask;
 use crate::policy::admission::{MoveRefusal, Submission};
 use crate::policy::mapping;
-use crate::report::{partition_rows, queue_rows, user_partition_rows, user_rows};
+use crate::report::{partition_rows, queue_info_row, queue_rows, user_partition_rows, user_rows};
 use crate::resource::Resource;
 use crate::scheduler::{PreparedRefresh, Retired, Scheduler};
 use parking_lot::Mutex;
@@ -552,6 +552,15 @@ pub fn dynamic_queue_keys(h: &Handle) -> NativeResult<Vec<String>> {
 /// [`wire::encode_queue_rows`]).
 pub fn queue_report(h: &Handle) -> NativeResult<(Vec<f64>, Vec<i64>)> {
     h.read(|s| wire::encode_queue_rows(&queue_rows(s.state())))
+}
+
+/// The QueueInfo figures of the queue at full path `path`, encoded as `queueInfo`'s
+/// doubles ([`wire::encode_queue_info`]); none if no queue has that path.
+pub fn queue_info(h: &Handle, path: &str) -> NativeResult<Option<Vec<f64>>> {
+    h.read(|s| {
+        let state = s.state();
+        state.queues.index_of_path(path).map(|index| wire::encode_queue_info(&queue_info_row(state, index)))
+    })
 }
 
 /// Every leaf's users, encoded as `userReport`'s names, counts and weights (see

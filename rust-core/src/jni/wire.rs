@@ -5,7 +5,9 @@
 use crate::ids::{AppKey, Locality};
 use crate::model::AmDiagnosis;
 use crate::policy::admission::QueueAcl;
-use crate::report::{AutoCreation, CreationMethod, PartitionRow, QueueRow, RuntimeState, UserPartitionRow, UserRow};
+use crate::report::{
+    AutoCreation, CreationMethod, PartitionRow, QueueInfoRow, QueueRow, RuntimeState, UserPartitionRow, UserRow,
+};
 use crate::scheduler::{Allocation, AllocationKind};
 
 /// Declares a group of wire constants as a module of `i64`/`usize`-compatible constants,
@@ -501,6 +503,33 @@ wire_constants! {
     }
 }
 
+wire_constants! {
+    /// One queue's QueueInfo figures in `queueInfo`'s result (doubles; the state, limit and
+    /// switches are whole numbers, exact as doubles), in order.
+    queue_info => "QueueInfoFigures": usize {
+        /// Configured capacity, a fraction of the parent.
+        CAPACITY = 0;
+        /// Configured maximum capacity, a fraction of the parent.
+        MAXIMUM_CAPACITY = 1;
+        /// The guarantee, a fraction of the cluster.
+        ABSOLUTE_CAPACITY = 2;
+        /// Used, a fraction of the guarantee.
+        USED_CAPACITY = 3;
+        /// The weight, -1 unless the capacity is a weight.
+        WEIGHT = 4;
+        /// A [`queue_state`](super::queue_state) code.
+        STATE = 5;
+        /// `max-parallel-apps`, -1 when not limited.
+        MAX_PARALLEL_APPS = 6;
+        /// 1 if preemption may not take the queue's containers, else 0.
+        PREEMPTION_DISABLED = 7;
+        /// 1 if preemption may not take them for another application of the queue, else 0.
+        INTRA_QUEUE_PREEMPTION_DISABLED = 8;
+        /// Doubles in all.
+        STRIDE = 9;
+    }
+}
+
 /// Every group of constants, for the protocol test.
 pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (allocation::JAVA, allocation::ALL),
@@ -511,6 +540,7 @@ pub const GROUPS: &[(&str, &[(&str, i64)])] = &[
     (acl::JAVA, acl::ALL),
     (queue_figures::JAVA, queue_figures::ALL),
     (queue_counts::JAVA, queue_counts::ALL),
+    (queue_info::JAVA, queue_info::ALL),
     (queue_state::JAVA, queue_state::ALL),
     (creation_method::JAVA, creation_method::ALL),
     (auto_creation::JAVA, auto_creation::ALL),
@@ -588,6 +618,30 @@ pub fn encode_allocations(allocations: &[Allocation]) -> Vec<i64> {
     out
 }
 
+/// Encodes one queue's QueueInfo figures as `queueInfo`'s [`queue_info`] doubles.
+pub fn encode_queue_info(q: &QueueInfoRow) -> Vec<f64> {
+    use queue_info as f;
+    let mut out = vec![0.0; f::STRIDE];
+    out[f::CAPACITY] = q.capacity;
+    out[f::MAXIMUM_CAPACITY] = q.maximum_capacity;
+    out[f::ABSOLUTE_CAPACITY] = q.absolute_capacity;
+    out[f::USED_CAPACITY] = q.used_capacity;
+    out[f::WEIGHT] = q.weight.unwrap_or(-1.0);
+    out[f::STATE] = state_code(q.state) as f64;
+    out[f::MAX_PARALLEL_APPS] = q.max_parallel_apps.unwrap_or(-1) as f64;
+    out[f::PREEMPTION_DISABLED] = f64::from(u8::from(q.preemption.disabled));
+    out[f::INTRA_QUEUE_PREEMPTION_DISABLED] = f64::from(u8::from(q.preemption.intra_queue_disabled));
+    out
+}
+
+fn state_code(state: RuntimeState) -> i64 {
+    match state {
+        RuntimeState::Running => queue_state::RUNNING,
+        RuntimeState::Stopped => queue_state::STOPPED,
+        RuntimeState::Draining => queue_state::DRAINING,
+    }
+}
+
 /// Encodes queue rows as `queueReport`'s two arrays: [`queue_figures`] doubles and
 /// [`queue_counts`] longs per queue.
 pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
@@ -612,11 +666,7 @@ pub fn encode_queue_rows(rows: &[QueueRow]) -> (Vec<f64>, Vec<i64>) {
         count[c::USED_MEMORY] = q.used.memory_mb;
         count[c::USED_VCORES] = q.used.vcores;
         count[c::APPLICATIONS] = q.applications as i64;
-        count[c::STATE] = match q.state {
-            RuntimeState::Running => queue_state::RUNNING,
-            RuntimeState::Stopped => queue_state::STOPPED,
-            RuntimeState::Draining => queue_state::DRAINING,
-        };
+        count[c::STATE] = state_code(q.state);
         count[c::PARENT] = q.parent.map_or(-1, |p| p as i64);
         count[c::MAXIMUM_APPLICATIONS] = q.maximum_applications;
         count[c::MAX_PARALLEL_APPS] = q.max_parallel_apps.unwrap_or(-1);

@@ -61,18 +61,36 @@ pub fn switches(state: &State) -> Vec<Switches> {
 }
 
 fn switches_under(state: &State, settings: &Settings) -> Vec<Switches> {
-    let mut out: Vec<Switches> = Vec::with_capacity(state.queues.queues.len());
-    let mut intra_in_hierarchy: Vec<bool> = Vec::with_capacity(state.queues.queues.len());
+    let mut out: Vec<(Switches, bool)> = Vec::with_capacity(state.queues.queues.len());
     for q in &state.queues.queues {
-        let parent = q.config.parent;
-        let disabled = !settings.monitor_enabled
-            || q.config.disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| out[p].disabled));
-        let intra = !settings.intra_queue_enabled
-            || q.config.intra_queue_disable_preemption.unwrap_or_else(|| parent.is_some_and(|p| intra_in_hierarchy[p]));
-        intra_in_hierarchy.push(intra);
-        out.push(Switches { disabled, intra_queue_disabled: intra || disabled });
+        let inherited = q.config.parent.map(|p| out[p]);
+        out.push(switches_step(settings, q, inherited));
     }
-    out
+    out.into_iter().map(|(switches, _)| switches).collect()
+}
+
+/// The switches of the queue at `index` alone (its ancestors' worked out on the way).
+pub fn switches_of(state: &State, index: QueueIndex) -> Switches {
+    fn walk(state: &State, settings: &Settings, index: QueueIndex) -> (Switches, bool) {
+        let q = state.queues.get(index);
+        let inherited = q.config.parent.map(|p| walk(state, settings, p));
+        switches_step(settings, q, inherited)
+    }
+    walk(state, &state.config.global.preemption, index).0
+}
+
+/// A queue's switches, and whether intra-queue preemption is disabled in its hierarchy
+/// (what its children inherit), from its own settings and its parent's (`inherited`).
+fn switches_step(
+    settings: &Settings,
+    q: &crate::model::Queue,
+    inherited: Option<(Switches, bool)>,
+) -> (Switches, bool) {
+    let disabled = !settings.monitor_enabled
+        || q.config.disable_preemption.unwrap_or_else(|| inherited.is_some_and(|(p, _)| p.disabled));
+    let intra = !settings.intra_queue_enabled
+        || q.config.intra_queue_disable_preemption.unwrap_or_else(|| inherited.is_some_and(|(_, intra)| intra));
+    (Switches { disabled, intra_queue_disabled: intra || disabled }, intra)
 }
 
 /// What the RM is to do with a container.

@@ -408,6 +408,14 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::queueReport);
   }
 
+  /**
+   * The QueueInfo figures of the queue at full path {@code path} alone
+   * ({@link Wire.QueueInfoFigures}); null if no queue has that path.
+   */
+  double[] queueInfo(String path) {
+    return whileOpen(h -> queueInfo(h, path));
+  }
+
   /** Every leaf's users, leaves in tree order. */
   UserReport userReport() {
     return whileOpen(NativeScheduler::userReport);
@@ -595,6 +603,8 @@ final class NativeScheduler implements AutoCloseable {
       String[] groups);
 
   private static native QueueReport queueReport(long handle);
+
+  private static native double[] queueInfo(long handle, String path);
 
   private static native UserReport userReport(long handle);
 

@@ -107,7 +107,12 @@ public final class QueueSnapshot {
 
   /** The queue's state now: STOPPED when it or an ancestor is, DRAINING while apps remain. */
   public QueueState getState() {
-    switch ((int) counts[count + Wire.QueueCounts.STATE]) {
+    return state(counts[count + Wire.QueueCounts.STATE]);
+  }
+
+  /** The state a {@link Wire.QueueStateCode} names. */
+  static QueueState state(long code) {
+    switch ((int) code) {
     case Wire.QueueStateCode.STOPPED:
       return QueueState.STOPPED;
     case Wire.QueueStateCode.DRAINING:
@@ -115,6 +120,22 @@ public final class QueueSnapshot {
     default:
       return QueueState.RUNNING;
     }
+  }
+
+  /** The figures YARN's QueueInfo shows, laid out as {@link Wire.QueueInfoFigures}. */
+  double[] queueInfoFigures() {
+    double[] f = new double[Wire.QueueInfoFigures.STRIDE];
+    f[Wire.QueueInfoFigures.CAPACITY] = getCapacity();
+    f[Wire.QueueInfoFigures.MAXIMUM_CAPACITY] = getMaximumCapacity();
+    f[Wire.QueueInfoFigures.ABSOLUTE_CAPACITY] = getAbsoluteCapacity();
+    f[Wire.QueueInfoFigures.USED_CAPACITY] = getUsedCapacity();
+    f[Wire.QueueInfoFigures.WEIGHT] = getWeight();
+    f[Wire.QueueInfoFigures.STATE] = counts[count + Wire.QueueCounts.STATE];
+    f[Wire.QueueInfoFigures.MAX_PARALLEL_APPS] = counts[count + Wire.QueueCounts.MAX_PARALLEL_APPS];
+    f[Wire.QueueInfoFigures.PREEMPTION_DISABLED] = isPreemptionDisabled() ? 1 : 0;
+    f[Wire.QueueInfoFigures.INTRA_QUEUE_PREEMPTION_DISABLED] =
+        isIntraQueuePreemptionDisabled() ? 1 : 0;
+    return f;
   }
 
   /** The guarantee in every resource (the effective minimum resource). */

@@ -108,10 +108,19 @@ final class QueueViews {
     return now;
   }
 
-  /** The core's figures for the queue at {@code path}, now (see {@link #matched}). */
-  QueueSnapshot snapshot(String path) {
-    Matched now = matched();
-    return new QueueSnapshot(path, now.report.queues, now.dir.indexOf(path));
+  /**
+   * The guarantee of the queue at {@code path}, a fraction of the cluster, now (an
+   * application's usage report reads it; one queue's figures, without the scheduler's lock).
+   *
+   * @throws IllegalStateException if the core has no queue at {@code path} (a refresh
+   *     removed it since the caller found it)
+   */
+  double absoluteCapacity(String path) {
+    double[] info = core.queueInfo(path);
+    if (info == null) {
+      throw new IllegalStateException("No queue " + path + " in the scheduler any more");
+    }
+    return info[Wire.QueueInfoFigures.ABSOLUTE_CAPACITY];
   }
 
   /** How many of the leaf's users count as active now (none for a parent or unknown queue). */
@@ -146,8 +155,20 @@ final class QueueViews {
     return queueInfo(queue.getPath(), includeChildQueues, recursive);
   }
 
-  /** Builds YARN's QueueInfo for {@code path} from the core's report. */
+  /**
+   * Builds YARN's QueueInfo for {@code path} from the core's report: with its children,
+   * from one report of every queue, paired with the directory under the scheduler's read
+   * lock; without, from the queue's own row, read without that lock (every AM heartbeat
+   * reads its queue's QueueInfo twice, and waits for no node heartbeat for it).
+   */
   QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+    if (!includeChildQueues) {
+      RustQueue queue = queues.get().byPath(path);
+      double[] info = core.queueInfo(path);
+      if (queue != null && info != null) {
+        return build(queue, info);
+      }
+    }
     QueueDirectory dir;
     List<QueueSnapshot> snapshots;
     readLock.lock();
@@ -164,25 +185,7 @@ final class QueueViews {
   private static QueueInfo build(QueueDirectory dir, List<QueueSnapshot> snapshots,
       List<List<Integer>> children,
       int index, boolean includeChildQueues, boolean recursive) {
-    QueueSnapshot q = snapshots.get(index);
-    QueueInfo info = Records.newRecord(QueueInfo.class);
-    info.setQueueName(q.getName());
-    info.setQueuePath(q.getPath());
-    info.setCapacity((float) q.getCapacity());
-    info.setMaximumCapacity((float) q.getMaximumCapacity());
-    info.setCurrentCapacity((float) q.getUsedCapacity());
-    info.setQueueState(q.getState());
-    info.setWeight((float) q.getWeight());
-    info.setMaxParallelApps(q.getMaxParallelApps());
-    info.setSchedulerType("RustCapacityScheduler");
-    // What the RM's request validation checks asks naming a node label against, and the
-    // label it gives a request that names none.
-    RustQueue queue = dir.at(index);
-    info.setAccessibleNodeLabels(queue.getAccessibleNodeLabels());
-    info.setDefaultNodeLabelExpression(queue.getDefaultNodeLabelExpression());
-    info.setPreemptionDisabled(q.isPreemptionDisabled());
-    info.setIntraQueuePreemptionDisabled(q.isIntraQueuePreemptionDisabled());
-    info.setApplications(Collections.emptyList());
+    QueueInfo info = build(dir.at(index), snapshots.get(index).queueInfoFigures());
     List<QueueInfo> childInfos = new ArrayList<>();
     if (includeChildQueues) {
       for (int c : children.get(index)) {
@@ -190,6 +193,35 @@ final class QueueViews {
       }
     }
     info.setChildQueues(childInfos);
+    return info;
+  }
+
+  /**
+   * The QueueInfo of {@code queue} alone (no child queues), from its figures
+   * {@code f} ({@link Wire.QueueInfoFigures}).
+   */
+  private static QueueInfo build(RustQueue queue, double[] f) {
+    QueueInfo info = Records.newRecord(QueueInfo.class);
+    String path = queue.getPath();
+    info.setQueueName(path.substring(path.lastIndexOf('.') + 1));
+    info.setQueuePath(path);
+    info.setCapacity((float) f[Wire.QueueInfoFigures.CAPACITY]);
+    info.setMaximumCapacity((float) f[Wire.QueueInfoFigures.MAXIMUM_CAPACITY]);
+    info.setCurrentCapacity((float) f[Wire.QueueInfoFigures.USED_CAPACITY]);
+    info.setQueueState(QueueSnapshot.state((long) f[Wire.QueueInfoFigures.STATE]));
+    info.setWeight((float) f[Wire.QueueInfoFigures.WEIGHT]);
+    long maxParallelApps = (long) f[Wire.QueueInfoFigures.MAX_PARALLEL_APPS];
+    info.setMaxParallelApps(maxParallelApps < 0 ? Integer.MAX_VALUE : (int) maxParallelApps);
+    info.setSchedulerType("RustCapacityScheduler");
+    // What the RM's request validation checks asks naming a node label against, and the
+    // label it gives a request that names none.
+    info.setAccessibleNodeLabels(queue.getAccessibleNodeLabels());
+    info.setDefaultNodeLabelExpression(queue.getDefaultNodeLabelExpression());
+    info.setPreemptionDisabled(f[Wire.QueueInfoFigures.PREEMPTION_DISABLED] != 0);
+    info.setIntraQueuePreemptionDisabled(
+        f[Wire.QueueInfoFigures.INTRA_QUEUE_PREEMPTION_DISABLED] != 0);
+    info.setApplications(Collections.emptyList());
+    info.setChildQueues(new ArrayList<>());
     return info;
   }
 

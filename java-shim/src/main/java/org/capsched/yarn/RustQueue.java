@@ -101,7 +101,7 @@ final class RustQueue implements Queue {
 
   /** The guarantee, a fraction of the cluster, as the core works it out now. */
   double absoluteCapacity() {
-    return views.snapshot(path).getAbsoluteCapacity();
+    return views.absoluteCapacity(path);
   }
 
   @Override

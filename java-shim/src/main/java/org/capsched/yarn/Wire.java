@@ -108,6 +108,26 @@ final class Wire {
     }
   }
 
+  /**
+   * One queue's QueueInfo figures, as {@code queueInfo} returns them (doubles; the state,
+   * limit and switches are whole numbers, exact as doubles).
+   */
+  static final class QueueInfoFigures {
+    static final int CAPACITY = 0;
+    static final int MAXIMUM_CAPACITY = 1;
+    static final int ABSOLUTE_CAPACITY = 2;
+    static final int USED_CAPACITY = 3;
+    static final int WEIGHT = 4;
+    static final int STATE = 5;
+    static final int MAX_PARALLEL_APPS = 6;
+    static final int PREEMPTION_DISABLED = 7;
+    static final int INTRA_QUEUE_PREEMPTION_DISABLED = 8;
+    static final int STRIDE = 9;
+
+    private QueueInfoFigures() {
+    }
+  }
+
   /** A queue's amounts, counts and links in {@link QueueReport#counts} (longs). */
   static final class QueueCounts {
     static final int USED_MEMORY = 0;
