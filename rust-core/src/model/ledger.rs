@@ -61,6 +61,7 @@ impl State {
             asked_default,
             lent_in: lent_in(asked_default, partition),
             launched: false,
+            freed_by_node: false,
         }
     }
 
@@ -104,6 +105,9 @@ impl State {
     /// the node keeps the container's share until its NodeManager reports it gone
     /// ([`State::free_on_node`]).
     pub fn unbook_container_node_holds(&mut self, c: ContainerRef) -> Option<Container> {
+        if self.containers.get(&c)?.freed_by_node {
+            return self.unbook_container(c);
+        }
         let (app_id, queue, am) = self
             .apps
             .get(&c.0)
@@ -139,7 +143,14 @@ impl State {
     /// The NodeManager reports gone a container its node kept after its application let
     /// go of it: its share of the node is free. False if no node kept it.
     pub fn free_on_node(&mut self, c: ContainerRef) -> bool {
-        let Some(node) = self.leaving.remove(&c) else { return false };
+        let Some(node) = self.leaving.remove(&c) else {
+            // Reported gone before its release reached the core (see
+            // [`Container::freed_by_node`]).
+            if let Some(container) = self.containers.get_mut(&c) {
+                container.freed_by_node = true;
+            }
+            return false;
+        };
         let Some(n) = self.nodes.get_mut(&node) else { return false };
         match n.leaving.remove(&c) {
             Some(gone) => {

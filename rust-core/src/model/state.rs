@@ -36,6 +36,11 @@ pub struct Container {
     /// its node keeps its share after its application lets go of it until the NodeManager
     /// reports it gone, as Apache's scheduler node keeps a launched container's.
     pub launched: bool,
+    /// Its NodeManager has reported it gone before the core heard that its application let
+    /// go of it: the RM released it on one thread (an AM's `allocate()`), the node's
+    /// heartbeat reported it finished on another, and the heartbeat crossed first. The
+    /// release that follows, though it says the node holds the container, frees all of it.
+    pub freed_by_node: bool,
 }
 
 /// A container its application let go of that still runs on its node until the

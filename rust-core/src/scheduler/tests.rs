@@ -408,6 +408,28 @@ fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports
 }
 
 #[test]
+fn a_node_report_that_overtakes_the_release_it_follows_still_frees_the_node() {
+    let mut s = scheduler("");
+    let n = s.add_node("h1:1", "h1", "/r", Resource::new(4 * GB, 4));
+    let app = submit(&mut s, 1, "a", "u");
+    ask(&mut s, app, 3, 1);
+    let placed = beat(&mut s, n, 1);
+    let c = (app, placed[0].container);
+    s.apply_releases(&[Release::Launched(c)]);
+    // The AM released it on its thread while the node's heartbeat reported it gone on
+    // another, and the heartbeat reached the core first.
+    s.apply_releases(&[Release::NodeFreed(c)]);
+    assert_eq!(s.state().nodes[&n].allocated, Resource::new(3 * GB, 1), "still the application's");
+    s.apply_releases(&[Release::NodeHolds(c)]);
+    assert_eq!(used(&s, "a"), Resource::ZERO);
+    assert_eq!(s.state().nodes[&n].allocated, Resource::ZERO, "the node let it go already");
+    consistent(&s);
+    ask(&mut s, app, 3, 1);
+    assert_eq!(beat(&mut s, n, 1)[0].kind, AllocationKind::Allocate);
+    consistent(&s);
+}
+
+#[test]
 fn a_fair_leaf_orders_by_usage_as_cached_when_it_last_ordered_its_applications() {
     let fair = "<property><name>yarn.scheduler.capacity.root.a.ordering-policy</name><value>fair</value></property>";
     let mut s = scheduler(fair);
@@ -566,4 +588,53 @@ fn managed_leaves_hold_the_template_share_or_none() {
     s.set_clock(1_000_000);
     assert!(s.delete_expired_queues().is_empty() && s.delete_expired_queues().is_empty(), "managed leaves stay");
     assert!(s.state().invariant_violations().is_empty());
+}
+
+#[test]
+fn one_queues_queue_info_figures_are_its_row_in_the_whole_report() {
+    // Weights under one parent, percentages under another, inherited and own preemption
+    // switches, a stopped queue, a parallel-application limit, and a queue in use.
+    let xml = r#"<configuration>
+      <property><name>yarn.resourcemanager.scheduler.monitor.enable</name><value>true</value></property>
+      <property><name>yarn.scheduler.capacity.root.queues</name><value>w,p</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.capacity</name><value>3w</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.capacity</name><value>1w</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.queues</name><value>x,y</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.x.capacity</name><value>2w</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.y.capacity</name><value>1w</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.disable_preemption</name><value>true</value></property>
+      <property><name>yarn.scheduler.capacity.root.w.y.disable_preemption</name><value>false</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.queues</name><value>a,b</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.a.capacity</name><value>70</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.a.maximum-capacity</name><value>90</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.a.max-parallel-apps</name><value>3</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.b.capacity</name><value>30</value></property>
+      <property><name>yarn.scheduler.capacity.root.p.b.state</name><value>STOPPED</value></property>
+    </configuration>"#;
+    let mut s =
+        Scheduler::new(SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap(), 0);
+    let node = s.add_node("h1:1", "h1", "/r", Resource::new(16 * GB, 16));
+    let app = submit(&mut s, 1, "a", "alice");
+    ask(&mut s, app, 2, 3);
+    beat(&mut s, node, 3);
+    let st = s.state();
+    let rows = crate::report::queue_rows(st);
+    for (index, row) in rows.iter().enumerate() {
+        let info = crate::report::queue_info_row(st, index);
+        let path = st.queues.get(index).path();
+        assert_eq!(info.capacity, row.capacity, "{path} capacity");
+        assert_eq!(info.maximum_capacity, row.maximum_capacity, "{path} maximum capacity");
+        assert_eq!(info.absolute_capacity, row.absolute_capacity, "{path} absolute capacity");
+        assert_eq!(info.used_capacity, row.used_capacity, "{path} used capacity");
+        assert_eq!(info.weight, row.weight, "{path} weight");
+        assert_eq!(info.state, row.state, "{path} state");
+        assert_eq!(info.max_parallel_apps, row.max_parallel_apps, "{path} max-parallel-apps");
+        assert_eq!(info.preemption, row.preemption, "{path} preemption switches");
+    }
+    // The case is not empty: each figure differs somewhere.
+    let a = st.queues.resolve("a").unwrap();
+    assert!(rows[a].used_capacity > 0.0 && rows[a].max_parallel_apps == Some(3));
+    assert!(rows[st.queues.resolve("x").unwrap()].preemption.disabled);
+    assert!(!rows[st.queues.resolve("y").unwrap()].preemption.disabled);
+    assert_eq!(rows[st.queues.resolve("b").unwrap()].state, RuntimeState::Stopped);
 }

@@ -32,7 +32,10 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * that can no longer be applied, because its attempt ended or its ask was withdrawn since
  * the core made it, goes back to the core through the release batch.
  *
- * <p>Callers hold the scheduler's write lock.
+ * <p>A heartbeat's decisions are applied under the scheduler's write lock. A finished
+ * container may be taken off from any thread ({@link #finish} changes only objects that
+ * guard themselves: the attempt, the node, the metrics, the health record, the calling
+ * thread's release batch), as Apache's scheduler ends containers alongside heartbeats.
  */
 final class AllocationApplier {
   private final Map<Integer, RustApplication> appsByKey;
@@ -126,7 +129,6 @@ final class AllocationApplier {
         releases.add(appKey, attemptId, number, Wire.ReleaseKind.DONE);
         continue;
       }
-      node.allocateContainer(rmContainer);
       run.allocated(node, id, app, size, kind == Wire.Kind.ALLOCATE_RESERVED);
     }
     run.record(now);
@@ -145,6 +147,19 @@ final class AllocationApplier {
     metrics.updatePreemptedResources(size);
     metrics.updatePreemptedSecondsForCustomResources(size, ranMillis / 1000);
     metrics.updatePreemptedForCustomResources(size);
+  }
+
+  /** Whether the container has reached one of its final states. */
+  private static boolean ended(RMContainer rmContainer) {
+    switch (rmContainer.getState()) {
+    case COMPLETED:
+    case EXPIRED:
+    case RELEASED:
+    case KILLED:
+      return true;
+    default:
+      return false;
+    }
   }
 
   /** The last release or preemption, for the scheduler-health record, as Apache keeps it. */
@@ -238,7 +253,13 @@ final class AllocationApplier {
         String partition = node != null ? node.getPartition()
             : rmContainer.getNodeLabelExpression() == null ? RMNodeLabelsManager.NO_LABEL
             : rmContainer.getNodeLabelExpression();
-        attempt.containerCompleted(rmContainer, status, event, partition);
+        if (!attempt.containerCompleted(rmContainer, status, event, partition)
+            && ended(rmContainer)) {
+          // Another thread ended it first (its AM released it while a heartbeat killed it
+          // for room): the attempt lets go of a container once, under its own lock, and
+          // the container's end went to the core with it.
+          return;
+        }
       }
       if (app != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
         countPreempted(app.getQueue().getMetrics(), rmContainer);

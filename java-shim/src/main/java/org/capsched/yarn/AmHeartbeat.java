@@ -1,7 +1,6 @@
 package org.capsched.yarn;
 
 import java.util.List;
-import java.util.concurrent.locks.Lock;
 import java.util.function.BiConsumer;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -9,51 +8,48 @@ import org.apache.hadoop.yarn.api.records.ResourceRequest;
 
 /**
  * One ApplicationMaster heartbeat as the core sees it: the containers the AM released (let
- * go by the RM's objects under the scheduler's write lock, and handed to the core with the
- * asks rather than on their own), its asks and blacklist changes given to the RM's request
- * table and to the core together, and the headroom the core answers recorded on the attempt.
+ * go by the RM's objects, and handed to the core with the asks rather than on their own),
+ * its asks and blacklist changes given to the RM's request table and to the core together,
+ * and the headroom the core answers recorded on the attempt. Like Apache's
+ * {@code allocate()}, it takes no scheduler-wide lock: the RM's objects it changes guard
+ * themselves (the attempt, its containers, their nodes), and the core has its own.
  */
 final class AmHeartbeat {
   private static final long[] NO_CONTAINERS = new long[0];
 
   private final NativeScheduler core;
   private final ReleaseBatch releases;
-  private final Lock schedulerLock;
   private final BiConsumer<List<ContainerId>, RustAppAttempt> releaseContainers;
 
   /**
    * Heartbeats into {@code core}; {@code releaseContainers} is the RM's own release of an
-   * AM's containers (which ends them on the RM's objects, into {@code releases}), run
-   * under {@code schedulerLock}.
+   * AM's containers (which ends them on the RM's objects, into this thread's batch of
+   * {@code releases}).
    */
-  AmHeartbeat(NativeScheduler core, ReleaseBatch releases, Lock schedulerLock,
+  AmHeartbeat(NativeScheduler core, ReleaseBatch releases,
       BiConsumer<List<ContainerId>, RustAppAttempt> releaseContainers) {
     this.core = core;
     this.releases = releases;
-    this.schedulerLock = schedulerLock;
     this.releaseContainers = releaseContainers;
   }
 
   /**
    * The RM's objects let go of the released containers now; returns them as
-   * {@link Wire.ContainerRef} records for the core (most AM heartbeats release nothing,
-   * and then take no scheduler lock).
+   * {@link Wire.ContainerRef} records for the core. A node heartbeat may be placing
+   * containers meanwhile: the core, not yet told, sees the released room as taken until
+   * this heartbeat's crossing, and a container the heartbeat ends at the same time (killed
+   * for room) is ended once, by whichever gets to it first.
    */
   long[] release(List<ContainerId> release, RustAppAttempt attempt) {
     if (release.isEmpty()) {
       return NO_CONTAINERS;
     }
-    schedulerLock.lock();
+    releases.open();
     try {
-      releases.open();
-      try {
-        releaseContainers.accept(release, attempt);
-        return releases.take();
-      } finally {
-        releases.close();
-      }
+      releaseContainers.accept(release, attempt);
+      return releases.take();
     } finally {
-      schedulerLock.unlock();
+      releases.close();
     }
   }
 

@@ -12,14 +12,21 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
  * its own crossing, and {@link #flush} sends them before a core call that must see them.
  * With no batch open, each goes at once.
  *
- * <p>Not thread-safe: every caller holds the scheduler's write lock, and a batch is opened
- * and closed within one hold of it, so no other thread ever finds a batch open.
+ * <p>Each thread has a batch of its own: a node heartbeat (under the scheduler's write lock)
+ * and an ApplicationMaster releasing its containers (under no scheduler lock, as Apache's
+ * {@code allocate()} releases them) gather what they end apart, and each hands its own to
+ * the core.
  */
 final class ReleaseBatch {
   private final NativeScheduler core;
-  private long[] records = new long[3 * Wire.ContainerRef.STRIDE];
-  private int count;
-  private int depth;
+  private final ThreadLocal<Gathered> gathered = ThreadLocal.withInitial(Gathered::new);
+
+  /** One thread's batch. */
+  private static final class Gathered {
+    long[] records = new long[3 * Wire.ContainerRef.STRIDE];
+    int count;
+    int depth;
+  }
 
   /** An empty batch whose containers go to {@code core}. */
   ReleaseBatch(NativeScheduler core) {
@@ -28,13 +35,14 @@ final class ReleaseBatch {
 
   /** Opens a batch; batches nest, and only closing the outermost one sends anything. */
   void open() {
-    depth++;
+    gathered.get().depth++;
   }
 
   /** Closes a batch; closing the outermost one sends what was gathered to the core. */
   void close() {
-    if (--depth == 0) {
-      flush();
+    Gathered g = gathered.get();
+    if (--g.depth == 0) {
+      flush(g);
     }
   }
 
@@ -48,30 +56,40 @@ final class ReleaseBatch {
 
   /** Container {@code number} of attempt {@code attempt} of application {@code appKey}. */
   void add(int appKey, int attempt, long number, int kind) {
-    if (count + Wire.ContainerRef.STRIDE > records.length) {
-      records = Arrays.copyOf(records, records.length * 2);
+    Gathered g = gathered.get();
+    if (g.count + Wire.ContainerRef.STRIDE > g.records.length) {
+      g.records = Arrays.copyOf(g.records, g.records.length * 2);
     }
-    records[count + Wire.ContainerRef.APP] = appKey;
-    records[count + Wire.ContainerRef.ATTEMPT] = attempt;
-    records[count + Wire.ContainerRef.NUMBER] = number;
-    records[count + Wire.ContainerRef.KIND] = kind;
-    count += Wire.ContainerRef.STRIDE;
-    if (depth == 0) {
-      flush();
+    long[] records = g.records;
+    records[g.count + Wire.ContainerRef.APP] = appKey;
+    records[g.count + Wire.ContainerRef.ATTEMPT] = attempt;
+    records[g.count + Wire.ContainerRef.NUMBER] = number;
+    records[g.count + Wire.ContainerRef.KIND] = kind;
+    g.count += Wire.ContainerRef.STRIDE;
+    if (g.depth == 0) {
+      flush(g);
     }
   }
 
   /** What was gathered, for a core call that releases them itself; the batch is emptied. */
   long[] take() {
-    long[] out = Arrays.copyOf(records, count);
-    count = 0;
-    return out;
+    return take(gathered.get());
   }
 
   /** Sends what was gathered to the core now, if anything. */
   void flush() {
-    if (count > 0) {
-      core.release(take());
+    flush(gathered.get());
+  }
+
+  private static long[] take(Gathered g) {
+    long[] out = Arrays.copyOf(g.records, g.count);
+    g.count = 0;
+    return out;
+  }
+
+  private void flush(Gathered g) {
+    if (g.count > 0) {
+      core.release(take(g));
     }
   }
 }

@@ -348,8 +348,9 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
-   * Records a container the core allocated. Returns null if the attempt stopped in the
-   * meantime; the caller then gives the container back to the core.
+   * Records a container the core allocated, on the attempt and on its node. Returns null if
+   * the attempt stopped in the meantime; the caller then gives the container back to the
+   * core.
    */
   RMContainer materialize(NodeType type, FiCaSchedulerNode node, SchedulerRequestKey schedulerKey,
       Container container) {
@@ -387,6 +388,9 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       addToNewlyAllocatedContainers(node, rmContainer);
       ContainerId containerId = container.getId();
       liveContainers.put(containerId, rmContainer);
+      // On its node under the attempt's lock too, as Apache's attempt applies a placement:
+      // its AM, which may release it as soon as it can pull it, finds it there.
+      node.allocateContainer(rmContainer);
       attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
       rmContainer.setContainerRequest(request);
       rmContainer.handle(new RMContainerEvent(containerId, RMContainerEventType.START));

@@ -184,7 +184,7 @@ public class RustCapacityScheduler
     views = new QueueViews(core, () -> queues, readLock);
     gauges = new QueueGauges(core, () -> queues, this::defaultPartitionResource,
         this::getClusterResource, () -> calculator, minimumAllocation);
-    am = new AmHeartbeat(core, releases, writeLock, this::releaseContainers);
+    am = new AmHeartbeat(core, releases, this::releaseContainers);
     queueLayout = -1;
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
@@ -899,23 +899,20 @@ public class RustCapacityScheduler
 
   /**
    * A container (or reservation) is over: the applier takes it off the RM's objects and
-   * the release batch gives it back to the core.
+   * the calling thread's release batch gives it back to the core. As in Apache's scheduler,
+   * no scheduler-wide lock: an AM's release comes here from its {@code allocate()} while
+   * nodes heartbeat, and the objects it changes guard themselves.
    */
   @Override
   protected void completedContainerInternal(RMContainer rmContainer,
       ContainerStatus containerStatus, RMContainerEventType event) {
-    writeLock.lock();
-    try {
-      Container container = rmContainer.getContainer();
-      ContainerId id = container.getId();
-      allocations.finish(rmContainer, containerStatus, event,
-          (RustApplication) applications.get(id.getApplicationAttemptId().getApplicationId()),
-          getCurrentAttemptForContainer(id),
-          (RustSchedulerNode) getSchedulerNode(container.getNodeId()));
-      LOG.debug("Container {} finished ({})", id, event);
-    } finally {
-      writeLock.unlock();
-    }
+    Container container = rmContainer.getContainer();
+    ContainerId id = container.getId();
+    allocations.finish(rmContainer, containerStatus, event,
+        (RustApplication) applications.get(id.getApplicationAttemptId().getApplicationId()),
+        getCurrentAttemptForContainer(id),
+        (RustSchedulerNode) getSchedulerNode(container.getNodeId()));
+    LOG.debug("Container {} finished ({})", id, event);
   }
 
   /**
