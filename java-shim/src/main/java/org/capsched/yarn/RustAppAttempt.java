@@ -388,12 +388,12 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       addToNewlyAllocatedContainers(node, rmContainer);
       ContainerId containerId = container.getId();
       liveContainers.put(containerId, rmContainer);
-      // On its node under the attempt's lock too, as Apache's attempt applies a placement:
-      // its AM, which may release it as soon as it can pull it, finds it there.
-      node.allocateContainer(rmContainer);
       attemptResourceUsage.incUsed(node.getPartition(), container.getResource());
       rmContainer.setContainerRequest(request);
       rmContainer.handle(new RMContainerEvent(containerId, RMContainerEventType.START));
+      // On its node under the attempt's lock too, as Apache's attempt applies a placement:
+      // its AM, which may release it as soon as it can pull it, finds it there.
+      node.allocateContainer(rmContainer);
       // The attempt's locality statistics (yarn application -status, the app's REST view).
       incNumAllocatedContainers(type, requested);
       RMAuditLogger.logSuccess(getUser(), RMAuditLogger.AuditConstants.ALLOC_CONTAINER,
