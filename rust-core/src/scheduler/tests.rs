@@ -383,14 +383,20 @@ fn applications_are_admitted_before_any_node_registers() {
     consistent(&s);
 }
 
-#[test]
-fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports_it_gone() {
+/// A 4 GB node running one 3 GB container of an application in `a`.
+fn one_container_of_three_on_four() -> (Scheduler, NodeKey, AppKey, ContainerRef) {
     let mut s = scheduler("");
     let n = s.add_node("h1:1", "h1", "/r", Resource::new(4 * GB, 4));
     let app = submit(&mut s, 1, "a", "u");
     ask(&mut s, app, 3, 1);
     let placed = beat(&mut s, n, 1);
     let c = (app, placed[0].container);
+    (s, n, app, c)
+}
+
+#[test]
+fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports_it_gone() {
+    let (mut s, n, app, c) = one_container_of_three_on_four();
     // The AM releases it while it runs: the application and queue are done with it, the
     // node is not, so a new 3 GB ask does not fit yet.
     s.apply_releases(&[Release::NodeHolds(c)]);
@@ -409,12 +415,7 @@ fn a_node_keeps_the_share_of_a_released_container_until_its_node_manager_reports
 
 #[test]
 fn a_node_report_that_overtakes_the_release_it_follows_still_frees_the_node() {
-    let mut s = scheduler("");
-    let n = s.add_node("h1:1", "h1", "/r", Resource::new(4 * GB, 4));
-    let app = submit(&mut s, 1, "a", "u");
-    ask(&mut s, app, 3, 1);
-    let placed = beat(&mut s, n, 1);
-    let c = (app, placed[0].container);
+    let (mut s, n, app, c) = one_container_of_three_on_four();
     s.apply_releases(&[Release::Launched(c)]);
     // The AM released it on its thread while the node's heartbeat reported it gone on
     // another, and the heartbeat reached the core first.
