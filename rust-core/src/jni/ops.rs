@@ -396,6 +396,9 @@ pub fn allocate(h: &Handle, call: &AllocateCall) -> NativeResult<[i64; 2]> {
     let released = releases(&call.released)?;
     let AllocateCall { app, ref asks, ref labels, ref additions, ref removals, waiting_for_am, .. } = *call;
     if !labels.is_empty() && labels.len() != asks.len() {
+        // The RM has let go of the released containers already: the core hears of them
+        // even though the asks are refused.
+        h.with(|s| s.apply_releases(&released))?;
         return Err(NativeError::InvalidArgument(format!(
             "{} ask labels for {} asks: give one per ask, or none",
             labels.len(),
@@ -786,6 +789,15 @@ mod tests {
         let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER], wire::release_kind::DONE];
         allocate(&h, &call(released, vec![])).unwrap();
         assert!(h.with(|s| s.state().containers.is_empty()).unwrap(), "the release came with the allocate call");
+        // Asks refused for their labels: the releases that came with them still count.
+        let asks = decode_asks(&[0, 1, 1], &[0, 1024, 1], vec![ANY.into()], MAX).unwrap();
+        allocate(&h, &call(vec![], asks)).unwrap();
+        let out = node_update(&h, node, &[]).unwrap();
+        let released = vec![i64::from(app), 1, out[wire::allocation::NUMBER], wire::release_kind::DONE];
+        let mut refused = call(released, vec![]);
+        refused.labels = vec!["gpu".into()];
+        assert!(matches!(allocate(&h, &refused), Err(NativeError::InvalidArgument(_))));
+        assert!(h.with(|s| s.state().containers.is_empty()).unwrap(), "released though the call was refused");
     }
 
     #[test]

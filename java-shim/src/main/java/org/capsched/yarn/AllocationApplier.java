@@ -240,6 +240,7 @@ final class AllocationApplier {
       RustApplication app, RustAppAttempt attempt, RustSchedulerNode node) {
     ContainerId id = rmContainer.getContainer().getId();
     boolean nodeHolds = false;
+    boolean released = false;
     if (rmContainer.getState() == RMContainerState.RESERVED) {
       // A reservation ends: the node is free again for everyone.
       if (attempt != null && node != null) {
@@ -253,18 +254,21 @@ final class AllocationApplier {
         String partition = node != null ? node.getPartition()
             : rmContainer.getNodeLabelExpression() == null ? RMNodeLabelsManager.NO_LABEL
             : rmContainer.getNodeLabelExpression();
-        if (!attempt.containerCompleted(rmContainer, status, event, partition)
-            && ended(rmContainer)) {
-          // Another thread ended it first (its AM released it while a heartbeat killed it
-          // for room): the attempt lets go of a container once, under its own lock, and
-          // the container's end went to the core with it.
-          return;
-        }
+        released = attempt.containerCompleted(rmContainer, status, event, partition);
       }
+      // Counted whether or not the attempt still held it, as Apache's leaf counts a
+      // preemption and its scheduler records a release (a kill that comes after the AM
+      // released the container, the containers of a lost node).
       if (app != null && status.getExitStatus() == ContainerExitStatus.PREEMPTED) {
         countPreempted(app.getQueue().getMetrics(), rmContainer);
       }
       recordEnded(rmContainer, status, app);
+      if (!released && attempt != null && ended(rmContainer)) {
+        // Ended before: by another thread (its AM released it while a heartbeat killed it
+        // for room; the attempt lets go of a container once, under its own lock) or by an
+        // earlier event. Its node and the core heard of it then.
+        return;
+      }
       if (node != null && app != null) {
         nodeHolds = node.release(id, app.key());
       } else if (node != null) {

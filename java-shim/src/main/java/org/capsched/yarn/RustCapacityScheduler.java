@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
@@ -892,6 +893,32 @@ public class RustCapacityScheduler
   }
 
   /** Ends {@code container} with an abnormal exit status saying {@code why}. */
+  /**
+   * An AM's releases, from its {@code allocate()}: those the RM knows now end without the
+   * scheduler's lock; one it does not know yet (a container of the attempt's NodeManager not
+   * yet recovered after a restart) is looked up again under the write lock, which recovery
+   * holds, so that it is either ended or left for recovery to end — never lost between the
+   * two.
+   */
+  @Override
+  public void releaseContainers(List<ContainerId> containers,
+      SchedulerApplicationAttempt attempt) {
+    List<ContainerId> known = new ArrayList<>(containers.size());
+    List<ContainerId> unknown = new ArrayList<>(0);
+    for (ContainerId id : containers) {
+      (getRMContainer(id) == null ? unknown : known).add(id);
+    }
+    super.releaseContainers(known, attempt);
+    if (!unknown.isEmpty()) {
+      writeLock.lock();
+      try {
+        super.releaseContainers(unknown, attempt);
+      } finally {
+        writeLock.unlock();
+      }
+    }
+  }
+
   private void end(RMContainer container, String why, RMContainerEventType event) {
     completedContainer(container, SchedulerUtils.createAbnormalContainerStatus(
         container.getContainerId(), why), event);
