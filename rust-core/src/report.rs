@@ -374,8 +374,15 @@ pub fn user_rows(state: &State) -> Vec<UserRow> {
 
 /// Every queue's row, in tree order (root first, parents before children).
 pub fn queue_rows(state: &State) -> Vec<QueueRow> {
-    let rows = RowInputs::new(state);
-    (0..state.queues.queues.len()).map(|index| rows.row(index)).collect()
+    // Each parent's children's weights, summed, and every queue's preemption switches.
+    let mut weight_sums = vec![0.0; state.queues.queues.len()];
+    for q in &state.queues.queues {
+        if let (Some(parent), Some(w)) = (q.config.parent, weight(q)) {
+            weight_sums[parent] += w;
+        }
+    }
+    let switches = crate::preemption::switches(state);
+    (0..state.queues.queues.len()).map(|index| queue_row(state, index, &weight_sums, &switches)).collect()
 }
 
 /// What YARN's QueueInfo of one queue shows (without its children), and an application's
@@ -462,102 +469,84 @@ fn weight(q: &crate::model::Queue) -> Option<f64> {
     }
 }
 
-/// What a queue's row reads about the other queues: each parent's children's weights,
-/// summed, and every queue's preemption switches (both one pass over the queues).
-struct RowInputs<'a> {
-    state: &'a State,
-    weight_sums: Vec<f64>,
-    switches: Vec<crate::preemption::Switches>,
-}
-
-impl<'a> RowInputs<'a> {
-    fn new(state: &'a State) -> Self {
-        let mut weight_sums = vec![0.0; state.queues.queues.len()];
-        for q in &state.queues.queues {
-            if let (Some(parent), Some(w)) = (q.config.parent, weight(q)) {
-                weight_sums[parent] += w;
-            }
-        }
-        RowInputs { state, weight_sums, switches: crate::preemption::switches(state) }
-    }
-
-    fn row(&self, index: QueueIndex) -> QueueRow {
-        let RowInputs { state, ref weight_sums, ref switches } = *self;
-        let calc = state.calculator();
-        let queues = &state.queues;
-        let q = queues.get(index);
-        let (capacity, maximum_capacity) = configured_shares(state, index);
-        let leaf = q.is_leaf();
-        let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
-        let (active_applications, pending_applications) = if leaf {
-            let count =
-                |f: fn(&crate::model::App) -> bool| q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count();
-            (count(|a| a.active), count(|a| a.runnable && !a.active))
+/// The row of the queue at `index`, given its siblings' weights summed (`weight_sums`, by
+/// parent) and every queue's preemption switches.
+fn queue_row(
+    state: &State,
+    index: QueueIndex,
+    weight_sums: &[f64],
+    switches: &[crate::preemption::Switches],
+) -> QueueRow {
+    let calc = state.calculator();
+    let queues = &state.queues;
+    let q = queues.get(index);
+    let (capacity, maximum_capacity) = configured_shares(state, index);
+    let leaf = q.is_leaf();
+    let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
+    let (active_applications, pending_applications) = if leaf {
+        let count =
+            |f: fn(&crate::model::App) -> bool| q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count();
+        (count(|a| a.active), count(|a| a.runnable && !a.active))
+    } else {
+        (0, 0)
+    };
+    let containers = if leaf {
+        q.apps.iter().filter_map(|k| state.apps.get(k)).map(|a| a.containers.len() + a.reservations.len()).sum()
+    } else {
+        0
+    };
+    let applications = queues.apps_under(index);
+    QueueRow {
+        capacity,
+        maximum_capacity,
+        absolute_capacity: cluster_share(state, index, q.absolute_capacity),
+        absolute_maximum_capacity: cluster_share(state, index, q.absolute_maximum_capacity),
+        used_capacity: q.used_capacity(calc, state.default_partition(), state.minimum_allocation()),
+        absolute_used_capacity: calc.ratio(q.used, state.default_partition()),
+        used: q.used,
+        applications,
+        state: q.state,
+        parent: q.config.parent,
+        weight: weight(q),
+        normalized_weight: match (weight(q), q.config.parent) {
+            (Some(w), Some(parent)) if weight_sums[parent] > 0.0 => w / weight_sums[parent],
+            _ => 0.0,
+        },
+        maximum_applications: admission::maximum_applications(state, index),
+        user_limit_factor: q.config.user_limit_factor,
+        minimum_user_limit_percent: q.config.minimum_user_limit_percent,
+        maximum_am_resource_percent: q.config.maximum_am_resource_percent,
+        max_parallel_apps: q.config.max_parallel_apps,
+        maximum_allocation: q.config.maximum_allocation,
+        effective_min: q.effective_min,
+        effective_max: q.effective_max,
+        am_limit,
+        am_used: q.am_used,
+        user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
+        active_applications,
+        pending_applications,
+        containers,
+        reserved: q.reserved,
+        runnable_applications: q.runnable_apps,
+        lifetime: q.config.lifetime,
+        preemption: switches[index],
+        queue_ordering: q.config.queue_ordering,
+        leaf,
+        creation: if q.config.managed_leaf {
+            CreationMethod::Legacy
+        } else if q.config.dynamic {
+            CreationMethod::Flexible
         } else {
-            (0, 0)
-        };
-        let containers = if leaf {
-            q.apps.iter().filter_map(|k| state.apps.get(k)).map(|a| a.containers.len() + a.reservations.len()).sum()
+            CreationMethod::Static
+        },
+        auto_creation: if q.config.auto_create_child_queue {
+            AutoCreation::Legacy
+        } else if q.config.auto_queue_v2 {
+            AutoCreation::Flexible
         } else {
-            0
-        };
-        let applications = queues.apps_under(index);
-        QueueRow {
-            capacity,
-            maximum_capacity,
-            absolute_capacity: cluster_share(state, index, q.absolute_capacity),
-            absolute_maximum_capacity: cluster_share(state, index, q.absolute_maximum_capacity),
-            used_capacity: q.used_capacity(calc, state.default_partition(), state.minimum_allocation()),
-            absolute_used_capacity: calc.ratio(q.used, state.default_partition()),
-            used: q.used,
-            applications,
-            state: q.state,
-            parent: q.config.parent,
-            weight: weight(q),
-            normalized_weight: match (weight(q), q.config.parent) {
-                (Some(w), Some(parent)) if weight_sums[parent] > 0.0 => w / weight_sums[parent],
-                _ => 0.0,
-            },
-            maximum_applications: admission::maximum_applications(state, index),
-            user_limit_factor: q.config.user_limit_factor,
-            minimum_user_limit_percent: q.config.minimum_user_limit_percent,
-            maximum_am_resource_percent: q.config.maximum_am_resource_percent,
-            max_parallel_apps: q.config.max_parallel_apps,
-            maximum_allocation: q.config.maximum_allocation,
-            effective_min: q.effective_min,
-            effective_max: q.effective_max,
-            am_limit,
-            am_used: q.am_used,
-            user_am_limit: if leaf { limits::user_am_limit(state, index, "", am_limit) } else { Resource::ZERO },
-            active_applications,
-            pending_applications,
-            containers,
-            reserved: q.reserved,
-            runnable_applications: q.runnable_apps,
-            lifetime: q.config.lifetime,
-            preemption: switches[index],
-            queue_ordering: q.config.queue_ordering,
-            leaf,
-            creation: if q.config.managed_leaf {
-                CreationMethod::Legacy
-            } else if q.config.dynamic {
-                CreationMethod::Flexible
-            } else {
-                CreationMethod::Static
-            },
-            auto_creation: if q.config.auto_create_child_queue {
-                AutoCreation::Legacy
-            } else if q.config.auto_queue_v2 {
-                AutoCreation::Flexible
-            } else {
-                AutoCreation::Off
-            },
-            maximum_applications_per_user: if leaf {
-                admission::maximum_applications_per_user(state, index)
-            } else {
-                0
-            },
-        }
+            AutoCreation::Off
+        },
+        maximum_applications_per_user: if leaf { admission::maximum_applications_per_user(state, index) } else { 0 },
     }
 }
 

@@ -149,19 +149,6 @@ final class AllocationApplier {
     metrics.updatePreemptedForCustomResources(size);
   }
 
-  /** Whether the container has reached one of its final states. */
-  private static boolean ended(RMContainer rmContainer) {
-    switch (rmContainer.getState()) {
-    case COMPLETED:
-    case EXPIRED:
-    case RELEASED:
-    case KILLED:
-      return true;
-    default:
-      return false;
-    }
-  }
-
   /** The last release or preemption, for the scheduler-health record, as Apache keeps it. */
   private void recordEnded(RMContainer rmContainer, ContainerStatus status, RustApplication app) {
     String queue = app == null ? null : app.getQueue().getQueueName();
@@ -263,7 +250,7 @@ final class AllocationApplier {
         countPreempted(app.getQueue().getMetrics(), rmContainer);
       }
       recordEnded(rmContainer, status, app);
-      if (!released && attempt != null && ended(rmContainer)) {
+      if (!released && attempt != null && rmContainer.completed()) {
         // Ended before: by another thread (its AM released it while a heartbeat killed it
         // for room; the attempt lets go of a container once, under its own lock) or by an
         // earlier event. Its node and the core heard of it then.

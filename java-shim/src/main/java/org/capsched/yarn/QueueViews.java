@@ -152,20 +152,20 @@ final class QueueViews {
     if (queue == null) {
       throw new IOException("Unknown queue: " + name);
     }
-    return queueInfo(queue.getPath(), includeChildQueues, recursive);
+    return queueInfo(queue, includeChildQueues, recursive);
   }
 
   /**
-   * Builds YARN's QueueInfo for {@code path} from the core's report: with its children,
+   * Builds YARN's QueueInfo for {@code queue} from the core's report: with its children,
    * from one report of every queue, paired with the directory under the scheduler's read
    * lock; without, from the queue's own row, read without that lock (every AM heartbeat
    * reads its queue's QueueInfo twice, and waits for no node heartbeat for it).
    */
-  QueueInfo queueInfo(String path, boolean includeChildQueues, boolean recursive) {
+  QueueInfo queueInfo(RustQueue queue, boolean includeChildQueues, boolean recursive) {
+    String path = queue.getPath();
     if (!includeChildQueues) {
-      RustQueue queue = queues.get().byPath(path);
       double[] info = core.queueInfo(path);
-      if (queue != null && info != null) {
+      if (info != null) {
         return build(queue, info);
       }
     }

@@ -106,7 +106,7 @@ final class RustQueue implements Queue {
 
   @Override
   public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
-    return views.queueInfo(path, includeChildQueues, recursive);
+    return views.queueInfo(this, includeChildQueues, recursive);
   }
 
   @Override
