@@ -128,6 +128,9 @@ public final class SideBySideBenchmark {
     prop(b, "maximum-am-resource-percent", version % 2 == 0 ? "1.0" : "0.99");
     // High enough that no per-queue or per-user application limit refuses an application.
     prop(b, "maximum-applications", "1000000");
+    // Containers a heartbeat may place (Apache's default 1): -PoffSwitch raises it for all.
+    prop(b, "per-node-heartbeat.maximum-offswitch-assignments",
+        Integer.toString(Integer.getInteger("capsched.bench.offswitch", 1)));
     List<String> top = new ArrayList<>();
     for (int p = 0; p < s.parents; p++) {
       top.add("p" + p);
@@ -563,16 +566,18 @@ public final class SideBySideBenchmark {
           throughput(type, shapes.get(0), calc, false);
         }
       }
-      if (type != FloorScheduler.class) {
+      if (BOTH.contains(type)) {
         noOpHeartbeats(type, warm, MEMORY, 5);
       }
     }
 
     if (parts.contains("a")) {
       report.section("(a) allocation throughput, containers per second (median of " + reps
-          + "; the floor decides nothing, see FloorScheduler)",
-          "| cluster | calculator | Apache | ours | floor | ours/Apache | floor/ours |",
-          "|---|---|---|---|---|---|---|");
+          + "; the floor decides nothing, see FloorScheduler; the stock floor places as the"
+          + " floor does on Apache's objects, see StockFloorScheduler)",
+          "| cluster | calculator | Apache | ours | floor | stock floor | ours/Apache"
+              + " | floor/ours | floor's time / stock floor's |",
+          "|---|---|---|---|---|---|---|---|---|");
       for (Shape s : shapes) {
         for (String calc : Arrays.asList(MEMORY, DRF)) {
           double[][] runs = new double[ALL.size()][reps];
@@ -590,9 +595,10 @@ public final class SideBySideBenchmark {
           for (int k = 0; k < ALL.size(); k++) {
             rate[k] = median(runs[k]);
           }
-          report.row(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.2f× | %.2f× |", s,
-              shortName(calc), spread(runs[0]), spread(runs[1]), spread(runs[2]),
-              rate[1] / rate[0], rate[2] / rate[1]));
+          report.row(String.format(Locale.ROOT,
+              "| %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %.2f× |", s, shortName(calc),
+              spread(runs[0]), spread(runs[1]), spread(runs[2]), spread(runs[3]),
+              rate[1] / rate[0], rate[2] / rate[1], rate[3] / rate[2]));
         }
       }
     }
@@ -641,6 +647,10 @@ public final class SideBySideBenchmark {
       report.row(String.format(Locale.ROOT, "| ratio (ours / floor) | %.2f× | %.2f× | %.2f× |",
           (double) pct[1][0] / pct[2][0], (double) pct[1][1] / pct[2][1],
           (double) pct[1][2] / pct[2][2]));
+      report.row(String.format(Locale.ROOT,
+          "| ratio (floor / stock floor) | %.2f× | %.2f× | %.2f× |",
+          (double) pct[2][0] / pct[3][0], (double) pct[2][1] / pct[3][1],
+          (double) pct[2][2] / pct[3][2]));
 
       report.section(String.format(Locale.ROOT,
           "(d) memory with the cluster full (%s, %,d running containers), MiB", largest,
@@ -759,10 +769,12 @@ public final class SideBySideBenchmark {
 
   private static final List<Class<? extends ResourceScheduler>> BOTH =
       Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class);
-  /** Apache's, ours and the floor, in the order of the report's columns. */
+  /** Apache's, ours, the floor and the stock floor, in the order of the report's columns. */
   private static final List<Class<? extends ResourceScheduler>> ALL =
-      Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class, FloorScheduler.class);
-  private static final List<String> NAMES = Arrays.asList("Apache", "ours", "floor");
+      Arrays.asList(CapacityScheduler.class, RustCapacityScheduler.class, FloorScheduler.class,
+          StockFloorScheduler.class);
+  private static final List<String> NAMES =
+      Arrays.asList("Apache", "ours", "floor", "stock floor");
 
   /** A median with the spread of the runs: "median (min–max)". */
   private static String spread(double[] runs) {
