@@ -40,6 +40,8 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairSchedulerConfiguration;
 import org.capsched.yarn.harness.RestView;
 import org.capsched.yarn.harness.RmHarness;
 
@@ -120,7 +122,7 @@ public final class ConcurrentWorkload {
   }
 
   /**
-   * {@code run SCHEDULER MODE OUT}: one measured run (SCHEDULER apache or ours, MODE default
+   * {@code run SCHEDULER MODE OUT}: one measured run (SCHEDULER apache, ours or fair, MODE default
    * or at-best), its result line appended to OUT. {@code report DIR OUT}: the Markdown table
    * of every result in DIR.
    */
@@ -130,7 +132,8 @@ public final class ConcurrentWorkload {
       return;
     }
     if (args.length != 4 || !args[0].equals("run")) {
-      throw new IllegalArgumentException("usage: run apache|ours default|at-best OUT | report DIR OUT");
+      throw new IllegalArgumentException(
+          "usage: run apache|ours|fair default|at-best OUT | report DIR OUT");
     }
     ConcurrentWorkload w = new ConcurrentWorkload(args[1], args[2].equals("at-best"));
     String line = w.run();
@@ -163,12 +166,37 @@ public final class ConcurrentWorkload {
     return RmHarness.xml(pairs.toArray(new String[0]));
   }
 
+  /**
+   * FairScheduler's allocation file for the same queues: ten leaves of equal weight (it has
+   * no user-limit-factor or minimum user limit; every application may run).
+   */
+  private static String fairSchedulerXml() {
+    StringBuilder b = new StringBuilder("<?xml version=\"1.0\"?><allocations>");
+    for (int q = 0; q < QUEUES; q++) {
+      b.append("<queue name=\"q").append(q).append("\"><weight>1.0</weight></queue>");
+    }
+    return b.append("</allocations>").toString();
+  }
+
   private String run() throws Exception {
-    Class<? extends ResourceScheduler> type =
-        scheduler.equals("apache") ? CapacityScheduler.class : RustCapacityScheduler.class;
+    Class<? extends ResourceScheduler> type = scheduler.equals("apache") ? CapacityScheduler.class
+        : scheduler.equals("fair") ? FairScheduler.class : RustCapacityScheduler.class;
     YarnConfiguration conf = RmHarness.configuration(type,
         capacitySchedulerXml().getBytes(StandardCharsets.UTF_8));
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
+    if (type == FairScheduler.class) {
+      Path allocations = Files.createTempFile("capsched-fair-", ".xml");
+      allocations.toFile().deleteOnExit();
+      Files.write(allocations, fairSchedulerXml().getBytes(StandardCharsets.UTF_8));
+      conf.set(FairSchedulerConfiguration.ALLOCATION_FILE, allocations.toString());
+      if (atBest) {
+        // FairScheduler at its best: many containers a heartbeat (its continuous scheduling
+        // thread is deprecated and left off).
+        conf.setBoolean(FairSchedulerConfiguration.ASSIGN_MULTIPLE, true);
+        conf.setBoolean(FairSchedulerConfiguration.DYNAMIC_MAX_ASSIGN, false);
+        conf.setInt(FairSchedulerConfiguration.MAX_ASSIGN, 16);
+      }
+    }
     MockRM rm = RmHarness.start(conf);
     try {
       return measure(rm);

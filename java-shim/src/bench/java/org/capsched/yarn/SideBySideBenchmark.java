@@ -545,10 +545,13 @@ public final class SideBySideBenchmark {
     Report report = new Report(Paths.get(System.getProperty("capsched.report.dir", "build/reports")));
 
     if (Boolean.getBoolean("capsched.bench.profile")) {
-      // Ours alone, repeatedly, for a profiler attached to this JVM.
+      // One scheduler alone (ours unless -PprofileScheduler names another of the report's
+      // columns), repeatedly, for a profiler attached to this JVM.
       int runs = Integer.getInteger("capsched.bench.profile-runs", 5);
+      Class<? extends ResourceScheduler> profiled =
+          ALL.get(NAMES.indexOf(System.getProperty("capsched.bench.profile-scheduler", "ours")));
       for (int r = 0; r < runs; r++) {
-        Throughput t = throughput(RustCapacityScheduler.class, shapes.get(0), MEMORY, false);
+        Throughput t = throughput(profiled, shapes.get(0), MEMORY, false);
         System.out.printf(Locale.ROOT, "  profile run %d: %,.0f containers/s%n", r, t.perSecond());
       }
       return;

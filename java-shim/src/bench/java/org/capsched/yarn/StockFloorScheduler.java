@@ -4,22 +4,44 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Priority;
+import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceRequest;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMAppEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEvent;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptEventType;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.AbstractYarnScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ActiveUsersManager;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
+import org.apache.hadoop.yarn.util.Records;
 import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
@@ -33,16 +55,21 @@ import org.apache.hadoop.yarn.util.resource.Resources;
  * available gauge as FifoScheduler does. FifoScheduler's own walk is left out because it also
  * works every application's headroom out on every heartbeat, which is not bookkeeping.
  *
+ * <p>FifoScheduler keeps one queue's metrics without users; a CapacityScheduler, Apache's or
+ * ours, keeps a leaf's, each ancestor's and each user's at every level. So the stock floor
+ * puts each application in a stand-in for its leaf ({@link Leaf}) whose metrics are Apache's
+ * QueueMetrics in the same hierarchy (the leaf's parent's, up to root), with user metrics, as
+ * Apache's CapacityScheduler's; the root's are the scheduler's.
+ *
  * <p>So floor / stock floor is what our shim's materialising costs against Apache's classes
  * for the same placements: the issue's "our floor at most 0.7× the stock-bookkeeping floor".
+ * Benchmark sections (a) and (c) only: applications are never removed from their leaves.
  */
 public class StockFloorScheduler extends FifoScheduler {
   /** AbstractYarnScheduler's nodeUpdate, called past FifoScheduler's override. */
   private static final MethodHandle BASE_NODE_UPDATE;
   /** FifoScheduler's private per-container placement. */
   private static final MethodHandle ASSIGN;
-  /** FifoScheduler's private available-resources gauge update. */
-  private static final MethodHandle AVAILABLE;
 
   static {
     try {
@@ -56,12 +83,24 @@ public class StockFloorScheduler extends FifoScheduler {
       ASSIGN = fifo.findVirtual(FifoScheduler.class, "assignContainer",
           MethodType.methodType(int.class, FiCaSchedulerNode.class, FifoAppAttempt.class,
               SchedulerRequestKey.class, int.class, Resource.class, NodeType.class));
-      AVAILABLE = fifo.findVirtual(FifoScheduler.class, "updateAvailableResourcesMetrics",
-          MethodType.methodType(void.class));
+      USED = fifo.findGetter(FifoScheduler.class, "usedResource", Resource.class);
+      NEW_ATTEMPT = MethodHandles.privateLookupIn(FifoAppAttempt.class, MethodHandles.lookup())
+          .findConstructor(FifoAppAttempt.class, MethodType.methodType(void.class,
+              ApplicationAttemptId.class, String.class, Queue.class, ActiveUsersManager.class,
+              RMContext.class));
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
+
+  /** FifoScheduler's private sum of what its containers hold. */
+  private static final MethodHandle USED;
+  /** FifoAppAttempt's package-private constructor. */
+  private static final MethodHandle NEW_ATTEMPT;
+
+  /** The leaves (and their parents) by path, made as applications name them. */
+  private final Map<String, Leaf> leaves = new HashMap<>();
+  private Leaf root;
 
   /** The applications in id order, as the floor takes them; rebuilt when their number changes. */
   private final List<ApplicationId> order = new ArrayList<>();
@@ -77,6 +116,53 @@ public class StockFloorScheduler extends FifoScheduler {
     most = Math.max(1,
         cs.getInt("yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments", 1));
     super.serviceInit(conf);
+    root = new Leaf("root", null, conf);
+    leaves.put("root", root);
+  }
+
+  private Leaf leaf(String path) {
+    Leaf q = leaves.get(path);
+    if (q == null) {
+      int dot = path.lastIndexOf('.');
+      q = new Leaf(path, dot < 0 ? root : leaf(path.substring(0, dot)), getConfig());
+      leaves.put(path, q);
+    }
+    return q;
+  }
+
+  @Override
+  public QueueMetrics getRootQueueMetrics() {
+    return root.metrics;
+  }
+
+  /** FifoScheduler's, in the application's leaf rather than its one queue. */
+  @Override
+  public synchronized void addApplication(ApplicationId id, String queue, String user,
+      boolean isAppRecovering, boolean unmanagedAM) {
+    Leaf q = leaf(queue);
+    applications.put(id, new SchedulerApplication<>(q, user, unmanagedAM));
+    q.metrics.submitApp(user, unmanagedAM);
+    rmContext.getDispatcher().getEventHandler()
+        .handle(new RMAppEvent(id, RMAppEventType.APP_ACCEPTED));
+  }
+
+  /** FifoScheduler's, the attempt in its application's leaf. */
+  @Override
+  public synchronized void addApplicationAttempt(ApplicationAttemptId id,
+      boolean transferStateFromPreviousAttempt, boolean isAttemptRecovering) {
+    SchedulerApplication<FifoAppAttempt> app = applications.get(id.getApplicationId());
+    Leaf q = (Leaf) app.getQueue();
+    try {
+      app.setCurrentAppAttempt(
+          (FifoAppAttempt) NEW_ATTEMPT.invoke(id, app.getUser(), (Queue) q, q.users, rmContext));
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+    q.metrics.submitAppAttempt(app.getUser(), app.isUnmanagedAM());
+    rmContext.getDispatcher().getEventHandler()
+        .handle(new RMAppAttemptEvent(id, RMAppAttemptEventType.ATTEMPT_ADDED));
   }
 
   @Override
@@ -88,7 +174,9 @@ public class StockFloorScheduler extends FifoScheduler {
           node.getUnallocatedResource())) {
         placeFirstFit(node);
       }
-      AVAILABLE.invoke(this);
+      // FifoScheduler's available gauge, on the root.
+      root.metrics.setAvailableResourcesToQueue(
+          Resources.subtract(getClusterResource(), (Resource) USED.invoke(this)));
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -129,6 +217,90 @@ public class StockFloorScheduler extends FifoScheduler {
         next = (next + 1) % count;
         looked++;
       }
+    }
+  }
+
+  /**
+   * A leaf or parent queue for the stock floor: Apache's QueueMetrics under its parent's,
+   * with user metrics, and FifoScheduler's answers to the rest.
+   */
+  private static final class Leaf implements Queue {
+    final String path;
+    final QueueMetrics metrics;
+    final ActiveUsersManager users;
+
+    Leaf(String path, Leaf parent, Configuration conf) {
+      this.path = path;
+      this.metrics = QueueMetrics.forQueue(path, parent, true, conf);
+      this.users = new ActiveUsersManager(metrics);
+    }
+
+    @Override
+    public String getQueueName() {
+      return path;
+    }
+
+    @Override
+    public QueueMetrics getMetrics() {
+      return metrics;
+    }
+
+    @Override
+    public QueueInfo getQueueInfo(boolean includeChildQueues, boolean recursive) {
+      QueueInfo info = Records.newRecord(QueueInfo.class);
+      info.setQueueName(path);
+      return info;
+    }
+
+    @Override
+    public List<QueueUserACLInfo> getQueueUserAclInfo(UserGroupInformation user) {
+      return Collections.emptyList();
+    }
+
+    @Override
+    public boolean hasAccess(QueueACL acl, UserGroupInformation user) {
+      return true;
+    }
+
+    @Override
+    public AbstractUsersManager getAbstractUsersManager() {
+      return users;
+    }
+
+    @Override
+    public void recoverContainer(Resource clusterResource,
+        SchedulerApplicationAttempt schedulerAttempt, RMContainer rmContainer) {
+    }
+
+    @Override
+    public Set<String> getAccessibleNodeLabels() {
+      return null;
+    }
+
+    @Override
+    public String getDefaultNodeLabelExpression() {
+      return null;
+    }
+
+    @Override
+    public void incPendingResource(String nodeLabel, Resource resourceToInc) {
+    }
+
+    @Override
+    public void decPendingResource(String nodeLabel, Resource resourceToDec) {
+    }
+
+    @Override
+    public Priority getDefaultApplicationPriority() {
+      return Priority.newInstance(0);
+    }
+
+    @Override
+    public void incReservedResource(String partition, Resource reservedRes) {
+    }
+
+    @Override
+    public void decReservedResource(String partition, Resource reservedRes) {
     }
   }
 }

@@ -9,9 +9,11 @@ import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ResourceScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fair.FairScheduler;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.JAXBContextResolver;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.CapacitySchedulerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.CapschedSchedulerInfos;
+import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.FairSchedulerInfo;
 import org.apache.hadoop.yarn.server.resourcemanager.webapp.dao.SchedulerTypeInfo;
 import org.capsched.yarn.RustCapacityScheduler;
 import org.capsched.yarn.web.SchedulerState;
@@ -55,6 +57,8 @@ public final class RestView {
     SchedulerTypeInfo info;
     if (scheduler instanceof RustCapacityScheduler) {
       info = CapschedSchedulerInfos.of(SchedulerState.of((RustCapacityScheduler) scheduler));
+    } else if (scheduler instanceof FairScheduler) {
+      info = new SchedulerTypeInfo(new FairSchedulerInfo((FairScheduler) scheduler));
     } else {
       CapacityScheduler cs = (CapacityScheduler) scheduler;
       info = new SchedulerTypeInfo(new CapacitySchedulerInfo(cs.getRootQueue(), cs));
