@@ -14,23 +14,27 @@ use crate::policy::mapping;
 use crate::report::{partition_rows, queue_info_row, queue_rows, user_partition_rows, user_rows};
 use crate::resource::Resource;
 use crate::scheduler::{PreparedRefresh, Retired, Scheduler};
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// What the Java object's `long handle` points to: one scheduler behind one lock, the
 /// yarn-site.xml settings every configuration it loads is read with, and a count of the
 /// calls that may have changed the scheduler (so that figures derived from its reports,
 /// such as the RM's queue gauges, are worked out again only when they may differ).
 ///
-/// A panic while the scheduler is being changed may leave it half-updated (the lock does
-/// not poison itself), so [`Handle::with`] marks the handle poisoned when one unwinds
-/// through it: that call and every later one fail with [`NativeError::Poisoned`], and the
-/// shim hands the RM over as a fatal error. A panic while the scheduler is only read
-/// fails that call alone.
+/// A panic while the scheduler is being changed may leave it half-updated, so
+/// [`Handle::with`] marks the handle poisoned when one unwinds through it: that call and
+/// every later one fail with [`NativeError::Poisoned`], and the shim hands the RM over as
+/// a fatal error. A panic while the scheduler is only read fails that call alone.
 pub struct Handle {
+    /// std's mutex, not parking_lot's: a thread that finds it held spins briefly and then
+    /// sleeps in the kernel until it is released, where parking_lot's yields the CPU
+    /// between spins — and on an RM whose cores are all busy (node heartbeats, AM and
+    /// client threads), a thread that yields goes behind every runnable thread. Under a
+    /// saturating load, AM threads spent two fifths of `allocate()`'s wall time yielding
+    /// for this lock (BENCHMARKS.md, "A real RM's concurrent load").
     scheduler: Mutex<Scheduler>,
     cluster: ClusterSettings,
     changes: AtomicU64,
@@ -86,11 +90,19 @@ impl Handle {
         }
     }
 
+    /// The scheduler's lock. A panic while reading unwinds through the guard and marks the
+    /// mutex poisoned, though it changed nothing; a panic while changing is caught under the
+    /// guard and poisons the handle instead ([`Handle::with`]). So the mutex's own flag is
+    /// not needed and is ignored.
+    fn lock(&self) -> MutexGuard<'_, Scheduler> {
+        self.scheduler.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Runs `f` on the scheduler, under its lock, and counts the call as a change. If `f`
     /// panics, the scheduler is marked poisoned and the call fails with
     /// [`NativeError::Poisoned`]; on a poisoned scheduler `f` does not run.
     pub fn with<R>(&self, f: impl FnOnce(&mut Scheduler) -> R) -> NativeResult<R> {
-        let mut scheduler = self.scheduler.lock();
+        let mut scheduler = self.lock();
         self.check_whole()?;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             self.take_fault(Fault::PanicWhileChanging);
@@ -112,7 +124,7 @@ impl Handle {
     /// Runs `f` on the scheduler, under its lock, without changing it. A panic in `f`
     /// fails this call only (it reaches the JNI boundary as a panic).
     pub fn read<R>(&self, f: impl FnOnce(&Scheduler) -> R) -> NativeResult<R> {
-        let scheduler = self.scheduler.lock();
+        let scheduler = self.lock();
         self.check_whole()?;
         self.take_fault(Fault::PanicWhileReading);
         Ok(f(&scheduler))
