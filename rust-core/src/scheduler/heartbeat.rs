@@ -131,17 +131,12 @@ impl Scheduler {
     /// The benchmark floor (`capsched.bench.floor`, benchmark builds only): up to `most`
     /// containers on the node, each for the first pending ask that fits, taking the
     /// applications in turn from where the last heartbeat stopped — no queue, user or
-    /// locality rule, no ordering; a node without room for the smallest container is not
-    /// walked. The containers are booked as any other, so the RM materialises them with the
-    /// same code.
+    /// locality rule, no ordering; a node without room for the smallest container is
+    /// walked no further. The containers are booked as any other, so the RM materialises
+    /// them with the same code.
     #[cfg(feature = "diagnostics")]
     fn place_first_fit(&mut self, node: NodeKey, most: usize) -> Vec<Allocation> {
         let mut out = Vec::new();
-        // A node without room for the smallest container is not walked (Apache's schedulers
-        // make the same check before theirs).
-        if !self.state.minimum_allocation().fits_in(self.state.nodes[&node].available()) {
-            return out;
-        }
         if self.floor.apps.len() != self.state.apps.len() {
             self.floor.apps = self.state.apps.keys().copied().collect();
             self.floor.apps.sort_unstable();
@@ -150,8 +145,13 @@ impl Scheduler {
         let count = self.floor.apps.len();
         let mut looked = 0;
         while out.len() < most && looked < count {
-            let app = self.floor.apps[self.floor.next % count];
             let available = self.state.nodes[&node].available();
+            // A node without room for the smallest container is walked no further (Apache's
+            // schedulers make the same check).
+            if !self.state.minimum_allocation().fits_in(available) {
+                break;
+            }
+            let app = self.floor.apps[self.floor.next % count];
             let fit = self.state.apps.get(&app).and_then(|a| {
                 a.requests
                     .iter()

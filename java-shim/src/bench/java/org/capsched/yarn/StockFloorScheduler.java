@@ -170,8 +170,7 @@ public class StockFloorScheduler extends FifoScheduler {
     try {
       BASE_NODE_UPDATE.invoke(this, nm);
       FiCaSchedulerNode node = (FiCaSchedulerNode) getNode(nm.getNodeID());
-      if (node != null && Resources.fitsIn(getMinimumResourceCapability(),
-          node.getUnallocatedResource())) {
+      if (node != null) {
         placeFirstFit(node);
       }
       // FifoScheduler's available gauge, on the root.
@@ -194,7 +193,9 @@ public class StockFloorScheduler extends FifoScheduler {
     int count = order.size();
     int placed = 0;
     int looked = 0;
-    while (placed < most && looked < count) {
+    // A node without room for the smallest container is walked no further, as the floor's.
+    while (placed < most && looked < count
+        && Resources.fitsIn(getMinimumResourceCapability(), node.getUnallocatedResource())) {
       SchedulerApplication<FifoAppAttempt> app = applications.get(order.get(next % count));
       FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
       int got = 0;
