@@ -36,6 +36,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.Queue;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacitySchedulerConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.PendingAsk;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoAppAttempt;
@@ -113,8 +114,8 @@ public class StockFloorScheduler extends FifoScheduler {
     Configuration cs = new Configuration(false);
     cs.setClassLoader(conf.getClassLoader());
     cs.addResource(YarnConfiguration.CS_CONFIGURATION_FILE);
-    most = Math.max(1,
-        cs.getInt("yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments", 1));
+    most = Math.max(1, cs.getInt(CapacitySchedulerConfiguration.OFFSWITCH_PER_HEARTBEAT_LIMIT,
+        CapacitySchedulerConfiguration.DEFAULT_OFFSWITCH_PER_HEARTBEAT_LIMIT));
     super.serviceInit(conf);
     root = new Leaf("root", null, conf);
     leaves.put("root", root);
@@ -155,10 +156,8 @@ public class StockFloorScheduler extends FifoScheduler {
     try {
       app.setCurrentAppAttempt(
           (FifoAppAttempt) NEW_ATTEMPT.invoke(id, app.getUser(), (Queue) q, q.users, rmContext));
-    } catch (RuntimeException | Error e) {
-      throw e;
     } catch (Throwable t) {
-      throw new IllegalStateException(t);
+      throw unchecked(t);
     }
     q.metrics.submitAppAttempt(app.getUser(), app.isUnmanagedAM());
     rmContext.getDispatcher().getEventHandler()
@@ -176,11 +175,20 @@ public class StockFloorScheduler extends FifoScheduler {
       // FifoScheduler's available gauge, on the root.
       root.metrics.setAvailableResourcesToQueue(
           Resources.subtract(getClusterResource(), (Resource) USED.invoke(this)));
-    } catch (RuntimeException | Error e) {
-      throw e;
     } catch (Throwable t) {
-      throw new IllegalStateException(t);
+      throw unchecked(t);
     }
+  }
+
+  /** What a method handle threw, rethrown as it was if unchecked. */
+  private static RuntimeException unchecked(Throwable t) {
+    if (t instanceof RuntimeException) {
+      return (RuntimeException) t;
+    }
+    if (t instanceof Error) {
+      throw (Error) t;
+    }
+    return new IllegalStateException(t);
   }
 
   private void placeFirstFit(FiCaSchedulerNode node) throws Throwable {
