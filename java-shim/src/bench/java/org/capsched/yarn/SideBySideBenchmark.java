@@ -83,6 +83,53 @@ public final class SideBySideBenchmark {
   private SideBySideBenchmark() {
   }
 
+  /**
+   * A {@code perf record --control=fifo:CTL,ACK} session to sample the timed part of the
+   * throughput runs alone ({@code -Dcapsched.bench.perf-control=CTL,ACK}; no-op without).
+   */
+  static final class PerfControl {
+    private final String[] fifos;
+    // Held open for the JVM's life: perf reads its control fifo as a stream.
+    private java.io.OutputStream control;
+    private java.io.InputStream ack;
+
+    PerfControl(String spec) {
+      fifos = spec == null ? new String[0] : spec.split(",");
+    }
+
+    void enable() throws IOException {
+      send("enable");
+    }
+
+    void disable() throws IOException {
+      send("disable");
+    }
+
+    private void send(String command) throws IOException {
+      if (fifos.length != 2) {
+        return;
+      }
+      if (control == null) {
+        control = Files.newOutputStream(Paths.get(fifos[0]));
+        ack = Files.newInputStream(Paths.get(fifos[1]));
+      }
+      control.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+      control.flush();
+      // perf answers "ack\n" once it has done it.
+      byte[] answer = new byte[4];
+      int got = 0;
+      while (got < answer.length) {
+        int r = ack.read(answer, got, answer.length - got);
+        if (r < 0) {
+          throw new IOException("perf closed its ack fifo");
+        }
+        got += r;
+      }
+    }
+  }
+
+  static final PerfControl PERF = new PerfControl(System.getProperty("capsched.bench.perf-control"));
+
   /** One cluster size. */
   static final class Shape {
     final int nodes;
@@ -341,6 +388,7 @@ public final class SideBySideBenchmark {
       c.askAll(Math.max(1, s.slots() / s.apps));
       long[] latencies = new long[s.nodes * (s.slots() / s.nodes + 4) * 2];
       int n = 0;
+      PERF.enable();
       long start = System.nanoTime();
       long placed = c.allocatedContainers();
       while (true) {
@@ -357,6 +405,7 @@ public final class SideBySideBenchmark {
         }
       }
       t.seconds = (System.nanoTime() - start) / 1e9;
+      PERF.disable();
       t.containers = placed;
       t.heartbeats = n;
       t.latencies = Arrays.copyOf(latencies, n);
@@ -546,12 +595,15 @@ public final class SideBySideBenchmark {
 
     if (Boolean.getBoolean("capsched.bench.profile")) {
       // One scheduler alone (ours unless -PprofileScheduler names another of the report's
-      // columns), repeatedly, for a profiler attached to this JVM.
+      // columns), repeatedly, for a profiler attached to this JVM; at the first cluster
+      // size, or the largest with -PprofileShape=largest.
       int runs = Integer.getInteger("capsched.bench.profile-runs", 5);
       Class<? extends ResourceScheduler> profiled =
           ALL.get(NAMES.indexOf(System.getProperty("capsched.bench.profile-scheduler", "ours")));
+      Shape profiledShape =
+          "largest".equals(System.getProperty("capsched.bench.profile-shape")) ? largest : shapes.get(0);
       for (int r = 0; r < runs; r++) {
-        Throughput t = throughput(profiled, shapes.get(0), MEMORY, false);
+        Throughput t = throughput(profiled, profiledShape, MEMORY, false);
         System.out.printf(Locale.ROOT, "  profile run %d: %,.0f containers/s%n", r, t.perSecond());
       }
       return;
