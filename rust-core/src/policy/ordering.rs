@@ -21,22 +21,87 @@ pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
 /// and, in a labelled partition, children that may access it first (Apache's
 /// `compareQueueAccessToPartition`).
 pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: PartitionId) -> Vec<QueueIndex> {
+    children_in_order(state, parent, partition_id).collect()
+}
+
+/// [`ordered_children_in`], worked out as far as it is read: a parent's first child takes
+/// the node on most heartbeats, and finding it is one pass over the children, where
+/// sorting them all is several. The rest are sorted when the second is asked for.
+///
+/// Without `priority-utilization` the comparison is a total order (ties go to
+/// configuration order), so the first child found so and the rest sorted after it are
+/// exactly what one stable sort gives. With it, the comparison is not transitive (two
+/// children on the same side of their guarantee compare by priority, on opposite sides
+/// by usage), and any other way of sorting could put them otherwise than Apache's sort
+/// does: those parents are sorted whole at once, as before.
+pub fn children_in_order(state: &State, parent: QueueIndex, partition_id: PartitionId) -> ChildrenInOrder {
+    let respect_priority = state.queues.get(parent).config.queue_ordering == QueueOrdering::PriorityUtilization;
+    let mut keys = child_keys(state, parent, partition_id, respect_priority);
+    if respect_priority {
+        keys.sort_by(compare_children);
+    }
+    ChildrenInOrder { keys, next: 0, sorted: respect_priority }
+}
+
+/// A parent's children in the order it offers them a node (see [`children_in_order`]).
+pub struct ChildrenInOrder {
+    keys: Vec<ChildKey>,
+    /// How many have been handed out (the first `next` keys, in order).
+    next: usize,
+    /// Whether `keys[next..]` is in order already.
+    sorted: bool,
+}
+
+impl Iterator for ChildrenInOrder {
+    type Item = QueueIndex;
+
+    fn next(&mut self) -> Option<QueueIndex> {
+        let rest = self.keys.get_mut(self.next..).filter(|rest| !rest.is_empty())?;
+        if !self.sorted {
+            if self.next == 0 {
+                // The first in order: the earliest of the least (what a stable sort puts
+                // first), moved to the front with the others' order kept.
+                let mut first = 0;
+                for i in 1..rest.len() {
+                    if compare_children(&rest[i], &rest[first]).is_lt() {
+                        first = i;
+                    }
+                }
+                rest[..=first].rotate_right(1);
+            } else {
+                rest.sort_by(compare_children);
+                self.sorted = true;
+            }
+        }
+        let index = self.keys[self.next].index;
+        self.next += 1;
+        Some(index)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.keys.len() - self.next;
+        (left, Some(left))
+    }
+}
+
+/// What a parent orders one child by.
+struct ChildKey {
+    index: QueueIndex,
+    abs: f64,
+    used: f64,
+    abs_used: f64,
+    accessible: bool,
+    priority: i64,
+    min_resource: Resource,
+}
+
+fn child_keys(state: &State, parent: QueueIndex, partition_id: PartitionId, respect_priority: bool) -> Vec<ChildKey> {
     let calc = state.calculator();
     let min = state.minimum_allocation();
     let labelled = partition_id != DEFAULT_PARTITION;
     let partition = state.partitions.get(partition_id).resource;
     let label = state.partitions.get(partition_id).name.as_str();
-    let respect_priority = state.queues.get(parent).config.queue_ordering == QueueOrdering::PriorityUtilization;
-    struct Key {
-        index: QueueIndex,
-        abs: f64,
-        used: f64,
-        abs_used: f64,
-        accessible: bool,
-        priority: i64,
-        min_resource: Resource,
-    }
-    let mut keys: Vec<Key> = state
+    state
         .queues
         .get(parent)
         .config
@@ -49,7 +114,7 @@ pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: Part
                 let guaranteed = calc.max(partition, state.guaranteed_in(c, partition_id), min);
                 let ratio =
                     |x: Resource, of: Resource| if partition.is_none() { 0.0 } else { calc.divide(partition, x, of) };
-                return Key {
+                return ChildKey {
                     index: c,
                     abs: q.shares_in(partition_id).0 as f32 as f64,
                     used: ratio(used, guaranteed) as f32 as f64,
@@ -59,7 +124,7 @@ pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: Part
                     min_resource: Resource::ZERO,
                 };
             }
-            Key {
+            ChildKey {
                 index: c,
                 abs: q.absolute_capacity as f32 as f64,
                 used: q.used_capacity(calc, partition, min) as f32 as f64,
@@ -72,7 +137,11 @@ pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: Part
                 },
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Apache's `PriorityUtilizationQueueOrderingPolicy` comparator.
+fn compare_children(a: &ChildKey, b: &ChildKey) -> Ordering {
     let by_usage = |u1: f64, u2: f64, p1: i64, p2: i64| -> Ordering {
         if p1 == p2 || !((u1 < 1.0 && u2 < 1.0) || (u1 >= 1.0 && u2 >= 1.0)) {
             u1.total_cmp(&u2)
@@ -80,30 +149,27 @@ pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: Part
             p2.cmp(&p1)
         }
     };
-    keys.sort_by(|a, b| {
-        match (a.accessible, b.accessible) {
-            (true, false) => return Ordering::Less,
-            (false, true) => return Ordering::Greater,
-            _ => {}
+    match (a.accessible, b.accessible) {
+        (true, false) => return Ordering::Less,
+        (false, true) => return Ordering::Greater,
+        _ => {}
+    }
+    let first = match (a.abs > 0.0, b.abs > 0.0) {
+        (true, false) => return Ordering::Less,
+        (false, true) => return Ordering::Greater,
+        (false, false) => by_usage(a.abs_used, b.abs_used, a.priority, b.priority),
+        (true, true) => by_usage(a.used, b.used, a.priority, b.priority),
+    };
+    first.then_with(|| {
+        if !a.min_resource.is_none() || !b.min_resource.is_none() {
+            b.min_resource
+                .memory_mb
+                .cmp(&a.min_resource.memory_mb)
+                .then(b.min_resource.vcores.cmp(&a.min_resource.vcores))
+        } else {
+            b.abs.total_cmp(&a.abs)
         }
-        let first = match (a.abs > 0.0, b.abs > 0.0) {
-            (true, false) => return Ordering::Less,
-            (false, true) => return Ordering::Greater,
-            (false, false) => by_usage(a.abs_used, b.abs_used, a.priority, b.priority),
-            (true, true) => by_usage(a.used, b.used, a.priority, b.priority),
-        };
-        first.then_with(|| {
-            if !a.min_resource.is_none() || !b.min_resource.is_none() {
-                b.min_resource
-                    .memory_mb
-                    .cmp(&a.min_resource.memory_mb)
-                    .then(b.min_resource.vcores.cmp(&a.min_resource.vcores))
-            } else {
-                b.abs.total_cmp(&a.abs)
-            }
-        })
-    });
-    keys.into_iter().map(|k| k.index).collect()
+    })
 }
 
 /// Activated applications of a leaf in the order its ordering policy serves them. A leaf
@@ -248,5 +314,44 @@ mod tests {
         let s = scheduler(extra);
         // All idle (under their guarantee): a's priority wins.
         assert_eq!(names(&s)[0], "a");
+    }
+
+    /// Six children with tied shares and tied usage (and an unguaranteed one), each case
+    /// charged differently: the lazy order is the one sort gives, element for element.
+    fn tied_children(charges: &[u8]) -> Scheduler {
+        let xml = "<configuration>
+              <property><name>yarn.scheduler.capacity.root.queues</name><value>a,b,c,d,e,z</value></property>
+              <property><name>yarn.scheduler.capacity.root.a.capacity</name><value>10</value></property>
+              <property><name>yarn.scheduler.capacity.root.b.capacity</name><value>20</value></property>
+              <property><name>yarn.scheduler.capacity.root.c.capacity</name><value>20</value></property>
+              <property><name>yarn.scheduler.capacity.root.d.capacity</name><value>25</value></property>
+              <property><name>yarn.scheduler.capacity.root.e.capacity</name><value>25</value></property>
+              <property><name>yarn.scheduler.capacity.root.z.capacity</name><value>0</value></property>
+            </configuration>";
+        let cfg = SchedulerConfig::from_xml(xml.as_bytes(), "t.xml", ClusterSettings::default()).unwrap();
+        let mut s = Scheduler::new(cfg, 0);
+        s.add_node("n:1", "n", "/r", Resource::new(100 * 1024, 100));
+        let st = s.state().clone();
+        let mut tree = st.queues.clone();
+        for (name, gb) in ["a", "b", "c", "d", "e", "z"].iter().zip(charges) {
+            let q = st.queues.resolve(name).unwrap();
+            tree.charge(q, Resource::new(i64::from(*gb) * 1024, i64::from(*gb)));
+        }
+        Scheduler::from_state_for_tests(State { queues: tree, ..st })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_lazy_order_is_the_sorted_order(charges in proptest::collection::vec(0u8..6, 6), take in 0usize..7) {
+            let s = tied_children(&charges);
+            let mut whole = child_keys(s.state(), 0, DEFAULT_PARTITION, false);
+            whole.sort_by(compare_children);
+            let whole: Vec<QueueIndex> = whole.iter().map(|k| k.index).collect();
+            let lazy: Vec<QueueIndex> = children_in_order(s.state(), 0, DEFAULT_PARTITION).collect();
+            proptest::prop_assert_eq!(&lazy, &whole);
+            // Read partly (the first child takes the node), the same prefix.
+            let part: Vec<QueueIndex> = children_in_order(s.state(), 0, DEFAULT_PARTITION).take(take).collect();
+            proptest::prop_assert_eq!(&part[..], &whole[..take.min(whole.len())]);
+        }
     }
 }

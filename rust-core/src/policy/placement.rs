@@ -17,7 +17,7 @@ use crate::policy::limits::{
     child_limit_in, effective_limit_in, published_limit, user_limit, user_limit_inputs_in, weighted_limit, within_limit,
 };
 use crate::policy::locality::{try_group, GroupResult};
-use crate::policy::ordering::{ordered_apps, ordered_children_in};
+use crate::policy::ordering::{children_in_order, ordered_apps};
 use crate::resource::Resource;
 
 /// One container to place.
@@ -221,7 +221,7 @@ fn visit_queue(
     let parent_limit =
         if pass.ignore_exclusivity { effective_limit_in(state, pass.partition, queue, passed) } else { limit };
     let mut blocked: Option<Resource> = None;
-    for child in ordered_children_in(state, queue, pass.partition) {
+    for child in children_in_order(state, queue, pass.partition) {
         let child_limit =
             child_limit_in(state, pass.partition, parent_limit, blocked.unwrap_or(Resource::ZERO), queue, child);
         match visit_queue(state, pass, child, node, child_limit, effects) {
