@@ -125,6 +125,15 @@ pub struct PartitionShare {
 }
 
 impl Queue {
+    /// `user`'s record in this leaf, made if it has none. (Every container booked and
+    /// ended comes here: the name is copied only for a user the leaf has no record of.)
+    pub fn user_mut(&mut self, user: &str) -> &mut UserState {
+        if !self.users.contains_key(user) {
+            self.users.insert(user.to_string(), UserState::default());
+        }
+        self.users.get_mut(user).expect("the user's record was just made")
+    }
+
     fn new(config: QueueConfig) -> Self {
         Queue {
             config,
@@ -185,7 +194,7 @@ impl Queue {
     pub fn charge_am(&mut self, user: &str, partition: PartitionId, r: Resource) {
         let used = self.am_used_in_mut(partition);
         *used = used.plus(r);
-        let used = self.users.entry(user.to_string()).or_default().am_used_in_mut(partition);
+        let used = self.user_mut(user).am_used_in_mut(partition);
         *used = used.plus(r);
     }
 
@@ -492,7 +501,7 @@ impl QueueTree {
     pub fn charge_user(&mut self, leaf: QueueIndex, user: &str, r: Resource) {
         self.charge(leaf, r);
         let q = &mut self.queues[leaf];
-        let u = q.users.entry(user.to_string()).or_default();
+        let u = q.user_mut(user);
         u.used = u.used.plus(r);
         q.users_usage_ratio += u.update_usage_ratio(self.calculator, self.cluster);
         q.users_changed();
@@ -507,7 +516,7 @@ impl QueueTree {
         }
         self.move_labelled(partition, leaf, r, false, false);
         let q = &mut self.queues[leaf];
-        let used = &mut q.users.entry(user.to_string()).or_default().labelled.entry(partition).or_default().used;
+        let used = &mut q.user_mut(user).labelled.entry(partition).or_default().used;
         *used = used.plus(r);
         q.users_changed();
         q.user_limit_looked_up(LimitCache::of(partition));

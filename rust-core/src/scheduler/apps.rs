@@ -27,7 +27,7 @@ impl Scheduler {
                 // Apache's leaf knows the user from the moment its own checks look at the
                 // user's applications, even when it then refuses this one.
                 if let Some(leaf) = admission::leaf_that_sees_user(&self.state, sub) {
-                    self.state.queues.queues[leaf].users.entry(sub.user.clone()).or_default();
+                    self.state.queues.queues[leaf].user_mut(&sub.user);
                 }
                 return Err(rejection);
             }

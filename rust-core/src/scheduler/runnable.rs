@@ -49,7 +49,7 @@ impl Scheduler {
         let (leaf, user) = (a.queue, a.user.clone());
         self.count_runnable(leaf, 1);
         *self.state.user_runnable.entry(user.clone()).or_default() += 1;
-        self.state.queues.queues[leaf].users.entry(user).or_default().pending_apps += 1;
+        self.state.queues.queues[leaf].user_mut(&user).pending_apps += 1;
     }
 
     /// Adds `delta` runnable applications to `leaf` and its ancestors.
