@@ -129,8 +129,8 @@ impl Scheduler {
     }
 
     /// The benchmark floor (`capsched.bench.floor`, benchmark builds only): up to `most`
-    /// containers on the node, each for the first pending ask that fits, taking the
-    /// applications in turn from where the last heartbeat stopped — no queue, user or
+    /// containers on the node, each for the first pending ask that fits, the applications
+    /// taking turns container by container from where the last heartbeat stopped — no queue, user or
     /// locality rule, no ordering; a node without room for the smallest container is
     /// walked no further. The containers are booked as any other, so the RM materialises
     /// them with the same code.
@@ -170,11 +170,13 @@ impl Scheduler {
                     };
                     out.push(self.apply(node, a));
                 }
-                None => {
-                    self.floor.next = (self.floor.next + 1) % count;
-                    looked += 1;
-                }
+                None => looked += 1,
             }
+            // The next container goes to the next application: a capacity scheduler's
+            // placements go round the leaves and their applications, and so do the
+            // floor's (one application served until it asks no more would keep the RM's
+            // objects for it in the processor's caches, which no capacity scheduler does).
+            self.floor.next = (self.floor.next + 1) % count;
         }
         out
     }

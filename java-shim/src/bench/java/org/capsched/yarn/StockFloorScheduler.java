@@ -47,8 +47,8 @@ import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * The benchmark's stock-bookkeeping floor: the floor's placement (each node heartbeat places
- * the first pending ask that fits, up to the off-switch limit, taking the applications in
- * turn from where the last heartbeat stopped; see {@link FloorScheduler}) on Apache's own
+ * the first pending ask that fits, up to the off-switch limit, the applications taking turns
+ * container by container from where the last heartbeat stopped; see {@link FloorScheduler}) on Apache's own
  * objects instead of ours. It is Apache's FifoScheduler with its walk replaced: a heartbeat
  * runs the base class's node update, then places each container with FifoScheduler's own
  * private {@code assignContainer} (a {@code FifoAppAttempt}'s {@code allocate}, the
@@ -223,9 +223,10 @@ public class StockFloorScheduler extends FifoScheduler {
       if (got > 0) {
         placed += got;
       } else {
-        next = (next + 1) % count;
         looked++;
       }
+      // The next container goes to the next application, as the floor's does.
+      next = (next + 1) % count;
     }
   }
 
