@@ -12,12 +12,15 @@ use crate::policy::placement::{
 };
 use crate::resource::Resource;
 
-/// Where the benchmark floor resumes: the applications' keys in order, and the next to try.
+/// Where the benchmark floor resumes: the leaves that hold applications, in queue order,
+/// each with the position of its first application that may still ask; the next leaf to
+/// try; and how many applications there were when the leaves were listed.
 #[cfg(feature = "diagnostics")]
 #[derive(Debug, Clone, Default)]
 pub(super) struct FloorCursor {
-    apps: Vec<AppKey>,
+    leaves: Vec<(crate::ids::QueueIndex, usize)>,
     next: usize,
+    apps: usize,
 }
 
 impl Scheduler {
@@ -129,20 +132,27 @@ impl Scheduler {
     }
 
     /// The benchmark floor (`capsched.bench.floor`, benchmark builds only): up to `most`
-    /// containers on the node, each for the first pending ask that fits, the applications
-    /// taking turns container by container from where the last heartbeat stopped — no queue, user or
-    /// locality rule, no ordering; a node without room for the smallest container is
-    /// walked no further. The containers are booked as any other, so the RM materialises
-    /// them with the same code.
+    /// containers on the node, the leaves taking turns container by container from where
+    /// the last heartbeat stopped, each container for the first application of the leaf
+    /// (in submission order) with a pending ask that fits — no limit, no locality rule, no
+    /// ordering by usage; a leaf's applications that ask for nothing are passed once and
+    /// not looked at again (until the leaves are listed again, when an application comes
+    /// or goes), and a node without room for the smallest container is walked no
+    /// further. So the floor places in the sequence a capacity scheduler's placements take
+    /// on a cluster of equal leaves (a different leaf for each container, its applications
+    /// first come first served), and the RM's objects it touches are as warm or as cold as
+    /// theirs. The containers are booked as any other, so the RM materialises them with
+    /// the same code.
     #[cfg(feature = "diagnostics")]
     fn place_first_fit(&mut self, node: NodeKey, most: usize) -> Vec<Allocation> {
         let mut out = Vec::new();
-        if self.floor.apps.len() != self.state.apps.len() {
-            self.floor.apps = self.state.apps.keys().copied().collect();
-            self.floor.apps.sort_unstable();
+        if self.floor.apps != self.state.apps.len() {
+            let queues = &self.state.queues.queues;
+            self.floor.leaves = (0..queues.len()).filter(|&i| !queues[i].apps.is_empty()).map(|i| (i, 0)).collect();
+            self.floor.apps = self.state.apps.len();
             self.floor.next = 0;
         }
-        let count = self.floor.apps.len();
+        let count = self.floor.leaves.len();
         let mut looked = 0;
         while out.len() < most && looked < count {
             let available = self.state.nodes[&node].available();
@@ -151,15 +161,20 @@ impl Scheduler {
             if !self.state.minimum_allocation().fits_in(available) {
                 break;
             }
-            let app = self.floor.apps[self.floor.next % count];
-            let fit = self.state.apps.get(&app).and_then(|a| {
+            let (leaf, first) = &mut self.floor.leaves[self.floor.next % count];
+            let apps = &self.state.queues.get(*leaf).apps;
+            while apps.get(*first).is_some_and(|k| self.state.apps.get(k).is_none_or(|a| !a.is_asking())) {
+                *first += 1;
+            }
+            let fit = apps[*first..].iter().find_map(|&app| {
+                let a = self.state.apps.get(&app)?;
                 a.requests
                     .iter()
                     .find(|(_, g)| g.wanted() > 0 && g.capability().fits_in(available))
-                    .map(|(key, g)| (*key, g.capability()))
+                    .map(|(key, g)| (app, *key, g.capability()))
             });
             match fit {
-                Some((key, resource)) => {
+                Some((app, key, resource)) => {
                     let a = Assignment {
                         app,
                         key,
@@ -172,10 +187,6 @@ impl Scheduler {
                 }
                 None => looked += 1,
             }
-            // The next container goes to the next application: a capacity scheduler's
-            // placements go round the leaves and their applications, and so do the
-            // floor's (one application served until it asks no more would keep the RM's
-            // objects for it in the processor's caches, which no capacity scheduler does).
             self.floor.next = (self.floor.next + 1) % count;
         }
         out

@@ -118,7 +118,7 @@ pub struct Scheduler {
     /// What a swap of the configuration replaced, to be dropped once the lock is released
     /// (see [`Scheduler::take_retired`]).
     retired: Retired,
-    /// The benchmark floor's place in the applications (see `Scheduler::place_first_fit`).
+    /// The benchmark floor's place among the leaves (see `Scheduler::place_first_fit`).
     #[cfg(feature = "diagnostics")]
     floor: heartbeat::FloorCursor,
 }

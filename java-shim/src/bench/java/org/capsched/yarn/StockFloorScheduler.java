@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,7 +48,7 @@ import org.apache.hadoop.yarn.util.resource.Resources;
 
 /**
  * The benchmark's stock-bookkeeping floor: the floor's placement (each node heartbeat places
- * the first pending ask that fits, up to the off-switch limit, the applications taking turns
+ * the first pending ask that fits, up to the off-switch limit, the leaves taking turns
  * container by container from where the last heartbeat stopped; see {@link FloorScheduler}) on Apache's own
  * objects instead of ours. It is Apache's FifoScheduler with its walk replaced: a heartbeat
  * runs the base class's node update, then places each container with FifoScheduler's own
@@ -103,8 +104,14 @@ public class StockFloorScheduler extends FifoScheduler {
   private final Map<String, Leaf> leaves = new HashMap<>();
   private Leaf root;
 
-  /** The applications in id order, as the floor takes them; rebuilt when their number changes. */
-  private final List<ApplicationId> order = new ArrayList<>();
+  /**
+   * The leaves in the order of their first application, each with its applications in id
+   * order, as the floor takes them; rebuilt when the number of applications changes.
+   */
+  private final List<List<ApplicationId>> order = new ArrayList<>();
+  /** Per leaf, its first application that may still ask (those before ask for nothing). */
+  private int[] first = new int[0];
+  private int ordered = -1;
   private int next;
   private int most = 1;
 
@@ -192,10 +199,17 @@ public class StockFloorScheduler extends FifoScheduler {
   }
 
   private void placeFirstFit(FiCaSchedulerNode node) throws Throwable {
-    if (order.size() != applications.size()) {
+    if (ordered != applications.size()) {
+      List<ApplicationId> ids = new ArrayList<>(applications.keySet());
+      ids.sort(null);
+      Map<Queue, List<ApplicationId>> byLeaf = new LinkedHashMap<>();
+      for (ApplicationId id : ids) {
+        byLeaf.computeIfAbsent(applications.get(id).getQueue(), q -> new ArrayList<>()).add(id);
+      }
       order.clear();
-      order.addAll(applications.keySet());
-      order.sort(null);
+      order.addAll(byLeaf.values());
+      first = new int[order.size()];
+      ordered = applications.size();
       next = 0;
     }
     int count = order.size();
@@ -204,30 +218,60 @@ public class StockFloorScheduler extends FifoScheduler {
     // A node without room for the smallest container is walked no further, as the floor's.
     while (placed < most && looked < count
         && Resources.fitsIn(getMinimumResourceCapability(), node.getUnallocatedResource())) {
-      SchedulerApplication<FifoAppAttempt> app = applications.get(order.get(next % count));
-      FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
       int got = 0;
-      if (attempt != null) {
-        synchronized (attempt) {
-          for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-            PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
-            if (ask.getCount() > 0
-                && Resources.fitsIn(ask.getPerAllocationResource(), node.getUnallocatedResource())) {
-              got = (int) ASSIGN.invoke(this, node, attempt, key, 1,
-                  ask.getPerAllocationResource(), NodeType.OFF_SWITCH);
-              break;
-            }
-          }
-        }
+      // The leaves take turns container by container; in a leaf, the first application
+      // with an ask that fits, those that ask for nothing passed once (as the floor's).
+      int leaf = next % count;
+      List<ApplicationId> apps = order.get(leaf);
+      while (first[leaf] < apps.size() && !asking(applications.get(apps.get(first[leaf])))) {
+        first[leaf]++;
+      }
+      for (int i = first[leaf]; i < apps.size() && got == 0; i++) {
+        got = placeOne(node, applications.get(apps.get(i)));
       }
       if (got > 0) {
         placed += got;
       } else {
         looked++;
       }
-      // The next container goes to the next application, as the floor's does.
       next = (next + 1) % count;
     }
+  }
+
+  /** Whether the application's attempt asks for anything. */
+  private static boolean asking(SchedulerApplication<FifoAppAttempt> app) {
+    FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+    if (attempt == null) {
+      return false;
+    }
+    synchronized (attempt) {
+      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+        if (attempt.getPendingAsk(key, ResourceRequest.ANY).getCount() > 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** One container for the application's first pending ask that fits the node, if any. */
+  private int placeOne(FiCaSchedulerNode node, SchedulerApplication<FifoAppAttempt> app)
+      throws Throwable {
+    FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
+    if (attempt == null) {
+      return 0;
+    }
+    synchronized (attempt) {
+      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
+        PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
+        if (ask.getCount() > 0
+            && Resources.fitsIn(ask.getPerAllocationResource(), node.getUnallocatedResource())) {
+          return (int) ASSIGN.invoke(this, node, attempt, key, 1, ask.getPerAllocationResource(),
+              NodeType.OFF_SWITCH);
+        }
+      }
+    }
+    return 0;
   }
 
   /**
