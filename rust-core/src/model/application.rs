@@ -171,6 +171,8 @@ pub struct App {
     pub queue: QueueIndex,
     /// The submitting user.
     pub user: String,
+    /// Where its leaf keeps its user's record, as last found.
+    pub user_slot: crate::model::UserSlot,
     /// Application priority (higher runs first).
     pub priority: i64,
     /// The current attempt's id, once one exists.
@@ -253,6 +255,7 @@ impl App {
             app_id,
             queue,
             user,
+            user_slot: Default::default(),
             priority,
             attempt: None,
             requests: BTreeMap::new(),

@@ -21,7 +21,7 @@ pub use queue::{Queue, QueueTree, ResolveError};
 pub use queue_states::RuntimeState;
 pub use reservation::Reservation;
 pub use state::{Container, Leaving, State};
-pub use users::{LimitCache, PendingUsersCount, UserState};
+pub use users::{LimitCache, PendingUsersCount, UserSlot, UserState, Users};
 
 /// The wall clock, in milliseconds since the epoch: when a container or reservation is
 /// booked, as Apache stamps each `RMContainer`'s creation time with

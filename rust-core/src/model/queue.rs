@@ -6,7 +6,7 @@ use crate::ids::{AppKey, QueueIndex};
 use crate::java_order;
 use crate::model::capacities::over_weight_sum;
 use crate::model::queue_states::RuntimeState;
-use crate::model::users::{LimitCache, PendingUsersCount, UserState};
+use crate::model::users::{LimitCache, PendingUsersCount, UserState, Users};
 use crate::model::{PartitionId, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
 use rustc_hash::FxHashMap;
@@ -28,7 +28,7 @@ pub struct Queue {
     /// Applications submitted to this queue (leaves only), in submission order.
     pub apps: Vec<AppKey>,
     /// Users with applications in this queue (leaves only).
-    pub users: FxHashMap<String, UserState>,
+    pub users: Users,
     /// Resources reserved for activated applications' ApplicationMasters (leaves only),
     /// in the default partition.
     pub am_used: Resource,
@@ -128,10 +128,7 @@ impl Queue {
     /// `user`'s record in this leaf, made if it has none. (Every container booked and
     /// ended comes here: the name is copied only for a user the leaf has no record of.)
     pub fn user_mut(&mut self, user: &str) -> &mut UserState {
-        if !self.users.contains_key(user) {
-            self.users.insert(user.to_string(), UserState::default());
-        }
-        self.users.get_mut(user).expect("the user's record was just made")
+        self.users.get_or_default(user)
     }
 
     fn new(config: QueueConfig) -> Self {
@@ -142,7 +139,7 @@ impl Queue {
             absolute_maximum_capacity: 0.0,
             used: Resource::ZERO,
             apps: Vec::new(),
-            users: FxHashMap::default(),
+            users: Users::default(),
             am_used: Resource::ZERO,
             labelled_am_used: FxHashMap::default(),
             runnable_apps: 0,

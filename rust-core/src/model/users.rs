@@ -87,6 +87,158 @@ impl UserState {
     }
 }
 
+/// A leaf's users by name. Each user's record keeps its slot while the user stays, so an
+/// application can remember where its user's record is ([`UserSlot`]) and find it during
+/// a pass without hashing and comparing the name (whose bytes, like the map's, are cold
+/// in a cluster of thousands of applications). Iteration is in slot order; the sums whose
+/// order Apache fixes put the users in that order themselves (see
+/// `Queue::recompute_usage_ratio`).
+#[derive(Debug, Clone, Default)]
+pub struct Users {
+    slots: Vec<Option<Slot>>,
+    by_name: rustc_hash::FxHashMap<String, u32>,
+    /// Slots given up, to be taken again first.
+    free: Vec<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    /// Unique to the user's stay in this slot (never handed out twice in the process), so
+    /// a remembered slot is the same user's or no longer valid.
+    id: u64,
+    name: String,
+    state: UserState,
+}
+
+/// Where an application last found its user's record in its leaf (see [`Users`]): a
+/// cache, which is why it compares equal to any other.
+#[derive(Debug, Clone, Default)]
+pub struct UserSlot(std::cell::Cell<(u32, u64)>);
+
+impl PartialEq for UserSlot {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// Slot ids: 0 is no slot.
+static NEXT_SLOT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Users {
+    /// The record of `user`, if the leaf has one.
+    pub fn get(&self, user: &str) -> Option<&UserState> {
+        let slot = *self.by_name.get(user)?;
+        self.slots[slot as usize].as_ref().map(|s| &s.state)
+    }
+
+    /// [`Users::get`], looked for first where `remembered` says (and remembered there when
+    /// found elsewhere).
+    pub fn get_remembered(&self, user: &str, remembered: &UserSlot) -> Option<&UserState> {
+        let (index, id) = remembered.0.get();
+        if let Some(Some(slot)) = self.slots.get(index as usize) {
+            if slot.id == id {
+                debug_assert_eq!(slot.name, user, "a slot id names one user");
+                return Some(&slot.state);
+            }
+        }
+        let index = *self.by_name.get(user)?;
+        let slot = self.slots[index as usize].as_ref()?;
+        remembered.0.set((index, slot.id));
+        Some(&slot.state)
+    }
+
+    /// [`Users::get`], to change.
+    pub fn get_mut(&mut self, user: &str) -> Option<&mut UserState> {
+        let slot = *self.by_name.get(user)?;
+        self.slots[slot as usize].as_mut().map(|s| &mut s.state)
+    }
+
+    /// The record of `user`, made if the leaf has none (the name is copied only then).
+    pub fn get_or_default(&mut self, user: &str) -> &mut UserState {
+        let index = match self.by_name.get(user) {
+            Some(&index) => index,
+            None => self.insert(user.to_string(), UserState::default()),
+        };
+        &mut self.slots[index as usize].as_mut().expect("a named slot is taken").state
+    }
+
+    /// Sets `user`'s record, returning its slot.
+    pub fn insert(&mut self, user: String, state: UserState) -> u32 {
+        if let Some(&index) = self.by_name.get(&user) {
+            self.slots[index as usize].as_mut().expect("a named slot is taken").state = state;
+            return index;
+        }
+        let id = NEXT_SLOT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let slot = Some(Slot { id, name: user.clone(), state });
+        let index = match self.free.pop() {
+            Some(index) => {
+                self.slots[index as usize] = slot;
+                index
+            }
+            None => {
+                self.slots.push(slot);
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 users in a leaf")
+            }
+        };
+        self.by_name.insert(user, index);
+        index
+    }
+
+    /// Drops `user`'s record, returning it.
+    pub fn remove(&mut self, user: &str) -> Option<UserState> {
+        let index = self.by_name.remove(user)?;
+        self.free.push(index);
+        self.slots[index as usize].take().map(|s| s.state)
+    }
+
+    pub fn contains_key(&self, user: &str) -> bool {
+        self.by_name.contains_key(user)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Every user and its record, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &UserState)> {
+        self.slots.iter().flatten().map(|s| (&s.name, &s.state))
+    }
+
+    /// [`Users::iter`], to change the records.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut UserState)> {
+        self.slots.iter_mut().flatten().map(|s| (&s.name, &mut s.state))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.iter().map(|(name, _)| name)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &UserState> {
+        self.iter().map(|(_, u)| u)
+    }
+}
+
+impl<'a> IntoIterator for &'a Users {
+    type Item = (&'a String, &'a UserState);
+    type IntoIter = Box<dyn Iterator<Item = Self::Item> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+impl std::ops::Index<&str> for Users {
+    type Output = UserState;
+
+    fn index(&self, user: &str) -> &UserState {
+        self.get(user).unwrap_or_else(|| panic!("the leaf has no record of user {user}"))
+    }
+}
+
 /// Which of a leaf's cached user limits a lookup reads: Apache's `UsersManager` keeps one
 /// per partition and scheduling mode, each remembering the version of the users' state it
 /// was worked out at.
@@ -247,6 +399,32 @@ mod tests {
         let three = Resource::new(6 * 1024, 6);
         cache.look_up_among_all(DEFAULT, std::iter::empty(), three);
         assert_eq!(cache.cached_among_all(DEFAULT), Some(three));
+    }
+
+    #[test]
+    fn a_remembered_slot_finds_its_user_and_only_its_user() {
+        let mut users = Users::default();
+        users.get_or_default("alice").active_apps = 1;
+        users.get_or_default("bob").active_apps = 2;
+        let (alice, bob) = (UserSlot::default(), UserSlot::default());
+        assert_eq!(users.get_remembered("alice", &alice).map(|u| u.active_apps), Some(1));
+        assert_eq!(users.get_remembered("bob", &bob).map(|u| u.active_apps), Some(2));
+        assert_eq!(users.get_remembered("bob", &bob).map(|u| u.active_apps), Some(2), "from the slot");
+        // Alice leaves and carol takes her slot: alice's remembered slot no longer holds.
+        users.remove("alice");
+        users.get_or_default("carol").active_apps = 3;
+        assert_eq!(users.len(), 2);
+        assert_eq!(users.get_remembered("alice", &alice), None);
+        assert_eq!(users.get_remembered("carol", &alice).map(|u| u.active_apps), Some(3));
+        // Alice comes back in a slot of her own; a slot remembered in another leaf's users
+        // finds nothing there.
+        users.get_or_default("alice").active_apps = 4;
+        let elsewhere = Users::default();
+        let remembered = UserSlot::default();
+        assert_eq!(users.get_remembered("alice", &remembered).map(|u| u.active_apps), Some(4));
+        assert_eq!(elsewhere.get_remembered("alice", &remembered), None);
+        let names: Vec<&String> = users.keys().collect();
+        assert_eq!(names, ["carol", "bob", "alice"], "slot order, freed slots taken first");
     }
 
     #[test]

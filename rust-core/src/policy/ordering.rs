@@ -14,17 +14,12 @@ use std::cmp::Ordering;
 /// first when both are under, or both over, their guarantee; ties go to the larger
 /// configured capacity, then to configuration order.
 pub fn ordered_children(state: &State, parent: QueueIndex) -> Vec<QueueIndex> {
-    ordered_children_in(state, parent, DEFAULT_PARTITION)
+    children_in_order(state, parent, DEFAULT_PARTITION).collect()
 }
 
-/// [`ordered_children`] for a node in `partition`: each child's shares and usage there,
-/// and, in a labelled partition, children that may access it first (Apache's
-/// `compareQueueAccessToPartition`).
-pub fn ordered_children_in(state: &State, parent: QueueIndex, partition_id: PartitionId) -> Vec<QueueIndex> {
-    children_in_order(state, parent, partition_id).collect()
-}
-
-/// [`ordered_children_in`], worked out as far as it is read: a parent's first child takes
+/// [`ordered_children`] for a node in `partition`, worked out as far as it is read: each
+/// child's shares and usage there, and, in a labelled partition, children that may access
+/// it first (Apache's `compareQueueAccessToPartition`). A parent's first child takes
 /// the node on most heartbeats, and finding it is one pass over the children, where
 /// sorting them all is several. The rest are sorted when the second is asked for.
 ///

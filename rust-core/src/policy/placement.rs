@@ -296,7 +296,7 @@ fn visit_leaf(
         }
         let base = *base_limit.get_or_insert_with(|| pass_user_limit(state, pass, queue));
         let ul = weighted_limit(state, queue, base, &app.user);
-        let user = q.users.get(&app.user);
+        let user = q.users.get_remembered(&app.user, &app.user_slot);
         let user_used = user.map_or(Resource::ZERO, |u| u.used_in(pass.partition));
         // A user may go over the limit by one container, never further (Apache compares
         // what the user holds, before this container, with the limit) — unless its own

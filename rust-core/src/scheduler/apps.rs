@@ -111,7 +111,7 @@ impl Scheduler {
         let a = &self.state.apps[&app];
         let (queue, user, runnable) = (a.queue, a.user.clone(), a.runnable);
         self.insert_in_fifo_order(app);
-        let u = self.state.queues.queues[queue].users.entry(user).or_default();
+        let u = self.state.queues.queues[queue].user_mut(&user);
         if runnable {
             u.pending_apps += 1;
         }
