@@ -223,11 +223,11 @@ public class StockFloorScheduler extends FifoScheduler {
       // with an ask that fits, those that ask for nothing passed once (as the floor's).
       int leaf = next % count;
       List<ApplicationId> apps = order.get(leaf);
-      while (first[leaf] < apps.size() && !asking(applications.get(apps.get(first[leaf])))) {
-        first[leaf]++;
-      }
-      for (int i = first[leaf]; i < apps.size() && got == 0; i++) {
+      for (int i = first[leaf]; i < apps.size() && got <= 0; i++) {
         got = placeOne(node, applications.get(apps.get(i)));
+        if (got < 0 && i == first[leaf]) {
+          first[leaf]++;
+        }
       }
       if (got > 0) {
         placed += got;
@@ -238,40 +238,31 @@ public class StockFloorScheduler extends FifoScheduler {
     }
   }
 
-  /** Whether the application's attempt asks for anything. */
-  private static boolean asking(SchedulerApplication<FifoAppAttempt> app) {
-    FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
-    if (attempt == null) {
-      return false;
-    }
-    synchronized (attempt) {
-      for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
-        if (attempt.getPendingAsk(key, ResourceRequest.ANY).getCount() > 0) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** One container for the application's first pending ask that fits the node, if any. */
+  /**
+   * One container for the application's first pending ask that fits the node: how many
+   * were placed (0 or 1), or -1 when the application asks for nothing.
+   */
   private int placeOne(FiCaSchedulerNode node, SchedulerApplication<FifoAppAttempt> app)
       throws Throwable {
     FifoAppAttempt attempt = app == null ? null : app.getCurrentAppAttempt();
     if (attempt == null) {
-      return 0;
+      return -1;
     }
+    boolean asking = false;
     synchronized (attempt) {
       for (SchedulerRequestKey key : attempt.getSchedulerKeys()) {
         PendingAsk ask = attempt.getPendingAsk(key, ResourceRequest.ANY);
-        if (ask.getCount() > 0
-            && Resources.fitsIn(ask.getPerAllocationResource(), node.getUnallocatedResource())) {
+        if (ask.getCount() <= 0) {
+          continue;
+        }
+        asking = true;
+        if (Resources.fitsIn(ask.getPerAllocationResource(), node.getUnallocatedResource())) {
           return (int) ASSIGN.invoke(this, node, attempt, key, 1, ask.getPerAllocationResource(),
               NodeType.OFF_SWITCH);
         }
       }
     }
-    return 0;
+    return asking ? 0 : -1;
   }
 
   /**
