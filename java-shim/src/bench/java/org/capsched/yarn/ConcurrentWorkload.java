@@ -66,11 +66,17 @@ import org.capsched.yarn.harness.RmHarness;
  */
 public final class ConcurrentWorkload {
   private static final int GB = 1024;
-  private static final int QUEUES = 10;
   private static final int USERS = 20;
 
   private final String scheduler;
   private final boolean atBest;
+  /**
+   * The refresh mode: Apache's default settings, 1,000 queues, and a refresh of every
+   * queue's settings every {@code refreshEveryMs} (the scheduler reinitialized as the admin service does it).
+   */
+  private final boolean refreshing;
+  private final int queues;
+  private final int refreshEveryMs = Integer.getInteger("capsched.workload.refresh-every-ms", 2000);
   private final int nodes = Integer.getInteger("capsched.workload.nodes", 500);
   private final int nodeGb = Integer.getInteger("capsched.workload.node-gb", 16);
   private final int apps = Integer.getInteger("capsched.workload.apps", 1000);
@@ -89,9 +95,11 @@ public final class ConcurrentWorkload {
   private final List<long[]> allocateLatencies = Collections.synchronizedList(new ArrayList<>());
   private final AtomicLong clientReads = new AtomicLong();
 
-  private ConcurrentWorkload(String scheduler, boolean atBest) {
+  private ConcurrentWorkload(String scheduler, String mode) {
     this.scheduler = scheduler;
-    this.atBest = atBest;
+    this.atBest = mode.equals("at-best");
+    this.refreshing = mode.equals("refresh");
+    this.queues = Integer.getInteger("capsched.workload.queues", refreshing ? 1000 : 10);
   }
 
   /** A container an AM holds, due to be reported finished by its node. */
@@ -122,8 +130,8 @@ public final class ConcurrentWorkload {
   }
 
   /**
-   * {@code run SCHEDULER MODE OUT}: one measured run (SCHEDULER apache, ours or fair, MODE default
-   * or at-best), its result line appended to OUT. {@code report DIR OUT}: the Markdown table
+   * {@code run SCHEDULER MODE OUT}: one measured run (SCHEDULER apache, ours or fair, MODE default,
+   * at-best or refresh, which FairScheduler has no part in), its result line appended to OUT. {@code report DIR OUT}: the Markdown table
    * of every result in DIR.
    */
   public static void main(String[] args) throws Exception {
@@ -131,11 +139,13 @@ public final class ConcurrentWorkload {
       report(Paths.get(args[1]), Paths.get(args[2]));
       return;
     }
-    if (args.length != 4 || !args[0].equals("run")) {
+    if (args.length != 4 || !args[0].equals("run")
+        || !Arrays.asList("default", "at-best", "refresh").contains(args[2])
+        || (args[2].equals("refresh") && args[1].equals("fair"))) {
       throw new IllegalArgumentException(
-          "usage: run apache|ours|fair default|at-best OUT | report DIR OUT");
+          "usage: run apache|ours|fair default|at-best OUT | run apache|ours refresh OUT | report DIR OUT");
     }
-    ConcurrentWorkload w = new ConcurrentWorkload(args[1], args[2].equals("at-best"));
+    ConcurrentWorkload w = new ConcurrentWorkload(args[1], args[2]);
     String line = w.run();
     System.out.println(line);
     Files.write(Paths.get(args[3]), (line + "\n").getBytes(StandardCharsets.UTF_8),
@@ -143,15 +153,24 @@ public final class ConcurrentWorkload {
     System.exit(0);
   }
 
-  private String capacitySchedulerXml() {
+  /**
+   * The queues' file; {@code generation} changes every queue's ApplicationMaster share, for
+   * the refresh mode's refreshes.
+   */
+  private String capacitySchedulerXml(int generation) {
     List<String> pairs = new ArrayList<>();
     StringBuilder names = new StringBuilder();
-    for (int q = 0; q < QUEUES; q++) {
+    String share = String.format(Locale.ROOT, "%.4f", 100.0 / queues);
+    for (int q = 0; q < queues; q++) {
       names.append(q == 0 ? "" : ",").append("q").append(q);
-      pairs.addAll(Arrays.asList("root.q" + q + ".capacity", String.valueOf(100 / QUEUES),
+      pairs.addAll(Arrays.asList("root.q" + q + ".capacity", share,
           "root.q" + q + ".maximum-capacity", "100",
           "root.q" + q + ".user-limit-factor", "10",
           "root.q" + q + ".minimum-user-limit-percent", "25"));
+      if (refreshing) {
+        pairs.addAll(Arrays.asList("root.q" + q + ".maximum-am-resource-percent",
+            generation % 2 == 0 ? "0.5" : "0.6"));
+      }
     }
     pairs.addAll(Arrays.asList("root.queues", names.toString(),
         "maximum-applications", "100000"));
@@ -167,22 +186,24 @@ public final class ConcurrentWorkload {
   }
 
   /**
-   * FairScheduler's allocation file for the same queues: ten leaves of equal weight (it has
+   * FairScheduler's allocation file for the same queues: leaves of equal weight (it has
    * no user-limit-factor or minimum user limit; every application may run).
    */
-  private static String fairSchedulerXml() {
+  private String fairSchedulerXml() {
     StringBuilder b = new StringBuilder("<?xml version=\"1.0\"?><allocations>");
-    for (int q = 0; q < QUEUES; q++) {
+    for (int q = 0; q < queues; q++) {
       b.append("<queue name=\"q").append(q).append("\"><weight>1.0</weight></queue>");
     }
     return b.append("</allocations>").toString();
   }
 
   private String run() throws Exception {
-    Class<? extends ResourceScheduler> type = scheduler.equals("apache") ? CapacityScheduler.class
-        : scheduler.equals("fair") ? FairScheduler.class : RustCapacityScheduler.class;
+    Class<? extends ResourceScheduler> type = scheduler.equals("apache")
+        ? (refreshing ? TimedSchedulers.Apache.class : CapacityScheduler.class)
+        : scheduler.equals("fair") ? FairScheduler.class
+        : (refreshing ? TimedSchedulers.Ours.class : RustCapacityScheduler.class);
     YarnConfiguration conf = RmHarness.configuration(type,
-        capacitySchedulerXml().getBytes(StandardCharsets.UTF_8));
+        capacitySchedulerXml(0).getBytes(StandardCharsets.UTF_8));
     conf.setInt(YarnConfiguration.RM_SCHEDULER_MINIMUM_ALLOCATION_MB, GB);
     if (type == FairScheduler.class) {
       Path allocations = Files.createTempFile("capsched-fair-", ".xml");
@@ -199,14 +220,15 @@ public final class ConcurrentWorkload {
     }
     MockRM rm = RmHarness.start(conf);
     try {
-      return measure(rm);
+      return measure(rm, conf);
     } finally {
       running = false;
       rm.stop();
     }
   }
 
-  private String measure(MockRM rm) throws Exception {
+  /** The run, on an RM started with {@code conf}. */
+  private String measure(MockRM rm, YarnConfiguration conf) throws Exception {
     Random random = new Random(42);
     List<MockNM> nms = new ArrayList<>();
     for (int n = 0; n < nodes; n++) {
@@ -219,7 +241,7 @@ public final class ConcurrentWorkload {
     for (int a = 0; a < apps; a++) {
       MockRMAppSubmissionData data = MockRMAppSubmissionData.Builder
           .createWithResource(Resource.newInstance(GB, 1), rm)
-          .withQueue("q" + (a % QUEUES))
+          .withQueue("q" + (a % queues))
           .withUser("u" + (a % USERS))
           .withAppName("job" + a)
           .withUnmanagedAM(true)
@@ -248,7 +270,12 @@ public final class ConcurrentWorkload {
       final int first = t;
       threads.add(loop("nm-" + t, failures, () -> {
         long started = System.nanoTime();
+        // Each thread's nodes heartbeat spread over the period, as a cluster's NodeManagers,
+        // started at different times, do (not all at once).
+        int mine = (nodes - first + nmThreads - 1) / nmThreads;
+        int k = 0;
         for (int n = first; n < nodes && running; n += nmThreads) {
+          pace(started, (int) ((long) heartbeatMs * k++ / mine));
           List<ContainerStatus> done = new ArrayList<>();
           long now = System.currentTimeMillis();
           ConcurrentLinkedQueue<Due> queue = finishing.get(n);
@@ -283,6 +310,22 @@ public final class ConcurrentWorkload {
         Thread.sleep(200);
       }));
     }
+    if (refreshing) {
+      Path file = Paths.get(conf.getResource(YarnConfiguration.CS_CONFIGURATION_FILE).toURI());
+      int[] generation = {0};
+      threads.add(loop("refresh", failures, () -> {
+        Thread.sleep(refreshEveryMs);
+        generation[0]++;
+        // Written beside it and moved into place: the RM may read the file at any time.
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        Files.write(next, capacitySchedulerXml(generation[0]).getBytes(StandardCharsets.UTF_8));
+        Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        // As the admin service's refreshQueues calls it, with the RM's configuration (which
+        // names the file).
+        rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
+      }));
+    }
     for (Thread t : threads) {
       t.start();
     }
@@ -292,8 +335,10 @@ public final class ConcurrentWorkload {
     long reads0 = clientReads.get();
     placed.set(0);
     measuring = true;
+    TimedSchedulers.recording = true;
     long t0 = System.nanoTime();
     Thread.sleep(windowS * 1000L);
+    TimedSchedulers.recording = false;
     measuring = false;
     double seconds = (System.nanoTime() - t0) / 1e9;
     long cpu = processCpuNanos() - cpu0;
@@ -311,7 +356,7 @@ public final class ConcurrentWorkload {
     long[] alloc = merged(allocateLatencies);
     Map<String, String> out = new LinkedHashMap<>();
     out.put("scheduler", scheduler);
-    out.put("mode", atBest ? "at-best" : "default");
+    out.put("mode", atBest ? "at-best" : refreshing ? "refresh" : "default");
     out.put("containers_per_s", fmt(n / seconds));
     out.put("ask_p50_ms", fmt(percentile(ask, 0.5) / 1e6));
     out.put("ask_p99_ms", fmt(percentile(ask, 0.99) / 1e6));
@@ -324,9 +369,57 @@ public final class ConcurrentWorkload {
     out.put("rss_mib", String.valueOf(rssMib()));
     out.put("client_reads_per_s", fmt(reads / seconds));
     out.put("allocate_calls", String.valueOf(alloc.length));
+    if (refreshing) {
+      refreshFigures(out);
+    }
     StringBuilder line = new StringBuilder("RESULT");
     out.forEach((k, v) -> line.append(' ').append(k).append('=').append(v));
     return line.toString();
+  }
+
+  /**
+   * The refresh mode's figures: how long the refreshes took and held the scheduler's lock
+   * (median and longest), and the longest node heartbeat that ran at any moment of a refresh
+   * against the longest at any other time.
+   */
+  private void refreshFigures(Map<String, String> out) {
+    List<long[]> refreshes;
+    List<long[]> heartbeats;
+    synchronized (TimedSchedulers.REFRESHES) {
+      refreshes = new ArrayList<>(TimedSchedulers.REFRESHES);
+    }
+    synchronized (TimedSchedulers.HEARTBEATS) {
+      heartbeats = new ArrayList<>(TimedSchedulers.HEARTBEATS);
+    }
+    if (refreshes.isEmpty()) {
+      throw new IllegalStateException("no refresh ran in the window");
+    }
+    long[] took = refreshes.stream().mapToLong(r -> r[1] - r[0]).sorted().toArray();
+    long[] held = refreshes.stream().mapToLong(r -> r[2]).sorted().toArray();
+    long during = 0;
+    long otherwise = 0;
+    long[] all = new long[heartbeats.size()];
+    int i = 0;
+    for (long[] h : heartbeats) {
+      long length = h[1] - h[0];
+      all[i++] = length;
+      boolean overlaps = refreshes.stream().anyMatch(r -> h[0] < r[1] && h[1] > r[0]);
+      if (overlaps) {
+        during = Math.max(during, length);
+      } else {
+        otherwise = Math.max(otherwise, length);
+      }
+    }
+    Arrays.sort(all);
+    out.put("refreshes", String.valueOf(refreshes.size()));
+    out.put("refresh_ms", fmt(percentile(took, 0.5) / 1e6));
+    out.put("refresh_max_ms", fmt(percentile(took, 1.0) / 1e6));
+    out.put("held_ms", fmt3(percentile(held, 0.5) / 1e6));
+    out.put("held_max_ms", fmt3(percentile(held, 1.0) / 1e6));
+    out.put("heartbeat_p50_us", fmt(percentile(all, 0.5) / 1e3));
+    out.put("heartbeat_p99_us", fmt(percentile(all, 0.99) / 1e3));
+    out.put("heartbeat_during_refresh_max_ms", fmt3(during / 1e6));
+    out.put("heartbeat_otherwise_max_ms", fmt3(otherwise / 1e6));
   }
 
   /** One AM heartbeat of {@code job}: tops its asks up, takes what it was given. */
@@ -470,6 +563,15 @@ public final class ConcurrentWorkload {
     return String.format(Locale.ROOT, "%.1f", v);
   }
 
+  /** A figure of the report: three decimals below 10, one above. */
+  private static String figure(double v) {
+    return Math.abs(v) < 10 ? fmt3(v) : fmt(v);
+  }
+
+  private static String fmt3(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+
   /** The Markdown table of every result line in the files of {@code dir}: median (min-max). */
   private static void report(Path dir, Path out) throws IOException {
     Map<String, List<Map<String, String>>> runs = new TreeMap<>();
@@ -487,10 +589,29 @@ public final class ConcurrentWorkload {
         }
       }
     }
-    String[] columns = {"containers_per_s", "ask_p50_ms", "ask_p99_ms", "ask_max_ms",
+    StringBuilder md = new StringBuilder();
+    table(md, runs, "containers_per_s", "ask_p50_ms", "ask_p99_ms", "ask_max_ms",
         "allocate_p50_us", "allocate_p99_us", "allocate_max_ms", "cpu_us_per_container", "gc_ms",
-        "rss_mib", "client_reads_per_s"};
-    StringBuilder md = new StringBuilder("| mode, scheduler | runs |");
+        "rss_mib", "client_reads_per_s");
+    Map<String, List<Map<String, String>>> refreshRuns = new TreeMap<>();
+    runs.forEach((k, v) -> {
+      if (v.get(0).containsKey("refreshes")) {
+        refreshRuns.put(k, v);
+      }
+    });
+    if (!refreshRuns.isEmpty()) {
+      md.append('\n');
+      table(md, refreshRuns, "refreshes", "refresh_ms", "refresh_max_ms", "held_ms", "held_max_ms",
+          "heartbeat_p50_us", "heartbeat_p99_us", "heartbeat_during_refresh_max_ms", "heartbeat_otherwise_max_ms");
+    }
+    Files.write(out, md.toString().getBytes(StandardCharsets.UTF_8));
+    System.out.print(md);
+  }
+
+  /** One Markdown table of {@code runs}: each column's median (min-max) over a row's runs. */
+  private static void table(StringBuilder md, Map<String, List<Map<String, String>>> runs,
+      String... columns) {
+    md.append("| mode, scheduler | runs |");
     for (String c : columns) {
       md.append(' ').append(c).append(" |");
     }
@@ -500,12 +621,10 @@ public final class ConcurrentWorkload {
       md.append("| ").append(e.getKey()).append(" | ").append(e.getValue().size()).append(" |");
       for (String c : columns) {
         double[] v = e.getValue().stream().mapToDouble(r -> Double.parseDouble(r.get(c))).sorted().toArray();
-        md.append(' ').append(fmt(v[v.length / 2])).append(" (").append(fmt(v[0])).append('–')
-            .append(fmt(v[v.length - 1])).append(") |");
+        md.append(' ').append(figure(v[v.length / 2])).append(" (").append(figure(v[0])).append('–')
+            .append(figure(v[v.length - 1])).append(") |");
       }
       md.append('\n');
     }
-    Files.write(out, md.toString().getBytes(StandardCharsets.UTF_8));
-    System.out.print(md);
   }
 }

@@ -582,7 +582,7 @@ public final class SideBySideBenchmark {
   private static void run() throws Exception {
     boolean small = "small".equals(System.getProperty("capsched.bench.scale", "full"));
     String parts = System.getProperty("capsched.bench.parts", "abcdef");
-    int reps = Integer.getInteger("capsched.bench.reps", small ? 1 : 3);
+    int reps = Integer.getInteger("capsched.bench.reps", small ? 1 : 5);
     // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
     // is already an average over every node's heartbeat.
     int largeNoOpReps = Integer.getInteger("capsched.bench.large-noop-reps", 1);

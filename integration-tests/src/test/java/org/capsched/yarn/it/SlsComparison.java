@@ -28,7 +28,7 @@ public final class SlsComparison {
   }
 
   public static void main(String[] args) throws Exception {
-    int reps = Integer.parseInt(System.getProperty("capsched.sls.reps", "3"));
+    int reps = Integer.parseInt(System.getProperty("capsched.sls.reps", "5"));
     String trace = System.getProperty("capsched.sls.trace", "trace.json");
     Path reports = Paths.get(System.getProperty("capsched.report.dir", "build/reports"));
     Path runs = reports.resolve("sls-runs");
