@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.yarn.server.resourcemanager.RMContext;
@@ -27,8 +28,11 @@ public final class TimedSchedulers {
   private TimedSchedulers() {
   }
 
-  private static void heartbeat(long start) {
-    if (recording) {
+  /** Hands {@code event} to {@code scheduler}, timing it if it is a node heartbeat. */
+  private static void handle(SchedulerEvent event, Consumer<SchedulerEvent> scheduler) {
+    long start = System.nanoTime();
+    scheduler.accept(event);
+    if (recording && event.getType() == SchedulerEventType.NODE_UPDATE) {
       HEARTBEATS.add(new long[] {start, System.nanoTime()});
     }
   }
@@ -43,11 +47,7 @@ public final class TimedSchedulers {
   public static final class Apache extends CapacityScheduler {
     @Override
     public void handle(SchedulerEvent event) {
-      long start = System.nanoTime();
-      super.handle(event);
-      if (event.getType() == SchedulerEventType.NODE_UPDATE) {
-        heartbeat(start);
-      }
+      TimedSchedulers.handle(event, super::handle);
     }
 
     @Override
@@ -62,11 +62,7 @@ public final class TimedSchedulers {
   public static final class Ours extends RustCapacityScheduler {
     @Override
     public void handle(SchedulerEvent event) {
-      long start = System.nanoTime();
-      super.handle(event);
-      if (event.getType() == SchedulerEventType.NODE_UPDATE) {
-        heartbeat(start);
-      }
+      TimedSchedulers.handle(event, super::handle);
     }
 
     @Override
