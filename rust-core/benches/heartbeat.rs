@@ -5,7 +5,8 @@
 //! - `noop`: every user is at its user limit and still asking, so a heartbeat walks the
 //!   whole tree and every application and places nothing (the case Apache's
 //!   TestCapacitySchedulerPerf measures);
-//! - `refresh`: the part of `refreshQueues` that holds the scheduler's lock;
+//! - `refresh`: the part of `refreshQueues` that holds the scheduler's lock, run back to
+//!   back and with the caches cold (written over between refreshes, as a running RM's are);
 //! - `fill`: the side-by-side benchmark's workload (section (a) of BENCHMARKS.md) in the
 //!   core alone: 5,000 nodes of 20 GB, every application asking for its share of the
 //!   cluster, nodes heartbeating in turn until the cluster is full; time per heartbeat.
@@ -125,16 +126,37 @@ fn refresh(c: &mut Criterion) {
     }
     let files = [config("100"), config("99")];
     let mut i = 0;
-    c.bench_function("refresh/commit (10k nodes, 10k apps, 1k queues)", |b| {
-        b.iter_batched(
-            || {
-                i += 1;
-                PreparedRefresh::new(files[i % 2].clone())
-            },
-            |prepared| s.refresh_prepared(prepared).expect("refresh"),
-            criterion::BatchSize::LargeInput,
-        )
-    });
+    // Twice this machine's last-level cache, written over before each cold refresh.
+    let mut elsewhere = vec![0u8; 64 << 20];
+    for (name, cold) in [
+        ("refresh/commit (10k nodes, 10k apps, 1k queues)", false),
+        ("refresh/commit, caches cold (10k nodes, 10k apps, 1k queues)", true),
+    ] {
+        c.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    i += 1;
+                    let prepared = PreparedRefresh::new(files[i % 2].clone());
+                    if cold {
+                        // As in a running RM, where heartbeats, allocate() calls and the
+                        // JVM have been through the caches since the last refresh.
+                        for x in elsewhere.iter_mut().step_by(64) {
+                            *x = x.wrapping_add(1);
+                        }
+                        black_box(&elsewhere);
+                    }
+                    prepared
+                },
+                // What the swap replaced goes back to criterion, which frees it untimed:
+                // the shim frees it after releasing the lock.
+                |prepared| {
+                    s.refresh_prepared(prepared).expect("refresh");
+                    s.take_retired()
+                },
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
 }
 
 /// The side-by-side workload: 5,000 nodes of 20 GB / 20 vcores, 1,000 leaves, 10,000
