@@ -199,6 +199,10 @@ pub fn written_keys(
     dynamic: &[DynamicQueue],
     reads_zero: impl Fn(&str) -> bool,
 ) -> Vec<(String, String)> {
+    if dynamic.is_empty() {
+        // Nothing to write, and no copy of every key to write it into.
+        return Vec::new();
+    }
     let written = with_dynamic_queues(props, dynamic);
     let mut out = Vec::new();
     for d in dynamic {

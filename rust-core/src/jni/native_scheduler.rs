@@ -564,6 +564,19 @@ pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueLayout<'l>(
     env.with_env(|_env| -> NativeResult<jlong> { ops::queue_layout(handle_ref(handle)?) }).resolve::<ThrowJava>()
 }
 
+/// `static native long queueLabelsVersion(long handle)`: a number that changes whenever
+/// `queueLayout` does or any queue's node labels change (while it stays, `queueNodeLabels`
+/// would return the same).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_org_capsched_yarn_NativeScheduler_queueLabelsVersion<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    env.with_env(|_env| -> NativeResult<jlong> { ops::queue_labels_version(handle_ref(handle)?) })
+        .resolve::<ThrowJava>()
+}
+
 /// `static native long[] queueMaximumAllocations(long handle)`: every queue's maximum
 /// allocation, in tree order ([`wire::queue_maximum`](super::wire::queue_maximum) records).
 #[unsafe(no_mangle)]

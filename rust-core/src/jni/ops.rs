@@ -521,6 +521,11 @@ pub fn queue_layout(h: &Handle) -> NativeResult<i64> {
     h.read(|s| s.state().queue_layout as i64)
 }
 
+/// A number that changes whenever the layout does or any queue's node labels change.
+pub fn queue_labels_version(h: &Handle) -> NativeResult<i64> {
+    h.read(|s| s.state().queue_labels_version as i64)
+}
+
 /// Every queue's maximum allocation, in tree order ([`wire::queue_maximum`] records).
 pub fn queue_maximum_allocations(h: &Handle) -> NativeResult<Vec<i64>> {
     h.read(|s| {

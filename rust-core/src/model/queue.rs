@@ -9,8 +9,7 @@ use crate::model::queue_states::RuntimeState;
 use crate::model::users::{LimitCache, PendingUsersCount, UserState, Users};
 use crate::model::{PartitionId, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
-use rustc_hash::FxHashMap;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One queue, live.
 #[derive(Debug, Clone)]
@@ -72,6 +71,11 @@ pub struct Queue {
     pub labelled: FxHashMap<PartitionId, PartitionShare>,
     /// The labelled partitions Apache's view of the queue lists (see [`ShownPartitions`]).
     pub shown: ShownPartitions,
+    /// Every activated application of this leaf has its headroom set in it (as a cluster
+    /// change leaves them, see `App::headroom_queue`): a cache, false when not known. Set
+    /// when the cluster or the configuration changes; cleared when an application is
+    /// activated here, starts an attempt here or moves in, or its user is forgotten.
+    pub headroom_settled: bool,
 }
 
 /// The labelled partitions a queue's scheduler view lists: Apache's `QueueCapacities` and
@@ -154,6 +158,7 @@ impl Queue {
             template_share: 0.0,
             labelled: FxHashMap::default(),
             shown: ShownPartitions::default(),
+            headroom_settled: false,
         }
     }
 
@@ -245,23 +250,10 @@ impl Queue {
     /// in the order its users map iterates).
     pub(super) fn recompute_usage_ratio(&mut self, calc: ResourceCalculator, cluster: Resource) {
         // Each user's ratio alone, then summed in the order Apache's map holds the users.
-        let mut ratios: Vec<(&str, f32)> = self
-            .users
-            .iter_mut()
-            .map(|(name, u)| {
-                u.usage_ratio = 0.0;
-                (name.as_str(), u.update_usage_ratio(calc, cluster))
-            })
-            .collect();
-        self.users_usage_ratio = match ratios.as_mut_slice() {
-            [] => 0.0,
-            [(_, ratio)] => *ratio,
-            _ => {
-                ratios.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let keys: Vec<&str> = ratios.iter().map(|&(name, _)| name).collect();
-                java_order::hash_map_order(&keys, keys.len()).into_iter().fold(0.0, |sum, i| sum + ratios[i].1)
-            }
-        };
+        self.users_usage_ratio = self.users.fold_in_java_order(0.0, |sum, u| {
+            u.usage_ratio = 0.0;
+            sum + u.update_usage_ratio(calc, cluster)
+        });
     }
 
     /// Something Apache's user-limit cache depends on changed (see `PendingUsersCount`).
@@ -350,16 +342,16 @@ pub struct QueueTree {
     /// usage ratios are shares of it.
     pub(super) cluster: Resource,
     pub(super) calculator: ResourceCalculator,
-    by_path: HashMap<String, QueueIndex>,
-    by_name: HashMap<String, Vec<QueueIndex>>,
+    by_path: FxHashMap<String, QueueIndex>,
+    by_name: FxHashMap<String, Vec<QueueIndex>>,
 }
 
 impl QueueTree {
     /// Builds the tree for a configuration, with no usage.
     pub fn build(config: &SchedulerConfig) -> Self {
         let queues: Vec<Queue> = config.queues.iter().cloned().map(Queue::new).collect();
-        let mut by_path = HashMap::new();
-        let mut by_name: HashMap<String, Vec<QueueIndex>> = HashMap::new();
+        let mut by_path = FxHashMap::default();
+        let mut by_name: FxHashMap<String, Vec<QueueIndex>> = FxHashMap::default();
         for (i, q) in queues.iter().enumerate() {
             by_path.insert(q.config.path.clone(), i);
             by_name.entry(q.config.name.clone()).or_default().push(i);
@@ -378,41 +370,44 @@ impl QueueTree {
     /// that map's iteration order (see [`crate::java_order`]). A queue that is new, or
     /// was a leaf, keeps the configuration's order.
     pub fn order_children_as_refreshed_from(&mut self, old: &QueueTree) {
-        for p in 0..self.queues.len() {
-            if self.queues[p].is_leaf() {
+        let mut ordered: Vec<(QueueIndex, Vec<QueueIndex>)> = Vec::new();
+        for (p, parent) in self.queues.iter().enumerate() {
+            if parent.is_leaf() {
                 continue;
             }
-            let Some(before) = old.index_of_path(self.queues[p].path()).filter(|&i| !old.queues[i].is_leaf()) else {
+            let Some(before) = old.index_of_path(parent.path()).filter(|&i| !old.queues[i].is_leaf()) else {
                 continue;
             };
-            let paths = |tree: &QueueTree, parent: QueueIndex| -> Vec<String> {
-                tree.queues[parent].config.children.iter().map(|&c| tree.queues[c].path().to_string()).collect()
-            };
+            fn paths(tree: &QueueTree, parent: QueueIndex) -> Vec<&str> {
+                tree.queues[parent].config.children.iter().map(|&c| tree.queues[c].path()).collect()
+            }
             let current = paths(old, before);
-            if self.queues[p].config.auto_create_child_queue {
+            if parent.config.auto_create_child_queue {
                 // A managed parent keeps its leaves in the order it created them (Apache's
                 // refresh re-reads its settings, not its list of children).
                 let kept: Vec<QueueIndex> = current.iter().filter_map(|c| self.index_of_path(c)).collect();
-                if kept.len() == self.queues[p].config.children.len() {
-                    self.queues[p].config.children = kept;
+                if kept.len() == parent.config.children.len() {
+                    ordered.push((p, kept));
                 }
                 continue;
             }
             let parsed = paths(self, p);
-            let parsed_keys: Vec<&str> = parsed.iter().map(String::as_str).collect();
-            let mut inserted: Vec<&str> = current.iter().map(String::as_str).collect();
-            let was_child: HashSet<&str> = inserted.iter().copied().collect();
-            for i in java_order::hash_map_order(&parsed_keys, parsed_keys.len()) {
-                if !was_child.contains(parsed_keys[i]) {
-                    inserted.push(parsed_keys[i]);
+            let was_child: FxHashSet<&str> = current.iter().copied().collect();
+            let mut inserted = current;
+            for i in java_order::hash_map_order(&parsed, parsed.len()) {
+                if !was_child.contains(parsed[i]) {
+                    inserted.push(parsed[i]);
                 }
             }
-            let is_child: HashSet<&str> = parsed_keys.iter().copied().collect();
+            let is_child: FxHashSet<&str> = parsed.iter().copied().collect();
             let children: Vec<QueueIndex> = java_order::hash_map_order(&inserted, inserted.len())
                 .into_iter()
                 .filter(|&i| is_child.contains(inserted[i]))
                 .filter_map(|i| self.index_of_path(inserted[i]))
                 .collect();
+            ordered.push((p, children));
+        }
+        for (p, children) in ordered {
             self.queues[p].config.children = children;
         }
     }

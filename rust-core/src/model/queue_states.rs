@@ -11,7 +11,6 @@
 use super::queue::QueueTree;
 use crate::config::{ConfigError, QueueState};
 use crate::ids::QueueIndex;
-use std::collections::HashMap;
 
 /// A queue's state as the RM reports it (YARN's `QueueState`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,12 +49,20 @@ impl QueueTree {
     /// asks. Applications are counted in `before` (a new queue has none). On a rule broken
     /// (a queue to run under a parent that does not), the errors, each naming the queue.
     pub fn set_states(&mut self, before: Option<&QueueTree>) -> Result<(), Vec<ConfigError>> {
-        let apps = |path: &str| before.and_then(|b| b.index_of_path(path).map(|i| b.apps_under(i))).unwrap_or(0);
-        let stopped_for = |path: &str| if apps(path) > 0 { RuntimeState::Draining } else { RuntimeState::Stopped };
-        // What each existing queue's state is as this pass reaches it: a parent stopped
-        // here has already stopped its existing descendants.
-        let mut previous: HashMap<String, RuntimeState> =
-            before.map(|b| b.queues.iter().map(|q| (q.path().to_string(), q.state)).collect()).unwrap_or_default();
+        // Where each queue was in `before`, if it was there.
+        let was: Vec<Option<QueueIndex>> =
+            self.queues.iter().map(|q| before.and_then(|b| b.index_of_path(q.path()))).collect();
+        let stopped_for = |j: QueueIndex| {
+            if before.is_some_and(|b| b.apps_under(j) > 0) {
+                RuntimeState::Draining
+            } else {
+                RuntimeState::Stopped
+            }
+        };
+        // What each existing queue's state is as this pass reaches it, by its place in
+        // `before`: a parent stopped here has already stopped its existing descendants.
+        let mut previous: Vec<RuntimeState> =
+            before.map(|b| b.queues.iter().map(|q| q.state).collect()).unwrap_or_default();
         // The state each queue would have if the RM started on this file. Apache builds a
         // whole new tree from the file on every refresh, where each queue takes its
         // configured state or its parent's; a queue new to the running tree keeps the
@@ -64,50 +71,43 @@ impl QueueTree {
         let mut fresh: Vec<RuntimeState> = Vec::with_capacity(self.queues.len());
         let mut errors = Vec::new();
         for i in 0..self.queues.len() {
-            let (path, configured) = {
-                let c = &self.queues[i].config;
-                (c.path.clone(), c.state_set.then_some(RuntimeState::from(c.state)))
-            };
-            let fresh_parent = self.queues[i].config.parent.map(|p| (self.queues[p].path().to_string(), fresh[p]));
-            fresh.push(match (configured, &fresh_parent) {
+            let q = &self.queues[i];
+            let configured = q.config.state_set.then_some(RuntimeState::from(q.config.state));
+            let parent = q.config.parent;
+            fresh.push(match (configured, parent) {
                 (Some(s), _) => s,
-                (None, Some((_, s))) => *s,
+                (None, Some(p)) => fresh[p],
                 (None, None) => RuntimeState::Running,
             });
-            let parent =
-                self.queues[i].config.parent.map(|p| (self.queues[p].path().to_string(), self.queues[p].state));
             // A leaf turned parent or a parent turned leaf is a new queue to Apache (the
             // queue built from the file replaces the running one).
-            let converted = before
-                .and_then(|b| b.index_of_path(&path).map(|j| b.queues[j].is_leaf() != self.queues[i].is_leaf()))
-                .unwrap_or(false);
-            let state = match previous.get(&path).copied().filter(|_| !converted) {
+            let kept = was[i].filter(|&j| before.is_some_and(|b| b.queues[j].is_leaf() == q.is_leaf()));
+            let state = match kept.map(|j| (j, previous[j])) {
                 None => {
-                    let parent = &fresh_parent;
-                    if let (Some(RuntimeState::Running), Some((parent_path, s))) = (configured, parent) {
-                        if *s != RuntimeState::Running {
-                            errors.push(ConfigError::queue(&path, format!(
-                                "is set RUNNING but its parent {parent_path} is {}: a queue cannot run under a parent that does not",
-                                s.as_str()
+                    if let (Some(RuntimeState::Running), Some(p)) = (configured, parent) {
+                        if fresh[p] != RuntimeState::Running {
+                            errors.push(ConfigError::queue(q.path(), format!(
+                                "is set RUNNING but its parent {} is {}: a queue cannot run under a parent that does not",
+                                self.queues[p].path(),
+                                fresh[p].as_str()
                             )));
                         }
                     }
                     fresh[i]
                 }
-                Some(RuntimeState::Running) if configured == Some(RuntimeState::Stopped) => {
+                Some((j, RuntimeState::Running)) if configured == Some(RuntimeState::Stopped) => {
                     for d in self.descendants(i) {
-                        let p = self.queues[d].path().to_string();
-                        if previous.contains_key(&p) {
-                            previous.insert(p.clone(), stopped_for(&p));
+                        if let Some(k) = was[d] {
+                            previous[k] = stopped_for(k);
                         }
                     }
-                    stopped_for(&path)
+                    stopped_for(j)
                 }
-                Some(prev) if prev != RuntimeState::Running && configured == Some(RuntimeState::Running) => {
-                    match &parent {
-                        Some((parent_path, s)) if *s != RuntimeState::Running => {
+                Some((_, prev)) if prev != RuntimeState::Running && configured == Some(RuntimeState::Running) => {
+                    match parent.map(|p| (self.queues[p].path(), self.queues[p].state)) {
+                        Some((parent_path, s)) if s != RuntimeState::Running => {
                             errors.push(ConfigError::queue(
-                                &path,
+                                q.path(),
                                 format!(
                                     "cannot be set RUNNING: its parent {parent_path} is {}; run the parent first",
                                     s.as_str()
@@ -118,7 +118,7 @@ impl QueueTree {
                         _ => RuntimeState::Running,
                     }
                 }
-                Some(prev) => prev,
+                Some((_, prev)) => prev,
             };
             self.queues[i].state = state;
         }

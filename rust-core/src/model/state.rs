@@ -100,6 +100,9 @@ pub struct State {
     /// Changes whenever the queues' paths, or their order in the tree, change: while it
     /// stays, so does the shim's directory of queues.
     pub queue_layout: u64,
+    /// Changes whenever the layout does, or any queue's accessible labels or default
+    /// label expression change: while it stays, so do the shim's queues' labels.
+    pub queue_labels_version: u64,
 }
 
 impl State {
@@ -124,6 +127,7 @@ impl State {
             bookings: 0,
             killable: HashSet::default(),
             queue_layout: 0,
+            queue_labels_version: 0,
         }
     }
 

@@ -99,6 +99,9 @@ pub struct Users {
     by_name: rustc_hash::FxHashMap<String, u32>,
     /// Slots given up, to be taken again first.
     free: Vec<u32>,
+    /// The taken slots in the order Apache's map of the users iterates them, once worked
+    /// out (see [`Users::fold_in_java_order`]); dropped whenever a user joins or leaves.
+    java_order: Option<Vec<u32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -181,6 +184,7 @@ impl Users {
             }
         };
         self.by_name.insert(user, index);
+        self.java_order = None;
         index
     }
 
@@ -188,6 +192,7 @@ impl Users {
     pub fn remove(&mut self, user: &str) -> Option<UserState> {
         let index = self.by_name.remove(user)?;
         self.free.push(index);
+        self.java_order = None;
         self.slots[index as usize].take().map(|s| s.state)
     }
 
@@ -211,6 +216,24 @@ impl Users {
     /// [`Users::iter`], to change the records.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut UserState)> {
         self.slots.iter_mut().flatten().map(|s| (&s.name, &mut s.state))
+    }
+
+    /// Folds `f` over every user's record in the order Apache's leaf iterates its map of
+    /// users: the names put into a `HashMap` of their number in name order (see
+    /// [`crate::java_order`]). That order is worked out once while the same users stay, so
+    /// a sum Apache takes over the map is taken here in its order at the cost of the walk.
+    pub fn fold_in_java_order<B>(&mut self, init: B, mut f: impl FnMut(B, &mut UserState) -> B) -> B {
+        let slots = &mut self.slots;
+        let order = self.java_order.get_or_insert_with(|| {
+            let mut named: Vec<(&str, u32)> =
+                slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (s.name.as_str(), i as u32))).collect();
+            named.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            let keys: Vec<&str> = named.iter().map(|&(name, _)| name).collect();
+            crate::java_order::hash_map_order(&keys, keys.len()).into_iter().map(|i| named[i].1).collect()
+        });
+        order
+            .iter()
+            .fold(init, |acc, &i| f(acc, &mut slots[i as usize].as_mut().expect("the order lists taken slots").state))
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {

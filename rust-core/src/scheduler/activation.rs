@@ -27,6 +27,17 @@ impl Scheduler {
         let calc = self.state.calculator();
         let pending: Vec<AppKey> = {
             let q = self.state.queues.get(queue);
+            // The users count their runnable applications that wait: none waits when all
+            // the counts are 0, and the leaf's applications need not be looked at (a
+            // refresh or a cluster change asks every leaf, most often with none waiting).
+            if q.users.values().all(|u| u.pending_apps == 0) {
+                debug_assert!(
+                    !q.apps.iter().any(|k| self.state.apps.get(k).is_some_and(|a| a.runnable && !a.active)),
+                    "a runnable application waits for activation in {} uncounted",
+                    q.path()
+                );
+                return;
+            }
             let mut p: Vec<AppKey> = q
                 .apps
                 .iter()
@@ -76,6 +87,7 @@ impl Scheduler {
             }
             let q = &mut self.state.queues.queues[queue];
             q.charge_am(&user, partition, am);
+            q.headroom_settled = false;
             let u = q.users.get_mut(&user).expect("charge_am keeps the user");
             u.active_apps += 1;
             u.pending_apps = u.pending_apps.saturating_sub(1);

@@ -138,6 +138,7 @@ impl Scheduler {
         for a in self.state.apps.values_mut() {
             if a.headroom_queue == Some(leaf) && a.user == user {
                 a.headroom_user_forgotten = true;
+                self.state.queues.queues[a.queue].headroom_settled = false;
             }
         }
     }
@@ -187,6 +188,7 @@ impl Scheduler {
         let Some(a) = self.state.apps.get_mut(&app) else { return };
         a.start_attempt(attempt_id, epoch, transfer_state);
         let queue = a.queue;
+        self.state.queues.queues[queue].headroom_settled = false;
         self.admit_attempt(app);
         // Apache's addApplicationAttempt activates in the application's own leaf only, and
         // not while the cluster has no resources (the first NodeManager's registration
@@ -354,6 +356,7 @@ impl Scheduler {
             self.state.relist_lent(app);
             let a = self.state.apps.get_mut(&app).expect("checked above");
             a.queue = dest;
+            self.state.queues.queues[dest].headroom_settled = false;
             // It left one leaf's ordering for another's: a mark of a stale fair cache is lost.
             a.fair_stale = false;
             let runnable = a.runnable;

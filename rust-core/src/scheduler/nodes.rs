@@ -147,6 +147,18 @@ impl Scheduler {
         let total = self.state.nodes.values().fold(Resource::ZERO, |acc, n| acc.plus(n.total));
         self.state.cluster = total;
         self.state.partitions.recount(self.state.nodes.values().map(|n| (n.partition, n.total)));
+        self.rework_for_cluster();
+    }
+
+    /// [`Scheduler::resize_cluster`] for a cluster the scheduler has counted already (every
+    /// change to the nodes counts it again): what a refresh runs under the lock, without
+    /// a walk over every node.
+    pub(super) fn rework_for_cluster(&mut self) {
+        debug_assert_eq!(
+            self.state.cluster,
+            self.state.nodes.values().fold(Resource::ZERO, |acc, n| acc.plus(n.total)),
+            "the cluster is counted at every change to its nodes"
+        );
         let calc = self.state.calculator();
         self.state.queues.update_effective_capacities_in(self.state.default_partition(), self.state.cluster, calc);
         self.update_partition_capacities();
@@ -243,14 +255,34 @@ impl Scheduler {
         let s = &mut self.state;
         for (index, q) in s.queues.queues.iter_mut().enumerate().filter(|(i, q)| q.is_leaf() && chosen(*i)) {
             q.users_changed();
-            let mut any_active = false;
-            for k in &q.apps {
-                if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
-                    a.headroom_queue = Some(index);
-                    a.headroom_user_forgotten = false;
-                    any_active = true;
+            let settled = |a: &crate::model::App| a.headroom_queue == Some(index) && !a.headroom_user_forgotten;
+            let any_active = if q.headroom_settled {
+                // Every activated application has its headroom here already (the usual
+                // refresh): they need not be visited.
+                debug_assert!(
+                    q.apps.iter().filter_map(|k| s.apps.get(k)).filter(|a| a.active).all(settled),
+                    "{}: an activated application's headroom is elsewhere",
+                    q.path()
+                );
+                q.users.values().any(|u| u.active_apps > 0)
+            } else {
+                let mut any_active = false;
+                for k in &q.apps {
+                    if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
+                        a.headroom_queue = Some(index);
+                        a.headroom_user_forgotten = false;
+                        any_active = true;
+                    }
                 }
-            }
+                q.headroom_settled = true;
+                any_active
+            };
+            debug_assert_eq!(
+                any_active,
+                q.apps.iter().filter_map(|k| s.apps.get(k)).any(|a| a.active),
+                "{}: the users count its activated applications",
+                q.path()
+            );
             if any_active {
                 q.user_limit_looked_up(LimitCache::of(DEFAULT_PARTITION));
             }

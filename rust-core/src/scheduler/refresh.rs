@@ -3,7 +3,7 @@
 
 use super::{Retired, Scheduler};
 use crate::config::validate::absolute_sums_exceeding;
-use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, SchedulerConfig};
+use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, OrderingPolicy, SchedulerConfig};
 use crate::ids::QueueIndex;
 use crate::model::{Queue, QueueTree, RuntimeState, State};
 use std::sync::Arc;
@@ -114,10 +114,18 @@ impl Scheduler {
     fn apply_refresh(&mut self, mut new: SchedulerConfig, checked: Option<QueueTree>) -> Vec<String> {
         let mut tree = checked;
         let mut notices = Vec::new();
-        // Apache's leaves build their ordering policies afresh, and the new ones know of no
-        // application whose fair cache is stale (see `App::fair_usage`).
-        for a in self.state.apps.values_mut() {
-            a.fair_stale = false;
+        // Apache's leaves build their ordering policies afresh, and the new fair ones know
+        // of no application whose fair cache is stale (see `App::fair_usage`). Nothing
+        // reads the mark in a leaf that is not fair: one that turns fair later is cleared
+        // by that refresh, so the applications of the others are not visited.
+        let state = &mut self.state;
+        let fair = new.queues.iter().filter(|q| q.is_leaf() && q.ordering_policy == OrderingPolicy::Fair);
+        for leaf in fair.filter_map(|q| state.queues.index_of_path(&q.path)) {
+            for key in &state.queues.queues[leaf].apps {
+                if let Some(a) = state.apps.get_mut(key) {
+                    a.fair_stale = false;
+                }
+            }
         }
         let running = self.state.calculator();
         if new.global.resource_calculator != running {
@@ -191,6 +199,13 @@ impl Scheduler {
         if !in_place {
             self.state.queue_layout += 1;
         }
+        let same_labels = |(old, new): (&Queue, &Queue)| {
+            old.config.accessible_node_labels == new.config.accessible_node_labels
+                && old.config.default_node_label_expression == new.config.default_node_label_expression
+        };
+        if !in_place || !self.state.queues.queues.iter().zip(&tree.queues).all(same_labels) {
+            self.state.queue_labels_version += 1;
+        }
         let fresh: Vec<bool> = if refreshed {
             Vec::new()
         } else {
@@ -198,27 +213,31 @@ impl Scheduler {
             moved.iter().flatten().for_each(|&i| fresh[i] = false);
             fresh
         };
-        let old_queues = std::mem::take(&mut self.state.queues.queues);
-        for (old, &at) in old_queues.into_iter().zip(&moved) {
+        // What each running queue keeps moves into its place in the new tree; what is left
+        // of it (its configuration, its caches) stays in the old tree, to be freed with it
+        // after the lock.
+        for (old, &at) in self.state.queues.queues.iter_mut().zip(&moved) {
             let Some(i) = at else { continue };
             let q = &mut tree.queues[i];
             if !refreshed {
                 // Nothing but the parent's list of children changed: the queue keeps all
                 // it worked out and cached (its published limit among them).
-                let built = std::mem::replace(q, old);
-                q.config = built.config;
-                q.state = built.state;
+                std::mem::swap(q, old);
+                std::mem::swap(&mut q.config, &mut old.config);
+                q.state = old.state;
                 continue;
             }
             q.used = old.used;
-            q.labelled = old.labelled;
-            q.apps = old.apps;
-            q.users = old.users;
-            q.pending_users = old.pending_users;
+            std::mem::swap(&mut q.labelled, &mut old.labelled);
+            std::mem::swap(&mut q.apps, &mut old.apps);
+            std::mem::swap(&mut q.users, &mut old.users);
+            std::mem::swap(&mut q.pending_users, &mut old.pending_users);
             q.am_used = old.am_used;
-            q.labelled_am_used = old.labelled_am_used;
+            std::mem::swap(&mut q.labelled_am_used, &mut old.labelled_am_used);
             q.reserved = old.reserved;
-            q.shown = old.shown;
+            std::mem::swap(&mut q.shown, &mut old.shown);
+            // The applications' leaves and their headroom leaves are renumbered alike.
+            q.headroom_settled = old.headroom_settled;
             if in_place {
                 q.runnable_apps = old.runnable_apps;
             }
@@ -261,7 +280,7 @@ impl Scheduler {
                 }
             }
             None => {
-                self.resize_cluster();
+                self.rework_for_cluster();
                 self.rerun_waiting_after_refresh();
             }
         }

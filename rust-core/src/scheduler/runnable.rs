@@ -135,6 +135,16 @@ impl Scheduler {
     /// The waiting applications in `leaves` and those of `user`, in attempt start order:
     /// one pass over the applications, however many leaves are offered.
     fn waiting_in(&self, leaves: &[QueueIndex], user: Option<&str>) -> Vec<AppKey> {
+        // A leaf whose applications all run offers none: when no leaf offered has one that
+        // waits, and no user's are asked for, the applications need not be looked at.
+        let queues = &self.state.queues;
+        if user.is_none() && leaves.iter().all(|&l| queues.get(l).apps.len() == queues.get(l).runnable_apps) {
+            debug_assert!(
+                !self.state.apps.values().any(|a| !a.runnable && leaves.contains(&a.queue)),
+                "an application waits uncounted"
+            );
+            return Vec::new();
+        }
         let mut offered = vec![false; self.state.queues.queues.len()];
         for &leaf in leaves {
             offered[leaf] = true;

@@ -389,6 +389,14 @@ final class NativeScheduler implements AutoCloseable {
     return whileOpen(NativeScheduler::queueLayout);
   }
 
+  /**
+   * A number that changes whenever {@link #queueLayout} does or any queue's node labels
+   * change: while it stays, {@link #queueNodeLabels} returns the same.
+   */
+  long queueLabelsVersion() {
+    return whileOpen(NativeScheduler::queueLabelsVersion);
+  }
+
   /** Every queue's maximum allocation in tree order ({@link Wire.QueueMaximum} records). */
   long[] queueMaximumAllocations() {
     return whileOpen(NativeScheduler::queueMaximumAllocations);
@@ -588,6 +596,8 @@ final class NativeScheduler implements AutoCloseable {
   private static native String[] queuePaths(long handle);
 
   private static native long queueLayout(long handle);
+
+  private static native long queueLabelsVersion(long handle);
 
   private static native long[] queueMaximumAllocations(long handle);
 

@@ -119,6 +119,8 @@ public class RustCapacityScheduler
   private volatile QueueDirectory queues = QueueDirectory.EMPTY;
   /** The core's queue layout {@link #queues} was built for (-1: none yet). */
   private long queueLayout = -1;
+  /** The core's version of the queues' labels last set on them and told to the RM. */
+  private long queueLabelsVersion = -1;
   /** The queues' maximum allocations as last set, in {@link Wire.QueueMaximum} records. */
   private long[] queueMaximums = new long[0];
   /** See {@link #refreshHeldNanos()}. */
@@ -187,6 +189,7 @@ public class RustCapacityScheduler
         this::getClusterResource, () -> calculator, minimumAllocation);
     am = new AmHeartbeat(core, releases, this::releaseContainers);
     queueLayout = -1;
+    queueLabelsVersion = -1;
     rebuildQueues(configuration);
     accepted = source.merged(in, configuration);
     if (rmContext != null && rmContext.getQueuePlacementManager() != null) {
@@ -1178,6 +1181,7 @@ public class RustCapacityScheduler
     boolean userMetrics = core.userMetricsEnabled();
     dynamicQueueKeys = core.dynamicQueueKeys();
     long layout = core.queueLayout();
+    long labelsVersion = core.queueLabelsVersion();
     boolean rebuilt = layout != queueLayout;
     if (rebuilt) {
       queues = queues.rebuilt(core.queuePaths(), (path, parent) ->
@@ -1195,7 +1199,23 @@ public class RustCapacityScheduler
       queueMaximums = maximums;
     }
     // Each queue's node labels, and the RM's label manager told which queues use which
-    // labels (it refuses to remove a label a queue may access), as Apache's scheduler does.
+    // labels (it refuses to remove a label a queue may access), as Apache's scheduler does;
+    // nothing to do when no queue's labels changed (the usual refresh: with a thousand
+    // queues, the work below, mostly interpreted, holds every heartbeat up a millisecond).
+    if (rebuilt || labelsVersion != queueLabelsVersion) {
+      setQueueLabels();
+    }
+    // Only now: a directory rebuilt but left without its maximums or labels (a core call
+    // above failed) is set up whole at the next rebuild.
+    queueLayout = layout;
+    queueLabelsVersion = labelsVersion;
+    String name = core.resourceCalculator();
+    calculator = name.endsWith("DominantResourceCalculator")
+        ? new DominantResourceCalculator() : new DefaultResourceCalculator();
+  }
+
+  /** Sets every queue's labels as the core has them, and tells the RM's label manager. */
+  private void setQueueLabels() {
     String[] labels = core.queueNodeLabels();
     Map<String, Set<String>> queueToLabels = new HashMap<>();
     for (int i = 0; i < queues.size(); i++) {
@@ -1213,12 +1233,6 @@ public class RustCapacityScheduler
     if (labelManager() != null) {
       labelManager().reinitializeQueueLabels(queueToLabels);
     }
-    // Only now: a directory rebuilt but left without its maximums (a core call above
-    // failed) is set up whole at the next rebuild.
-    queueLayout = layout;
-    String name = core.resourceCalculator();
-    calculator = name.endsWith("DominantResourceCalculator")
-        ? new DominantResourceCalculator() : new DefaultResourceCalculator();
   }
 
   /** {@code yarn queue -status}: a queue by full path or unambiguous short name. */
