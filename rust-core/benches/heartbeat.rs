@@ -1,5 +1,5 @@
 //! The heartbeat hot path at cluster scale: 10,000 nodes, 10,000 applications and 1,000
-//! leaf queues (10 parents of 100 leaves). Three cases:
+//! leaf queues (10 parents of 100 leaves). Four cases:
 //! - `allocating`: a node heartbeat that places a container (then the container finishes,
 //!   so every iteration sees the same state);
 //! - `noop`: every user is at its user limit and still asking, so a heartbeat walks the
