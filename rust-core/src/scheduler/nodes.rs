@@ -255,32 +255,29 @@ impl Scheduler {
         let s = &mut self.state;
         for (index, q) in s.queues.queues.iter_mut().enumerate().filter(|(i, q)| q.is_leaf() && chosen(*i)) {
             q.users_changed();
-            let settled = |a: &crate::model::App| a.headroom_queue == Some(index) && !a.headroom_user_forgotten;
-            let any_active = if q.headroom_settled {
-                // Every activated application has its headroom here already (the usual
-                // refresh): they need not be visited.
-                debug_assert!(
-                    q.apps.iter().filter_map(|k| s.apps.get(k)).filter(|a| a.active).all(settled),
-                    "{}: an activated application's headroom is elsewhere",
-                    q.path()
-                );
-                q.users.values().any(|u| u.active_apps > 0)
-            } else {
-                let mut any_active = false;
+            // A leaf whose activated applications all have their headroom here already
+            // (the usual refresh) need not visit them.
+            if !q.headroom_settled {
                 for k in &q.apps {
                     if let Some(a) = s.apps.get_mut(k).filter(|a| a.active) {
                         a.headroom_queue = Some(index);
                         a.headroom_user_forgotten = false;
-                        any_active = true;
                     }
                 }
                 q.headroom_settled = true;
-                any_active
-            };
+            }
+            let active = || q.apps.iter().filter_map(|k| s.apps.get(k)).filter(|a| a.active);
+            debug_assert!(
+                active().all(|a| a.headroom_queue == Some(index) && !a.headroom_user_forgotten),
+                "{}: an activated application's headroom is elsewhere",
+                q.path()
+            );
+            // The users count the leaf's activated applications.
+            let any_active = q.users.values().any(|u| u.active_apps > 0);
             debug_assert_eq!(
                 any_active,
-                q.apps.iter().filter_map(|k| s.apps.get(k)).any(|a| a.active),
-                "{}: the users count its activated applications",
+                active().next().is_some(),
+                "{}: the users miscount its activated applications",
                 q.path()
             );
             if any_active {

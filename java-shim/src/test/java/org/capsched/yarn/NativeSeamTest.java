@@ -4,10 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -199,7 +196,6 @@ public class NativeSeamTest {
     YarnConfiguration conf = conf(TWO_QUEUES);
     MockRM rm = start(conf);
     rm.registerNode("h1:1234", 8 * GB, 8);
-    URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
     for (int round = 0; round < 15; round++) {
       AtomicBoolean refreshed = new AtomicBoolean();
       List<RMApp> submitted = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -219,7 +215,7 @@ public class NativeSeamTest {
       // Some submissions go in before the refresh, more each round.
       int before = 1 + round;
       waitFor(before + " submissions", () -> submitted.size() >= before);
-      refresh(rm, conf, file, withC);
+      RmHarness.refresh(rm, conf, withC);
       refreshed.set(true);
       submitter.join();
       for (RMApp app : submitted) {
@@ -236,15 +232,9 @@ public class NativeSeamTest {
       }
       rm.drainEvents();
       assertTrue(ConsistencyCheck.of(scheduler(rm)).isEmpty());
-      refresh(rm, conf, file, stoppedC);
-      refresh(rm, conf, file, TWO_QUEUES);
+      RmHarness.refresh(rm, conf, stoppedC);
+      RmHarness.refresh(rm, conf, TWO_QUEUES);
     }
     assertTrue("the RM was stopped", !ExitUtil.terminateCalled());
-  }
-
-  private static void refresh(MockRM rm, YarnConfiguration conf, URL file, String xml)
-      throws Exception {
-    Files.write(Paths.get(file.toURI()), xml.getBytes(StandardCharsets.UTF_8));
-    rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
   }
 }

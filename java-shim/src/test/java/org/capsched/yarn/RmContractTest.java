@@ -376,9 +376,8 @@ public class RmContractTest {
     org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager labels =
         rm.getRMContext().getNodeLabelManager();
     labels.addToCluserNodeLabelsWithDefaultExclusivity(new HashSet<>(Arrays.asList("ssd")));
-    java.net.URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
     // Only a limit changes: queue a keeps label ssd, and the label manager knows it.
-    refresh(rm, conf, file, withSsd.replace("</configuration>",
+    RmHarness.refresh(rm, conf, withSsd.replace("</configuration>",
         "<property><name>yarn.scheduler.capacity.root.a.user-limit-factor</name>"
             + "<value>2</value></property></configuration>"));
     assertEquals(Collections.singleton("ssd"),
@@ -390,20 +389,13 @@ public class RmContractTest {
       assertTrue(e.getMessage(), e.getMessage().contains("ssd"));
     }
     // Queue a no longer may: the label manager lets the label go.
-    refresh(rm, conf, file, xml("root.queues", "a,b", "root.a.capacity", "50",
+    RmHarness.refresh(rm, conf, xml("root.queues", "a,b", "root.a.capacity", "50",
         "root.b.capacity", "50", "root.a.accessible-node-labels", " "));
     assertEquals(Collections.<String>emptySet(),
         rm.getResourceScheduler().getQueueInfo("a", false, false).getAccessibleNodeLabels());
     labels.removeFromClusterNodeLabels(Collections.singleton("ssd"));
     assertEquals(Collections.<String>emptySet(), labels.getClusterNodeLabelNames());
     assertConsistent(rm);
-  }
-
-  private static void refresh(MockRM rm, YarnConfiguration conf, java.net.URL file, String xml)
-      throws Exception {
-    java.nio.file.Files.write(java.nio.file.Paths.get(file.toURI()),
-        xml.getBytes(StandardCharsets.UTF_8));
-    rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
   }
 
   @Test(timeout = 120_000)

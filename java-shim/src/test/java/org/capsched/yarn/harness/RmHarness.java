@@ -132,6 +132,18 @@ public final class RmHarness {
     HarnessRM.pinClusterTimestamp(timestamp);
   }
 
+  /**
+   * {@code yarn rmadmin -refreshQueues} with {@code xml} as the RM's capacity-scheduler.xml
+   * (the file {@link #configuration} serves for {@code conf}): the scheduler's
+   * {@code reinitialize}, as the admin service calls it.
+   */
+  public static void refresh(MockRM rm, YarnConfiguration conf, String xml) throws Exception {
+    java.net.URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
+    Files.write(java.nio.file.Paths.get(file.toURI()),
+        xml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
+  }
+
   /** capacity-scheduler.xml from name/value pairs (names without "yarn.scheduler.capacity."). */
   public static String xml(String... pairs) {
     StringBuilder b = new StringBuilder("<configuration>\n");
