@@ -33,10 +33,7 @@ pub const PREFIX: &str = "yarn.scheduler.capacity.";
 
 /// The full name of a scheduler-wide key.
 pub fn global_key(suffix: &str) -> String {
-    let mut key = String::with_capacity(PREFIX.len() + suffix.len());
-    key.push_str(PREFIX);
-    key.push_str(suffix);
-    key
+    format!("{PREFIX}{suffix}")
 }
 
 /// Scheduler-wide settings (keys directly under `yarn.scheduler.capacity.`).
