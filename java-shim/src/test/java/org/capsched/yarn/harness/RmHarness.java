@@ -1,8 +1,11 @@
 package org.capsched.yarn.harness;
 
 import java.lang.reflect.Field;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -138,9 +141,8 @@ public final class RmHarness {
    * {@code reinitialize}, as the admin service calls it.
    */
   public static void refresh(MockRM rm, YarnConfiguration conf, String xml) throws Exception {
-    java.net.URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
-    Files.write(java.nio.file.Paths.get(file.toURI()),
-        xml.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    URL file = conf.getClassLoader().getResource(YarnConfiguration.CS_CONFIGURATION_FILE);
+    Files.write(Paths.get(file.toURI()), xml.getBytes(StandardCharsets.UTF_8));
     rm.getResourceScheduler().reinitialize(new YarnConfiguration(conf), rm.getRMContext());
   }
 
