@@ -17,7 +17,7 @@ pub mod users;
 pub use application::{AmDiagnosis, App, Ask, Blacklist, Outstanding, RequestGroup};
 pub use node::Node;
 pub use partitions::{Partition, PartitionId, Partitions, DEFAULT_PARTITION};
-pub use queue::{Queue, QueueTree, ResolveError};
+pub use queue::{Correspondence, Queue, QueueTree, ResolveError};
 pub use queue_states::RuntimeState;
 pub use reservation::Reservation;
 pub use state::{Container, Leaving, State};

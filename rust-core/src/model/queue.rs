@@ -9,7 +9,7 @@ use crate::model::queue_states::RuntimeState;
 use crate::model::users::{LimitCache, PendingUsersCount, UserState, Users};
 use crate::model::{PartitionId, DEFAULT_PARTITION};
 use crate::resource::{Resource, ResourceCalculator};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// One queue, live.
 #[derive(Debug, Clone)]
@@ -333,6 +333,43 @@ pub enum ResolveError {
     Ambiguous(Vec<String>),
 }
 
+/// Where the queues of a running tree are in a new one built for a refresh, and back,
+/// matched by path: what every step of swapping the new tree in asks, worked out once.
+#[derive(Debug, Clone)]
+pub struct Correspondence {
+    /// Each running queue's index in the new tree (none: the new tree drops it).
+    pub new_of_old: Vec<Option<QueueIndex>>,
+    /// Each new queue's index in the running tree (none: it is new).
+    pub old_of_new: Vec<Option<QueueIndex>>,
+}
+
+impl Correspondence {
+    /// Matches `new`'s queues with `old`'s by path.
+    pub fn between(old: &QueueTree, new: &QueueTree) -> Self {
+        let mut new_of_old = vec![None; old.queues.len()];
+        let mut old_of_new = vec![None; new.queues.len()];
+        for (i, q) in new.queues.iter().enumerate() {
+            // A refresh mostly keeps the file's order, and with it each queue's index: the
+            // queue at the same index is compared before the path index is asked.
+            let at = match old.queues.get(i) {
+                Some(o) if o.path() == q.path() => Some(i),
+                _ => old.index_of_path(q.path()),
+            };
+            if let Some(j) = at {
+                new_of_old[j] = Some(i);
+                old_of_new[i] = Some(j);
+            }
+        }
+        Correspondence { new_of_old, old_of_new }
+    }
+
+    /// Whether every queue is where it was: same paths, same indices.
+    pub fn in_place(&self) -> bool {
+        self.new_of_old.len() == self.old_of_new.len()
+            && self.new_of_old.iter().enumerate().all(|(i, &at)| at == Some(i))
+    }
+}
+
 /// The live queue tree.
 #[derive(Debug, Clone)]
 pub struct QueueTree {
@@ -368,43 +405,46 @@ impl QueueTree {
     /// a parent that existed before rebuilds its child list through a `HashMap` keyed by
     /// path (the current children first, then the new ones), so its children come back in
     /// that map's iteration order (see [`crate::java_order`]). A queue that is new, or
-    /// was a leaf, keeps the configuration's order.
-    pub fn order_children_as_refreshed_from(&mut self, old: &QueueTree) {
+    /// was a leaf, keeps the configuration's order. `matched` is where each queue of `old`
+    /// is in this tree.
+    pub fn order_children_as_refreshed_from(&mut self, old: &QueueTree, matched: &Correspondence) {
         let mut ordered: Vec<(QueueIndex, Vec<QueueIndex>)> = Vec::new();
         for (p, parent) in self.queues.iter().enumerate() {
             if parent.is_leaf() {
                 continue;
             }
-            let Some(before) = old.index_of_path(parent.path()).filter(|&i| !old.queues[i].is_leaf()) else {
+            let Some(before) = matched.old_of_new[p].filter(|&i| !old.queues[i].is_leaf()) else {
                 continue;
             };
-            fn paths(tree: &QueueTree, parent: QueueIndex) -> Vec<&str> {
-                tree.queues[parent].config.children.iter().map(|&c| tree.queues[c].path()).collect()
-            }
-            let current = paths(old, before);
+            let current = &old.queues[before].config.children;
             if parent.config.auto_create_child_queue {
                 // A managed parent keeps its leaves in the order it created them (Apache's
                 // refresh re-reads its settings, not its list of children).
-                let kept: Vec<QueueIndex> = current.iter().filter_map(|c| self.index_of_path(c)).collect();
+                let kept: Vec<QueueIndex> = current.iter().filter_map(|&c| matched.new_of_old[c]).collect();
                 if kept.len() == parent.config.children.len() {
                     ordered.push((p, kept));
                 }
                 continue;
             }
-            let parsed = paths(self, p);
-            let was_child: FxHashSet<&str> = current.iter().copied().collect();
-            let mut inserted = current;
+            // The map's keys as they go in: each current child's path and where it is now
+            // (none: it is gone, and only the map's order remembers it), then the new ones.
+            let mut inserted: Vec<(&str, Option<QueueIndex>)> =
+                current.iter().map(|&c| (old.queues[c].path(), matched.new_of_old[c])).collect();
+            let parsed: Vec<&str> = parent.config.children.iter().map(|&c| self.queues[c].path()).collect();
+            // A parsed child was a child before when its path was: the same queue, under the
+            // same parent.
+            let was_child =
+                |c: QueueIndex| matched.old_of_new[c].is_some_and(|o| old.queues[o].config.parent == Some(before));
             for i in java_order::hash_map_order(&parsed, parsed.len()) {
-                if !was_child.contains(parsed[i]) {
-                    inserted.push(parsed[i]);
+                let c = parent.config.children[i];
+                if !was_child(c) {
+                    inserted.push((parsed[i], Some(c)));
                 }
             }
-            let is_child: FxHashSet<&str> = parsed.iter().copied().collect();
-            let children: Vec<QueueIndex> = java_order::hash_map_order(&inserted, inserted.len())
-                .into_iter()
-                .filter(|&i| is_child.contains(inserted[i]))
-                .filter_map(|i| self.index_of_path(inserted[i]))
-                .collect();
+            let keys: Vec<&str> = inserted.iter().map(|&(path, _)| path).collect();
+            // The parsed children, each of which is in the new tree under this parent.
+            let children: Vec<QueueIndex> =
+                java_order::hash_map_order(&keys, keys.len()).into_iter().filter_map(|i| inserted[i].1).collect();
             ordered.push((p, children));
         }
         for (p, children) in ordered {

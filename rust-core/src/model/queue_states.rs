@@ -8,7 +8,7 @@
 //! restarted stay stopped until their own state says RUNNING. A draining queue stops when
 //! its last application ends.
 
-use super::queue::QueueTree;
+use super::queue::{Correspondence, QueueTree};
 use crate::config::{ConfigError, QueueState};
 use crate::ids::QueueIndex;
 
@@ -49,9 +49,26 @@ impl QueueTree {
     /// asks. Applications are counted in `before` (a new queue has none). On a rule broken
     /// (a queue to run under a parent that does not), the errors, each naming the queue.
     pub fn set_states(&mut self, before: Option<&QueueTree>) -> Result<(), Vec<ConfigError>> {
+        match before {
+            Some(b) => {
+                let matched = Correspondence::between(b, self);
+                self.set_states_from(Some((b, &matched)))
+            }
+            None => self.set_states_from(None),
+        }
+    }
+
+    /// [`QueueTree::set_states`] with `before`'s queues already matched with this tree's.
+    pub fn set_states_from(&mut self, before: Option<(&QueueTree, &Correspondence)>) -> Result<(), Vec<ConfigError>> {
         // Where each queue was in `before`, if it was there.
-        let was: Vec<Option<QueueIndex>> =
-            self.queues.iter().map(|q| before.and_then(|b| b.index_of_path(q.path()))).collect();
+        let none: Vec<Option<QueueIndex>>;
+        let (before, was) = match before {
+            Some((b, m)) => (Some(b), &m.old_of_new),
+            None => {
+                none = vec![None; self.queues.len()];
+                (None, &none)
+            }
+        };
         let stopped_for = |j: QueueIndex| {
             if before.is_some_and(|b| b.apps_under(j) > 0) {
                 RuntimeState::Draining

@@ -183,6 +183,9 @@ impl Scheduler {
     /// that turns percentages into weights above a managed parent, its leaves get no share
     /// until the queue-management monitor next runs.
     pub(super) fn reinit_absolute(&self, new: &crate::config::SchedulerConfig) -> HashMap<String, f32> {
+        if !new.queues.iter().any(|q| q.auto_create_child_queue) {
+            return HashMap::new();
+        }
         let old = &self.state.queues;
         let old_weight = |path: &str| old.index_of_path(path).map_or(0.0, |i| old.normalized_weight(i));
         let mut absolute: Vec<f32> = vec![0.0; new.queues.len()];

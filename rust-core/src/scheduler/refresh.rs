@@ -5,7 +5,7 @@ use super::{Retired, Scheduler};
 use crate::config::validate::absolute_sums_exceeding;
 use crate::config::{autoqueue, ConfigError, ConfigErrors, DynamicKind, DynamicQueue, OrderingPolicy, SchedulerConfig};
 use crate::ids::QueueIndex;
-use crate::model::{Queue, QueueTree, RuntimeState, State};
+use crate::model::{Correspondence, Queue, QueueTree, RuntimeState, State};
 use std::sync::Arc;
 
 impl Scheduler {
@@ -36,7 +36,7 @@ impl Scheduler {
             (new, Some(tree))
         };
         match check_refresh(&self.state, &new, built) {
-            Ok(tree) => Ok(self.apply_refresh(new, Some(tree))),
+            Ok(checked) => Ok(self.apply_refresh(new, Some(checked))),
             Err(e) => {
                 self.refused_refresh();
                 Err(e)
@@ -109,18 +109,28 @@ impl Scheduler {
         self.apply_refresh(current, None);
     }
 
-    /// Swaps `new` in as a refresh, with the tree [`check_refresh`] built for it if it was
-    /// checked.
-    fn apply_refresh(&mut self, mut new: SchedulerConfig, checked: Option<QueueTree>) -> Vec<String> {
-        let mut tree = checked;
+    /// Swaps `new` in as a refresh, with the tree [`check_refresh`] built for it (and
+    /// matched with the running one) if it was checked.
+    fn apply_refresh(
+        &mut self,
+        mut new: SchedulerConfig,
+        mut checked: Option<(QueueTree, Correspondence)>,
+    ) -> Vec<String> {
         let mut notices = Vec::new();
         // Apache's leaves build their ordering policies afresh, and the new fair ones know
         // of no application whose fair cache is stale (see `App::fair_usage`). Nothing
         // reads the mark in a leaf that is not fair: one that turns fair later is cleared
         // by that refresh, so the applications of the others are not visited.
         let state = &mut self.state;
-        let fair = new.queues.iter().filter(|q| q.is_leaf() && q.ordering_policy == OrderingPolicy::Fair);
-        for leaf in fair.filter_map(|q| state.queues.index_of_path(&q.path)) {
+        // The checked tree is built from `new`: its queues are in the same order.
+        let was = |i: usize, path: &str| match &checked {
+            Some((_, matched)) => matched.old_of_new[i],
+            None => state.queues.index_of_path(path),
+        };
+        let fair =
+            new.queues.iter().enumerate().filter(|(_, q)| q.is_leaf() && q.ordering_policy == OrderingPolicy::Fair);
+        let fair: Vec<QueueIndex> = fair.filter_map(|(i, q)| was(i, &q.path)).collect();
+        for leaf in fair {
             for key in &state.queues.queues[leaf].apps {
                 if let Some(a) = state.apps.get_mut(key) {
                     a.fair_stale = false;
@@ -152,14 +162,14 @@ impl Scheduler {
             match new.rebuilt_with(inactive) {
                 Ok(rebuilt) => {
                     new = rebuilt;
-                    tree = None;
+                    checked = None;
                 }
                 Err(e) => log::error!("could not reload the managed leaves without their guarantees: {e}"),
             }
         }
         let reinit_absolute = self.reinit_absolute(&new);
-        match tree {
-            Some(tree) => self.install_tree(new, tree, None),
+        match checked {
+            Some((tree, matched)) => self.install_tree(new, tree, &matched, None),
             None => self.install(new, None),
         }
         self.reactivate_managed_after_refresh(reinit_absolute);
@@ -176,26 +186,33 @@ impl Scheduler {
     /// does.
     pub(super) fn install(&mut self, new: SchedulerConfig, changed_under: Option<&[String]>) {
         let mut tree = QueueTree::build(&new);
+        let matched = Correspondence::between(&self.state.queues, &tree);
         // Where the refresh rules allow no state, check_refresh has refused the file.
-        let _ = tree.set_states(Some(&self.state.queues));
-        self.install_tree(new, tree, changed_under);
+        let _ = tree.set_states_from(Some((&self.state.queues, &matched)));
+        self.install_tree(new, tree, &matched, changed_under);
     }
 
     /// [`Scheduler::install`] with the tree for `new` already built, each queue in the
-    /// state it takes from the running one (as [`check_refresh`] returns it).
-    fn install_tree(&mut self, new: SchedulerConfig, mut tree: QueueTree, changed_under: Option<&[String]>) {
+    /// state it takes from the running one, and `matched` with it (as [`check_refresh`]
+    /// returns them).
+    fn install_tree(
+        &mut self,
+        new: SchedulerConfig,
+        mut tree: QueueTree,
+        matched: &Correspondence,
+        changed_under: Option<&[String]>,
+    ) {
         let refreshed = changed_under.is_none();
         if refreshed {
-            tree.order_children_as_refreshed_from(&self.state.queues);
+            tree.order_children_as_refreshed_from(&self.state.queues, matched);
         } else {
             tree.keep_children_order_of(&self.state.queues);
         }
         // Where each running queue is in the new tree.
-        let moved: Vec<Option<QueueIndex>> =
-            self.state.queues.queues.iter().map(|old| tree.index_of_path(old.path())).collect();
+        let moved = &matched.new_of_old;
         // Every queue where it was (a refresh that changed no queue's path): the
         // applications and runnable counts stay as they are.
-        let in_place = moved.len() == tree.queues.len() && moved.iter().enumerate().all(|(i, &at)| at == Some(i));
+        let in_place = matched.in_place();
         if !in_place {
             self.state.queue_layout += 1;
         }
@@ -216,7 +233,7 @@ impl Scheduler {
         // What each running queue keeps moves into its place in the new tree; what is left
         // of it (its configuration, its caches) stays in the old tree, to be freed with it
         // after the lock.
-        for (old, &at) in self.state.queues.queues.iter_mut().zip(&moved) {
+        for (old, &at) in self.state.queues.queues.iter_mut().zip(moved) {
             let Some(i) = at else { continue };
             let q = &mut tree.queues[i];
             if !refreshed {
@@ -343,16 +360,17 @@ pub fn check_refresh(
     state: &State,
     new: &SchedulerConfig,
     built: Option<QueueTree>,
-) -> Result<QueueTree, ConfigErrors> {
+) -> Result<(QueueTree, Correspondence), ConfigErrors> {
     let mut errors = Vec::new();
-    // The states the new tree's queues would take, and whether the new file may ask them.
     let mut tree = built.unwrap_or_else(|| QueueTree::build(new));
-    if let Err(e) = tree.set_states(Some(&state.queues)) {
+    let matched = Correspondence::between(&state.queues, &tree);
+    // The states the new tree's queues would take, and whether the new file may ask them.
+    if let Err(e) = tree.set_states_from(Some((&state.queues, &matched))) {
         errors.extend(e);
     }
-    for old in &state.queues.queues {
+    for (old, &at) in state.queues.queues.iter().zip(&matched.new_of_old) {
         let path = old.path();
-        match tree.index_of_path(path) {
+        match at {
             None if old.config.dynamic || old.config.managed_leaf => {
                 // A created queue goes with its parent, unless it still has applications
                 // (a managed leaf whose parent stays but stops being managed: that parent's
@@ -410,7 +428,7 @@ pub fn check_refresh(
         }));
     }
     if errors.is_empty() {
-        Ok(tree)
+        Ok((tree, matched))
     } else {
         Err(ConfigErrors(errors))
     }
