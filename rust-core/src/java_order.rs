@@ -23,7 +23,7 @@ pub fn node_id_hash(node_id: &str) -> i32 {
 
 /// The bucket of a key with Java hash `h` in a `java.util.HashMap` table of `capacity`
 /// (a power of two): the hash with its high half folded into the low half, masked.
-fn bucket_of(h: i32, capacity: usize) -> usize {
+pub(crate) fn bucket_of(h: i32, capacity: usize) -> usize {
     let h = h as u32;
     ((h ^ (h >> 16)) as usize) & (capacity - 1)
 }
@@ -49,7 +49,7 @@ fn in_bucket_order(buckets: Vec<usize>) -> Vec<usize> {
 
 /// The table size of a default `HashMap` (16 buckets, load factor 0.75) that has held
 /// `most` entries at once: it doubles whenever the count passes three quarters of it.
-fn table_size(most: usize) -> usize {
+pub(crate) fn table_size(most: usize) -> usize {
     let mut capacity = 16;
     while most > capacity * 3 / 4 {
         capacity *= 2;

@@ -110,6 +110,8 @@ struct Slot {
     /// a remembered slot is the same user's or no longer valid.
     id: u64,
     name: String,
+    /// Java's `hashCode` of the name: where Apache's map keeps the user.
+    java_hash: i32,
     state: UserState,
 }
 
@@ -172,7 +174,7 @@ impl Users {
             return index;
         }
         let id = NEXT_SLOT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let slot = Some(Slot { id, name: user.clone(), state });
+        let slot = Some(Slot { id, java_hash: crate::java_order::string_hash(&user), name: user.clone(), state });
         let index = match self.free.pop() {
             Some(index) => {
                 self.slots[index as usize] = slot;
@@ -220,16 +222,33 @@ impl Users {
 
     /// Folds `f` over every user's record in the order Apache's leaf iterates its map of
     /// users: the names put into a `HashMap` of their number in name order (see
-    /// [`crate::java_order`]). That order is worked out once while the same users stay, so
-    /// a sum Apache takes over the map is taken here in its order at the cost of the walk.
+    /// [`crate::java_order`]), so bucket by bucket and by name within one. That order is
+    /// worked out once while the same users stay, so a sum Apache takes over the map is
+    /// taken here in its order at the cost of the walk.
     pub fn fold_in_java_order<B>(&mut self, init: B, mut f: impl FnMut(B, &mut UserState) -> B) -> B {
         let slots = &mut self.slots;
         let order = self.java_order.get_or_insert_with(|| {
-            let mut named: Vec<(&str, u32)> =
-                slots.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (s.name.as_str(), i as u32))).collect();
-            named.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            let keys: Vec<&str> = named.iter().map(|&(name, _)| name).collect();
-            crate::java_order::hash_map_order(&keys, keys.len()).into_iter().map(|i| named[i].1).collect()
+            let capacity = crate::java_order::table_size(self.by_name.len());
+            let mut placed: Vec<(usize, &str, u32)> = slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    s.as_ref().map(|s| (crate::java_order::bucket_of(s.java_hash, capacity), s.name.as_str(), i as u32))
+                })
+                .collect();
+            // Names are unique: no two entries compare equal.
+            placed.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            #[cfg(debug_assertions)]
+            {
+                let mut names: Vec<&str> = placed.iter().map(|&(_, name, _)| name).collect();
+                names.sort_unstable();
+                let java = crate::java_order::hash_map_order(&names, names.len());
+                assert!(
+                    java.into_iter().map(|i| names[i]).eq(placed.iter().map(|&(_, name, _)| name)),
+                    "the users' order is the Java map's"
+                );
+            }
+            placed.into_iter().map(|(_, _, slot)| slot).collect()
         });
         order
             .iter()
@@ -448,6 +467,34 @@ mod tests {
         assert_eq!(elsewhere.get_remembered("alice", &remembered), None);
         let names: Vec<&String> = users.keys().collect();
         assert_eq!(names, ["carol", "bob", "alice"], "slot order, freed slots taken first");
+    }
+
+    #[test]
+    fn users_are_folded_in_the_order_a_java_hash_map_of_their_names_iterates() {
+        let mut users = Users::default();
+        // Enough names to resize the table and to share buckets; some leave again, so
+        // slots are reused out of name order.
+        let names: Vec<String> = (0..40).map(|i| format!("user{}", (i * 7) % 40)).collect();
+        for (i, name) in names.iter().enumerate() {
+            users.get_or_default(name).active_apps = i;
+        }
+        for gone in ["user3", "user17", "user30"] {
+            users.remove(gone);
+        }
+        users.get_or_default("zed").active_apps = 99;
+        let mut sorted: Vec<String> = users.keys().cloned().collect();
+        sorted.sort_unstable();
+        let keys: Vec<&str> = sorted.iter().map(String::as_str).collect();
+        let expected: Vec<usize> = crate::java_order::hash_map_order(&keys, keys.len())
+            .into_iter()
+            .map(|i| users[keys[i]].active_apps)
+            .collect();
+        let folded = users.fold_in_java_order(Vec::new(), |mut seen, u| {
+            seen.push(u.active_apps);
+            seen
+        });
+        assert_eq!(folded, expected);
+        assert_ne!(folded, keys.iter().map(|n| users[*n].active_apps).collect::<Vec<_>>(), "not name order");
     }
 
     #[test]
