@@ -93,15 +93,23 @@ impl UserState {
 /// in a cluster of thousands of applications). Iteration is in slot order; the sums whose
 /// order Apache fixes put the users in that order themselves (see
 /// `Queue::recompute_usage_ratio`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Users {
     slots: Vec<Option<Slot>>,
     by_name: rustc_hash::FxHashMap<String, u32>,
     /// Slots given up, to be taken again first.
     free: Vec<u32>,
-    /// The taken slots in the order Apache's map of the users iterates them, once worked
-    /// out (see [`Users::fold_in_java_order`]); dropped whenever a user joins or leaves.
+    /// The taken slots in the order Apache's map of the users iterates them (see
+    /// [`Users::fold_in_java_order`]): kept as users join and leave while the map's table
+    /// keeps its size; dropped when that changes, and worked out again at the next fold.
     java_order: Option<Vec<u32>>,
+}
+
+impl Default for Users {
+    fn default() -> Self {
+        // No user: the order is known, and kept from the first user on.
+        Users { slots: Vec::new(), by_name: Default::default(), free: Vec::new(), java_order: Some(Vec::new()) }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -186,16 +194,43 @@ impl Users {
             }
         };
         self.by_name.insert(user, index);
-        self.java_order = None;
+        self.java_order_changed(index, true);
         index
     }
 
     /// Drops `user`'s record, returning it.
     pub fn remove(&mut self, user: &str) -> Option<UserState> {
         let index = self.by_name.remove(user)?;
+        self.java_order_changed(index, false);
         self.free.push(index);
-        self.java_order = None;
         self.slots[index as usize].take().map(|s| s.state)
+    }
+
+    /// The user in slot `index` has just `joined` (or is about to leave: its slot is still
+    /// taken) and the map counts it accordingly: its place in the Java order is taken or
+    /// given up, or the order dropped if the map's table changes size with it.
+    fn java_order_changed(&mut self, index: u32, joined: bool) {
+        let now = self.by_name.len();
+        let capacity = crate::java_order::table_size(now);
+        let before = if joined { now - 1 } else { now + 1 };
+        if crate::java_order::table_size(before) != capacity {
+            self.java_order = None;
+            return;
+        }
+        let Some(order) = &mut self.java_order else { return };
+        let slots = &self.slots;
+        let key = |i: u32| {
+            let s = slots[i as usize].as_ref().expect("the order lists taken slots");
+            (crate::java_order::bucket_of(s.java_hash, capacity), s.name.as_str())
+        };
+        let own = key(index);
+        let at = order.partition_point(|&i| key(i) < own);
+        if joined {
+            order.insert(at, index);
+        } else {
+            debug_assert_eq!(order.get(at), Some(&index), "the order lists the leaving user");
+            order.remove(at);
+        }
     }
 
     pub fn contains_key(&self, user: &str) -> bool {
@@ -223,8 +258,9 @@ impl Users {
     /// Folds `f` over every user's record in the order Apache's leaf iterates its map of
     /// users: the names put into a `HashMap` of their number in name order (see
     /// [`crate::java_order`]), so bucket by bucket and by name within one. That order is
-    /// worked out once while the same users stay, so a sum Apache takes over the map is
-    /// taken here in its order at the cost of the walk.
+    /// kept as users come and go (worked out whole only after the map's table would have
+    /// changed size), so a sum Apache takes over the map is taken here in its order at the
+    /// cost of the walk.
     pub fn fold_in_java_order<B>(&mut self, init: B, mut f: impl FnMut(B, &mut UserState) -> B) -> B {
         let slots = &mut self.slots;
         let order = self.java_order.get_or_insert_with(|| {
@@ -238,18 +274,20 @@ impl Users {
                 .collect();
             // Names are unique: no two entries compare equal.
             placed.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-            #[cfg(debug_assertions)]
-            {
-                let mut names: Vec<&str> = placed.iter().map(|&(_, name, _)| name).collect();
-                names.sort_unstable();
-                let java = crate::java_order::hash_map_order(&names, names.len());
-                assert!(
-                    java.into_iter().map(|i| names[i]).eq(placed.iter().map(|&(_, name, _)| name)),
-                    "the users' order is the Java map's"
-                );
-            }
             placed.into_iter().map(|(_, _, slot)| slot).collect()
         });
+        #[cfg(debug_assertions)]
+        {
+            let name = |i: &u32| slots[*i as usize].as_ref().expect("the order lists taken slots").name.as_str();
+            assert_eq!(order.len(), self.by_name.len(), "the order lists every user");
+            let mut names: Vec<&str> = order.iter().map(name).collect();
+            names.sort_unstable();
+            let java = crate::java_order::hash_map_order(&names, names.len());
+            assert!(
+                java.into_iter().map(|i| names[i]).eq(order.iter().map(name)),
+                "the users' order is the Java map's"
+            );
+        }
         order
             .iter()
             .fold(init, |acc, &i| f(acc, &mut slots[i as usize].as_mut().expect("the order lists taken slots").state))
@@ -482,19 +520,34 @@ mod tests {
             users.remove(gone);
         }
         users.get_or_default("zed").active_apps = 99;
-        let mut sorted: Vec<String> = users.keys().cloned().collect();
-        sorted.sort_unstable();
-        let keys: Vec<&str> = sorted.iter().map(String::as_str).collect();
-        let expected: Vec<usize> = crate::java_order::hash_map_order(&keys, keys.len())
-            .into_iter()
-            .map(|i| users[keys[i]].active_apps)
-            .collect();
-        let folded = users.fold_in_java_order(Vec::new(), |mut seen, u| {
-            seen.push(u.active_apps);
-            seen
-        });
-        assert_eq!(folded, expected);
-        assert_ne!(folded, keys.iter().map(|n| users[*n].active_apps).collect::<Vec<_>>(), "not name order");
+        fn check(users: &mut Users) {
+            let mut sorted: Vec<String> = users.keys().cloned().collect();
+            sorted.sort_unstable();
+            let keys: Vec<&str> = sorted.iter().map(String::as_str).collect();
+            let expected: Vec<usize> = crate::java_order::hash_map_order(&keys, keys.len())
+                .into_iter()
+                .map(|i| users[keys[i]].active_apps)
+                .collect();
+            let folded = users.fold_in_java_order(Vec::new(), |mut seen, u| {
+                seen.push(u.active_apps);
+                seen
+            });
+            assert_eq!(folded, expected);
+            assert_ne!(folded, keys.iter().map(|n| users[*n].active_apps).collect::<Vec<_>>(), "not name order");
+        }
+        check(&mut users);
+        // Users come and go without the table changing size (38 users, 64 buckets): the
+        // order is kept, not worked out again.
+        users.remove("user5");
+        users.remove("zed");
+        users.get_or_default("amy").active_apps = 100;
+        assert!(users.java_order.is_some());
+        check(&mut users);
+        // Past three quarters of the table: it doubles, and the order with it.
+        for i in 0..20 {
+            users.get_or_default(&format!("more{i}")).active_apps = 200 + i;
+        }
+        check(&mut users);
     }
 
     #[test]
