@@ -123,8 +123,15 @@ final class NativeScheduler implements AutoCloseable {
      * @throws SchedulerConfigurationException if the live state refuses it; nothing changes
      */
     synchronized String[] commit() {
+      // No lambda here: a call site's first run links it, and this one first runs at the
+      // first refresh, under the caller's lock (linking took a millisecond there).
       long p = pointer;
-      return whileOpen(h -> commitRefresh(h, p));
+      long h = enter();
+      try {
+        return commitRefresh(h, p);
+      } finally {
+        exit();
+      }
     }
 
     @Override
