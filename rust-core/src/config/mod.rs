@@ -33,7 +33,10 @@ pub const PREFIX: &str = "yarn.scheduler.capacity.";
 
 /// The full name of a scheduler-wide key.
 pub fn global_key(suffix: &str) -> String {
-    format!("{PREFIX}{suffix}")
+    let mut key = String::with_capacity(PREFIX.len() + suffix.len());
+    key.push_str(PREFIX);
+    key.push_str(suffix);
+    key
 }
 
 /// Scheduler-wide settings (keys directly under `yarn.scheduler.capacity.`).

@@ -5,7 +5,8 @@
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 /// Hadoop gives up on variable expansion after this many substitutions (`MAX_SUBST`).
@@ -43,8 +44,12 @@ struct Entry {
 /// The properties of one or more configuration files, in Hadoop's override order.
 #[derive(Debug, Clone, Default)]
 pub struct Properties {
-    /// Raw definitions by trimmed name, in name order (so names with a prefix are a range).
-    entries: BTreeMap<String, Entry>,
+    /// Raw definitions by trimmed name. A scheduler's configuration looks up dozens of
+    /// keys a queue, most of them unset, whose names share a long prefix: hashed, not
+    /// compared along a tree.
+    entries: FxHashMap<String, Entry>,
+    /// The names defined, in name order (so names with a prefix are a range).
+    names: BTreeSet<String>,
     /// Java system properties, consulted first during `${var}` expansion as Hadoop does.
     system: HashMap<String, String>,
     /// Names marked final: later definitions are ignored.
@@ -89,6 +94,13 @@ impl Properties {
         if is_final {
             self.finals.insert(name.clone());
         }
+        self.insert(name, value);
+    }
+
+    fn insert(&mut self, name: String, value: String) {
+        if !self.names.contains(&name) {
+            self.names.insert(name.clone());
+        }
         self.entries.insert(name, Entry { value: Some(value) });
     }
 
@@ -104,7 +116,7 @@ impl Properties {
     /// Sets a property over everything loaded before or after, finals included, as
     /// Hadoop's overlay holds what code `set` on a Configuration.
     pub fn overlay(&mut self, name: &str, value: &str) {
-        self.entries.insert(name.to_string(), Entry { value: Some(value.to_string()) });
+        self.insert(name.to_string(), value.to_string());
     }
 
     /// Supplies the JVM's system properties for `${var}` expansion.
@@ -130,11 +142,11 @@ impl Properties {
 
     /// All property names that start with `prefix`.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.entries
+        self.names
             .range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
-            .take_while(move |(k, _)| k.starts_with(prefix))
-            .filter(|(_, e)| e.value.is_some())
-            .map(|(k, _)| k.as_str())
+            .take_while(move |k| k.starts_with(prefix))
+            .filter(|k| self.get_raw(k).is_some())
+            .map(String::as_str)
     }
 
     /// Number of properties defined.
