@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -244,6 +247,16 @@ public class RustCapacityScheduler
   @Override
   public void reinitialize(Configuration newConf, RMContext context) throws IOException {
     ConfigurationInputs in = source.read(newConf);
+    // What the configuration views show once the file is in force (Hadoop's parse of it
+    // over the RM's configuration), worked out beside the core's reading: neither needs the
+    // other, nor any lock.
+    CompletableFuture<Configuration> merging = CompletableFuture.supplyAsync(() -> {
+      try {
+        return source.merged(in, newConf);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
     String[] warnings;
     try {
       NativeScheduler.PreparedRefresh refresh;
@@ -261,9 +274,8 @@ public class RustCapacityScheduler
         throw refused(in, e);
       }
       try (NativeScheduler.PreparedRefresh prepared = refresh) {
-        // What the configuration views show once it is in force: worked out before the
-        // lock, which holds up every event.
-        Configuration merged = source.merged(in, newConf);
+        // Before the lock, which holds up every event.
+        Configuration merged = merged(merging);
         writeLock.lock();
         long locked = System.nanoTime();
         try {
@@ -310,6 +322,26 @@ public class RustCapacityScheduler
   private void reloaded() {
     rebuildQueues(conf);
     tellAmDiagnoses();
+  }
+
+  /** The merged configuration {@code merging} works out, or what stopped it. */
+  private static Configuration merged(CompletableFuture<Configuration> merging)
+      throws IOException {
+    try {
+      return merging.join();
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof UncheckedIOException) {
+        throw ((UncheckedIOException) cause).getCause();
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new IOException(cause);
+    }
   }
 
   private static IOException refused(ConfigurationInputs in, SchedulerConfigurationException e) {
