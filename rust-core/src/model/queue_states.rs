@@ -61,14 +61,8 @@ impl QueueTree {
     /// [`QueueTree::set_states`] with `before`'s queues already matched with this tree's.
     pub fn set_states_from(&mut self, before: Option<(&QueueTree, &Correspondence)>) -> Result<(), Vec<ConfigError>> {
         // Where each queue was in `before`, if it was there.
-        let none: Vec<Option<QueueIndex>>;
-        let (before, was) = match before {
-            Some((b, m)) => (Some(b), &m.old_of_new),
-            None => {
-                none = vec![None; self.queues.len()];
-                (None, &none)
-            }
-        };
+        let was = |i: QueueIndex| before.and_then(|(_, m)| m.old_of_new[i]);
+        let before = before.map(|(b, _)| b);
         let stopped_for = |j: QueueIndex| {
             if before.is_some_and(|b| b.apps_under(j) > 0) {
                 RuntimeState::Draining
@@ -98,7 +92,7 @@ impl QueueTree {
             });
             // A leaf turned parent or a parent turned leaf is a new queue to Apache (the
             // queue built from the file replaces the running one).
-            let kept = was[i].filter(|&j| before.is_some_and(|b| b.queues[j].is_leaf() == q.is_leaf()));
+            let kept = was(i).filter(|&j| before.is_some_and(|b| b.queues[j].is_leaf() == q.is_leaf()));
             let state = match kept.map(|j| (j, previous[j])) {
                 None => {
                     if let (Some(RuntimeState::Running), Some(p)) = (configured, parent) {
@@ -114,7 +108,7 @@ impl QueueTree {
                 }
                 Some((j, RuntimeState::Running)) if configured == Some(RuntimeState::Stopped) => {
                     for d in self.descendants(i) {
-                        if let Some(k) = was[d] {
+                        if let Some(k) = was(d) {
                             previous[k] = stopped_for(k);
                         }
                     }

@@ -112,6 +112,14 @@ impl Default for Users {
     }
 }
 
+impl Slot {
+    /// Where the user comes in the iteration of Apache's map of users with a table of
+    /// `capacity` buckets, the names put in in name order: by bucket, then by name.
+    fn java_key(&self, capacity: usize) -> (usize, &str) {
+        (crate::java_order::bucket_of(self.java_hash, capacity), self.name.as_str())
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Slot {
     /// Unique to the user's stay in this slot (never handed out twice in the process), so
@@ -219,10 +227,7 @@ impl Users {
         }
         let Some(order) = &mut self.java_order else { return };
         let slots = &self.slots;
-        let key = |i: u32| {
-            let s = slots[i as usize].as_ref().expect("the order lists taken slots");
-            (crate::java_order::bucket_of(s.java_hash, capacity), s.name.as_str())
-        };
+        let key = |i: u32| slots[i as usize].as_ref().expect("the order lists taken slots").java_key(capacity);
         let own = key(index);
         let at = order.partition_point(|&i| key(i) < own);
         if joined {
@@ -269,7 +274,10 @@ impl Users {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, s)| {
-                    s.as_ref().map(|s| (crate::java_order::bucket_of(s.java_hash, capacity), s.name.as_str(), i as u32))
+                    s.as_ref().map(|s| {
+                        let (bucket, name) = s.java_key(capacity);
+                        (bucket, name, i as u32)
+                    })
                 })
                 .collect();
             // Names are unique: no two entries compare equal.
