@@ -108,7 +108,8 @@ public class HaFailoverIT {
   /**
    * yarn-site.xml for an HA pair electing through ZooKeeper and keeping state there. Each
    * RM's addresses are fixed before it starts (a standby binds its client ports only when it
-   * becomes active, so clients and AMs must know them in advance, as in a real cluster).
+   * becomes active, so clients and AMs must know them in advance, as in a real cluster), on
+   * ports no outgoing connection can take meanwhile ({@link Ports}).
    */
   private static Configuration haSettings(String zookeeper) throws java.io.IOException {
     Configuration conf = new Configuration(false);
@@ -118,9 +119,11 @@ public class HaFailoverIT {
     // mini cluster's in-process shortcut stays bound to the RM active when they started).
     conf.setBoolean(YarnConfiguration.YARN_MINICLUSTER_USE_RPC, true);
     conf.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 200);
+    List<String> keys = YarnConfiguration.getServiceAddressConfKeys(new YarnConfiguration());
+    java.util.Iterator<Integer> ports = Ports.free(2 * keys.size()).iterator();
     for (String id : new String[] {"rm0", "rm1"}) {
-      for (String key : YarnConfiguration.getServiceAddressConfKeys(new YarnConfiguration())) {
-        conf.set(HAUtil.addSuffix(key, id), "localhost:" + freePort());
+      for (String key : keys) {
+        conf.set(HAUtil.addSuffix(key, id), "localhost:" + ports.next());
       }
     }
     conf.set(YarnConfiguration.RM_CLUSTER_ID, "capsched-ha");
@@ -145,12 +148,6 @@ public class HaFailoverIT {
       }
     }
     throw new AssertionError("no queue " + path);
-  }
-
-  private static int freePort() throws java.io.IOException {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
   }
 
   /** Containers the RM's scheduler holds for its one running application (0 before). */

@@ -3,7 +3,6 @@ package org.capsched.yarn.it;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +63,7 @@ final class ProcessCluster implements AutoCloseable {
     Map<String, String> rm = new LinkedHashMap<>();
     // Every port at once: one chosen and let go before the RM binds it could be handed out
     // again to a NodeManager (the RM then fails to bind it).
-    java.util.Iterator<Integer> ports = freePorts(5 + 3 * nodes).iterator();
+    java.util.Iterator<Integer> ports = Ports.free(5 + 3 * nodes).iterator();
     int web = ports.next();
     rm.put("yarn.resourcemanager.address", "localhost:" + ports.next());
     rm.put("yarn.resourcemanager.scheduler.address", "localhost:" + ports.next());
@@ -205,30 +204,6 @@ final class ProcessCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
         p.destroyForcibly();
       }
-    }
-  }
-
-  /** {@code n} distinct free ports, all held open until every one is chosen. */
-  static List<Integer> freePorts(int n) throws IOException {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      List<Integer> out = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0);
-        held.add(s);
-        out.add(s.getLocalPort());
-      }
-      return out;
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

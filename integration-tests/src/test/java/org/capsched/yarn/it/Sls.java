@@ -81,7 +81,8 @@ final class Sls {
     Files.copy(inputs().resolve("capacity-scheduler.xml"), conf.resolve("capacity-scheduler.xml"));
     Configuration runner = new Configuration(false);
     runner.addResource(new org.apache.hadoop.fs.Path(inputs().resolve("sls-runner.xml").toUri()));
-    runner.setInt("yarn.sls.metrics.web.address.port", ProcessCluster.freePort());
+    java.util.Iterator<Integer> ports = Ports.free(6).iterator();
+    runner.setInt("yarn.sls.metrics.web.address.port", ports.next());
     // The simulator's runner (3.4.2) reads the scheduler class from its own configuration,
     // sls-runner.xml and no yarn-site.xml, before the RM it starts reads yarn-site.xml: the
     // class goes in both.
@@ -96,7 +97,7 @@ final class Sls {
     for (String key : new String[] {YarnConfiguration.RM_ADDRESS,
         YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
         YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS}) {
-      site.set(key, "localhost:" + ProcessCluster.freePort());
+      site.set(key, "localhost:" + ports.next());
     }
     site.setBoolean("hadoop.security.token.service.use_ip", false);
     ProcessCluster.write(site, conf.resolve("yarn-site.xml"));
