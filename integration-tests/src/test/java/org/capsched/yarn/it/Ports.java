@@ -13,10 +13,10 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Free ports for daemons that bind them later, chosen below the kernel's ephemeral range.
  * A port found by binding port 0 is an ephemeral one, and any outgoing connection may be
- * given it before the daemon binds it: an HA standby binds its client ports only when it
+ * given it before the daemon binds it. An HA standby binds its client ports only when it
  * becomes active, tens of seconds and hundreds of connections after its configuration was
- * written, and once failed over with "Address already in use" that way. The kernel never
- * hands out a port below the range on its own.
+ * written (HaFailoverIT's standby once failed to take over with "Address already in use").
+ * The kernel never hands out a port below the range on its own.
  */
 final class Ports {
   /** Where the kernel's ephemeral range starts when it cannot be read. */

@@ -81,7 +81,11 @@ final class Sls {
     Files.copy(inputs().resolve("capacity-scheduler.xml"), conf.resolve("capacity-scheduler.xml"));
     Configuration runner = new Configuration(false);
     runner.addResource(new org.apache.hadoop.fs.Path(inputs().resolve("sls-runner.xml").toUri()));
-    java.util.Iterator<Integer> ports = Ports.free(6).iterator();
+    String[] rmAddresses = {YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
+        YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, YarnConfiguration.RM_ADMIN_ADDRESS,
+        YarnConfiguration.RM_WEBAPP_ADDRESS};
+    // The simulator's metrics page and the RM's addresses.
+    java.util.Iterator<Integer> ports = Ports.free(1 + rmAddresses.length).iterator();
     runner.setInt("yarn.sls.metrics.web.address.port", ports.next());
     // The simulator's runner (3.4.2) reads the scheduler class from its own configuration,
     // sls-runner.xml and no yarn-site.xml, before the RM it starts reads yarn-site.xml: the
@@ -94,9 +98,7 @@ final class Sls {
     site.setBoolean(YarnConfiguration.RM_SCHEDULER_ENABLE_MONITORS, true);
     site.set(YarnConfiguration.RM_SCHEDULER_MONITOR_POLICIES,
         ProportionalCapacityPreemptionPolicy.class.getName());
-    for (String key : new String[] {YarnConfiguration.RM_ADDRESS,
-        YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
-        YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS}) {
+    for (String key : rmAddresses) {
       site.set(key, "localhost:" + ports.next());
     }
     site.setBoolean("hadoop.security.token.service.use_ip", false);
