@@ -118,7 +118,7 @@ final class AllocationApplier {
           node.getRMNode().getHttpAddress(), size, key.getPriority(), null,
           key.getAllocationRequestId());
       if (kind == Wire.Kind.RESERVE) {
-        attempt.reserve(key, node, null, container, false);
+        attempt.reserve(key, node, container);
         run.reserved(node, id, app, size);
         continue;
       }

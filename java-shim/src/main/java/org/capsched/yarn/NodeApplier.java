@@ -7,7 +7,6 @@ import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ClusterNodeTracker;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
 final class NodeApplier {
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
 
-  private final ClusterNodeTracker<FiCaSchedulerNode> nodeTracker;
+  private final ClusterNodeTracker<RustSchedulerNode> nodeTracker;
   private final Map<Integer, RustSchedulerNode> nodesByKey;
   private final boolean usePortForNodeName;
   /** The RM's node-label manager; null in an RM context without one. */
@@ -34,7 +33,7 @@ final class NodeApplier {
    * deactivated from, the RM's node-label manager {@code labels} (null for none); its nodes
    * tell {@code freed} when a NodeManager frees a container they held.
    */
-  NodeApplier(ClusterNodeTracker<FiCaSchedulerNode> nodeTracker,
+  NodeApplier(ClusterNodeTracker<RustSchedulerNode> nodeTracker,
       Map<Integer, RustSchedulerNode> nodesByKey, boolean usePortForNodeName,
       RMNodeLabelsManager labels, BiConsumer<Integer, ContainerId> freed) {
     this.nodeTracker = nodeTracker;

@@ -12,6 +12,7 @@ import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationResourceUsageReport;
 import org.apache.hadoop.yarn.api.records.Container;
 import org.apache.hadoop.yarn.api.records.ContainerId;
+import org.apache.hadoop.yarn.api.records.NodeId;
 import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -25,12 +26,13 @@ import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerEventType;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerImpl;
+import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainerReservedEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.ContainerUpdates;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.NodeType;
+import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CSAMContainerLaunchDiagnosticsConstants;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.ContainerRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerApp;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.placement.AppPlacementAllocator;
 import org.apache.hadoop.yarn.server.scheduler.SchedulerRequestKey;
 import org.apache.hadoop.yarn.util.resource.ResourceCalculator;
@@ -45,6 +47,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RustAppAttempt extends FiCaSchedulerApp {
   private static final Logger LOG = LoggerFactory.getLogger(RustAppAttempt.class);
+  /** Apache's attempt's logger, under which the lines this attempt writes as it does go. */
+  private static final Logger APP_LOG = LoggerFactory.getLogger(FiCaSchedulerApp.class);
 
   /** Why container updates are refused, as the AM reads it in its allocate response. */
   static final String UPDATES_NOT_SUPPORTED = "Container updates (resource increase or decrease,"
@@ -320,7 +324,7 @@ final class RustAppAttempt extends FiCaSchedulerApp {
    * node-local if one named the node, rack-local if one named its rack, else off-switch —
    * the request locality Apache's allocator records beside where the container went.
    */
-  private NodeType requestedLocality(SchedulerRequestKey schedulerKey, FiCaSchedulerNode node) {
+  private NodeType requestedLocality(SchedulerRequestKey schedulerKey, RustSchedulerNode node) {
     if (getPendingAsk(schedulerKey, node.getNodeName()).getCount() > 0) {
       return NodeType.NODE_LOCAL;
     }
@@ -348,11 +352,105 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   }
 
   /**
+   * Records the reservation of {@code node} the core made for {@code schedulerKey}, the
+   * reserved {@code container} not yet an RMContainer: on the attempt (its reservations,
+   * its reserved usage), the node, and the queue's metrics, as Apache's attempt books a
+   * first reservation (FiCaSchedulerApp's own method takes Apache's node class).
+   */
+  void reserve(SchedulerRequestKey schedulerKey, RustSchedulerNode node, Container container) {
+    queue.getMetrics().reserveResource(node.getPartition(), getUser(),
+        container.getResource());
+    RMContainer reserved = super.reserve(node, schedulerKey, null, container);
+    node.reserveResource(this, schedulerKey, reserved);
+  }
+
+  /**
+   * Ends the attempt's reservation of {@code node} for {@code schedulerKey}, held as
+   * {@code reserved}: off the attempt, the node, the queue's metrics and the queue's
+   * reserved usage, as Apache's attempt ends one (writing the same line under its logger).
+   * False if the attempt held no such reservation.
+   */
+  boolean unreserve(SchedulerRequestKey schedulerKey, RustSchedulerNode node,
+      RMContainer reserved) {
+    writeLock.lock();
+    try {
+      Map<NodeId, RMContainer> onNodes = reservedContainers.get(schedulerKey);
+      RMContainer held = onNodes == null ? null : onNodes.remove(node.getNodeID());
+      if (held == null || held.getContainer() == null
+          || held.getContainer().getResource() == null) {
+        return false;
+      }
+      if (onNodes.isEmpty()) {
+        reservedContainers.remove(schedulerKey);
+      }
+      resetReReservations(schedulerKey);
+      attemptResourceUsage.decReserved(node.getPartition(), held.getReservedResource());
+      if (APP_LOG.isInfoEnabled()) {
+        APP_LOG.info("Application " + getApplicationId() + " unreserved  on node " + node
+            + ", currently has " + onNodes.size() + " at priority "
+            + schedulerKey.getPriority() + "; currentReservation "
+            + attemptResourceUsage.getReserved(node.getPartition()) + " on node-label="
+            + node.getPartition());
+      }
+      node.unreserveResource(this);
+      queue.getMetrics().unreserveResource(node.getPartition(), getUser(),
+          reserved.getReservedResource());
+      queue.decReservedResource(node.getPartition(), reserved.getReservedResource());
+      return true;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Moves {@code reserved} from node {@code from} to node {@code to} (a preemption round's
+   * {@code allow-move-reservation}), as Apache's attempt moves one: on both nodes, in the
+   * attempt's reservations, and on the RMContainer. False, with nothing changed, if the
+   * nodes are in different partitions, the attempt does not hold the reservation on
+   * {@code from}, or {@code to} refuses it.
+   */
+  boolean moveReservation(RMContainer reserved, RustSchedulerNode from, RustSchedulerNode to) {
+    writeLock.lock();
+    try {
+      if (!from.getPartition().equals(to.getPartition())) {
+        APP_LOG.debug("Failed to move reservation, two nodes are in different partition");
+        return false;
+      }
+      SchedulerRequestKey schedulerKey = reserved.getReservedSchedulerKey();
+      Map<NodeId, RMContainer> onNodes = reservedContainers.get(schedulerKey);
+      if (onNodes == null) {
+        APP_LOG.debug("Cannot find reserved container map.");
+        return false;
+      }
+      if (from.getReservedContainer() != reserved) {
+        APP_LOG.debug("To-be-moved container already updated.");
+        return false;
+      }
+      synchronized (to) {
+        try {
+          to.reserveResource(this, schedulerKey, reserved);
+        } catch (IllegalStateException e) {
+          APP_LOG.debug("Reserve on target node failed", e);
+          return false;
+        }
+        from.setReservedContainer(null);
+        onNodes.remove(from.getNodeID());
+        reserved.handle(new RMContainerReservedEvent(reserved.getContainerId(),
+            reserved.getReservedResource(), to.getNodeID(), schedulerKey));
+        onNodes.put(to.getNodeID(), reserved);
+        return true;
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
    * Records a container the core allocated, on the attempt and on its node. Returns null if
    * the attempt stopped in the meantime; the caller then gives the container back to the
    * core.
    */
-  RMContainer materialize(NodeType type, FiCaSchedulerNode node, SchedulerRequestKey schedulerKey,
+  RMContainer materialize(NodeType type, RustSchedulerNode node, SchedulerRequestKey schedulerKey,
       Container container) {
     writeLock.lock();
     try {
@@ -363,7 +461,7 @@ final class RustAppAttempt extends FiCaSchedulerApp {
       // The container carries the partition its request asked for, which differs from its
       // node's when a non-exclusive node lent its room (the queue's pending resources go
       // down in the requested partition, its usage up in the node's).
-      AppPlacementAllocator<FiCaSchedulerNode> placement =
+      AppPlacementAllocator<SchedulerNode> placement =
           appSchedulingInfo.getAppPlacementAllocator(schedulerKey);
       String requestedPartition = placement == null ? node.getPartition()
           : placement.getPrimaryRequestedNodePartition();

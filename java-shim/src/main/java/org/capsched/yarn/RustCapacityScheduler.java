@@ -60,7 +60,6 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplicationAttempt;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerUtils;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptAddedSchedulerEvent;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.event.AppAttemptRemovedSchedulerEvent;
@@ -100,7 +99,7 @@ import org.slf4j.LoggerFactory;
  * scheduling decision of its own.
  */
 public class RustCapacityScheduler
-    extends AbstractYarnScheduler<RustAppAttempt, FiCaSchedulerNode>
+    extends AbstractYarnScheduler<RustAppAttempt, RustSchedulerNode>
     implements Configurable, MutableConfScheduler {
 
   private static final Logger LOG = LoggerFactory.getLogger(RustCapacityScheduler.class);
@@ -385,8 +384,7 @@ public class RustCapacityScheduler
       return;
     }
     RustApplication app = (RustApplication) applications.get(attempt.getApplicationId());
-    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(
-        rmContainer.getAllocatedNode());
+    RustSchedulerNode node = nodeTracker.getNode(rmContainer.getAllocatedNode());
     Container c = rmContainer.getContainer();
     SchedulerRequestKey key = rmContainer.getAllocatedSchedulerKey();
     boolean taken = app != null && node != null && core.recoverContainer(app.key(),
@@ -539,7 +537,7 @@ public class RustCapacityScheduler
     Set<String> touched = new HashSet<>();
     int n = 0;
     for (Map.Entry<NodeId, Set<String>> e : updated.entrySet()) {
-      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(e.getKey());
+      RustSchedulerNode node = nodeTracker.getNode(e.getKey());
       if (node == null) {
         continue;
       }
@@ -625,7 +623,7 @@ public class RustCapacityScheduler
   }
 
   private void removeNode(RMNode rmNode) {
-    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(rmNode.getNodeID());
+    RustSchedulerNode node = nodeTracker.getNode(rmNode.getNodeID());
     if (node == null) {
       return;
     }
@@ -647,7 +645,7 @@ public class RustCapacityScheduler
     writeLock.lock();
     try {
       super.updateNodeResource(nm, resourceOption);
-      RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+      RustSchedulerNode node = nodeTracker.getNode(nm.getNodeID());
       if (node != null) {
         Resource total = node.getTotalResource();
         core.updateNodeResource(node.key(), total.getMemorySize(), total.getVirtualCores());
@@ -671,7 +669,7 @@ public class RustCapacityScheduler
   private void heartbeat(RMNode nm) {
     setLastNodeUpdateTime(Time.now());
     super.nodeUpdate(nm);
-    RustSchedulerNode node = (RustSchedulerNode) nodeTracker.getNode(nm.getNodeID());
+    RustSchedulerNode node = nodeTracker.getNode(nm.getNodeID());
     boolean ready = !rmContext.isWorkPreservingRecoveryEnabled()
         || rmContext.isSchedulerReadyForAllocatingContainers();
     if (node == null || !ready) {
@@ -973,7 +971,7 @@ public class RustCapacityScheduler
     allocations.finish(rmContainer, containerStatus, event,
         (RustApplication) applications.get(id.getApplicationAttemptId().getApplicationId()),
         getCurrentAttemptForContainer(id),
-        (RustSchedulerNode) getSchedulerNode(container.getNodeId()));
+        getSchedulerNode(container.getNodeId()));
     LOG.debug("Container {} finished ({})", id, event);
   }
 

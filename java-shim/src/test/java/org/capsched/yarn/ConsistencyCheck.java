@@ -15,7 +15,6 @@ import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.server.resourcemanager.rmcontainer.RMContainer;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.QueueMetrics;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
-import org.apache.hadoop.yarn.server.resourcemanager.scheduler.common.fica.FiCaSchedulerNode;
 
 /**
  * Compares what the Rust core holds with what the RM's own objects hold: every live and
@@ -73,9 +72,9 @@ public final class ConsistencyCheck {
           }
         }
         RustSchedulerNode node = null;
-        for (FiCaSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
-          if (((RustSchedulerNode) n).key() == (int) r[i + Wire.ContainerReport.NODE]) {
-            node = (RustSchedulerNode) n;
+        for (RustSchedulerNode n : scheduler.getNodeTracker().getAllNodes()) {
+          if (n.key() == (int) r[i + Wire.ContainerReport.NODE]) {
+            node = n;
           }
         }
         if (app == null || node == null) {
@@ -96,8 +95,8 @@ public final class ConsistencyCheck {
       appsByKey.put(((RustApplication) app).key(), (RustApplication) app);
     }
     Map<Integer, RustSchedulerNode> nodesByKey = new TreeMap<>();
-    for (FiCaSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
-      nodesByKey.put(((RustSchedulerNode) node).key(), (RustSchedulerNode) node);
+    for (RustSchedulerNode node : scheduler.getNodeTracker().getAllNodes()) {
+      nodesByKey.put(node.key(), node);
     }
     Set<String> inCore = new TreeSet<>();
     Map<Integer, long[]> coreNodeUse = new HashMap<>();

@@ -2,10 +2,13 @@ package org.capsched.yarn.it;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
@@ -15,9 +18,18 @@ import org.junit.Test;
  * The Rust core logs through the ResourceManager's own logging: its records land in the
  * RM's log4j file with the RM's layout, under loggers named after the core's modules, none
  * on the process's standard output or error; and {@code yarn daemonlog -setlevel}
- * (the RM's /logLevel servlet) turns the core's DEBUG records on while the RM runs.
+ * (the RM's /logLevel servlet) turns the core's DEBUG records on while the RM runs. The RM's
+ * own line for each container placed ("Assigned container …", which Apache's
+ * capacity-scheduler node writes) is in the log as Apache's scheduler writes it, under the
+ * same logger, and goes when an operator turns that logger below INFO.
  */
 public class RmLoggingIT {
+  /** Apache's capacity-scheduler node's line for a container placed, in the RM's layout. */
+  private static final Pattern ASSIGNED = Pattern.compile(" INFO org\\.apache\\.hadoop\\.yarn"
+      + "\\.server\\.resourcemanager\\.scheduler\\.common\\.fica\\.FiCaSchedulerNode: Assigned"
+      + " container container_\\S+ of capacity <memory:\\d+, vCores:\\d+> on host \\S+, which has"
+      + " \\d+ containers, <memory:\\d+, vCores:\\d+> used and <memory:\\d+, vCores:\\d+>"
+      + " available after allocation\n");
 
   @Test(timeout = 300_000)
   public void coreRecordsGoToTheRmLogAndFollowDaemonlog() throws Exception {
@@ -53,10 +65,39 @@ public class RmLoggingIT {
         return false;
       }, () -> "a line with '" + allocated + "' is in " + rmLog);
 
+      // The AM containers placed so far, each with the node's line.
+      int assigned = count(ASSIGNED, read(rmLog));
+      assertTrue("no '" + ASSIGNED + "' in " + rmLog, assigned > 0);
+
+      // yarn daemonlog -setlevel RM ...FiCaSchedulerNode WARN: the next placements write none.
+      set = Http.get(cluster.webUrl() + "/logLevel?log=org.apache.hadoop.yarn.server"
+          + ".resourcemanager.scheduler.common.fica.FiCaSchedulerNode&level=WARN", "text/html");
+      assertEquals(set.body, 200, set.code);
+      int placed = count(Pattern.compile(Pattern.quote(allocated)), read(rmLog));
+      Sleeper.submit(yarn, "development", 0, 2);
+      Wait.until(60_000,
+          () -> count(Pattern.compile(Pattern.quote(allocated)), read(rmLog)) > placed,
+          () -> "another line with '" + allocated + "' is in " + rmLog);
+      // Written in the same heartbeat as the core's record, just after it.
+      Thread.sleep(1_000);
+      assertEquals(read(rmLog), assigned, count(ASSIGNED, read(rmLog)));
+
       String console = new String(Files.readAllBytes(cluster.rmConsoleFile()), StandardCharsets.UTF_8);
       assertFalse(console, console.contains("capsched::"));
       assertFalse(console, console.contains("org.capsched.core"));
     }
+  }
+
+  private static String read(Path file) throws Exception {
+    return Files.exists(file) ? new String(Files.readAllBytes(file), StandardCharsets.UTF_8) : "";
+  }
+
+  private static int count(Pattern pattern, String text) {
+    int n = 0;
+    for (Matcher m = pattern.matcher(text); m.find();) {
+      n++;
+    }
+    return n;
   }
 
   /** Waits up to a minute for {@code file} to contain {@code text}; returns the file. */

@@ -1554,7 +1554,6 @@ public final class ScenarioDriver implements AutoCloseable {
           + "MB free=" + node.getUnallocatedResource().getMemorySize()
           + "MB reserved-for=" + (reserved == null ? "none" : appName(reserved));
       Set<ContainerId> killable = node instanceof FiCaSchedulerNode
-          && !(scheduler instanceof RustCapacityScheduler)
           ? ((FiCaSchedulerNode) node).getKillableContainers().keySet()
           : oursKillable.getOrDefault(node.getNodeID(), Collections.<ContainerId>emptySet());
       if (!killable.isEmpty()) {
