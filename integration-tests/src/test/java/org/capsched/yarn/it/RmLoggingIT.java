@@ -2,7 +2,6 @@ package org.capsched.yarn.it;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
-import static org.junit.Assert.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,21 +64,24 @@ public class RmLoggingIT {
         return false;
       }, () -> "a line with '" + allocated + "' is in " + rmLog);
 
-      // The AM containers placed so far, each with the node's line.
-      int assigned = count(ASSIGNED, read(rmLog));
-      assertTrue("no '" + ASSIGNED + "' in " + rmLog, assigned > 0);
+      // The node's line for the container placed, written just after the core's record.
+      Wait.until(10_000, () -> count(ASSIGNED, read(rmLog)) > 0,
+          () -> "a line matching '" + ASSIGNED + "' is in " + rmLog);
 
       // yarn daemonlog -setlevel RM ...FiCaSchedulerNode WARN: the next placements write none.
       set = Http.get(cluster.webUrl() + "/logLevel?log=org.apache.hadoop.yarn.server"
           + ".resourcemanager.scheduler.common.fica.FiCaSchedulerNode&level=WARN", "text/html");
       assertEquals(set.body, 200, set.code);
+      // Every placement so far has written its line by now.
+      Thread.sleep(2_000);
+      int assigned = count(ASSIGNED, read(rmLog));
       int placed = count(Pattern.compile(Pattern.quote(allocated)), read(rmLog));
       Sleeper.submit(yarn, "development", 0, 2);
       Wait.until(60_000,
           () -> count(Pattern.compile(Pattern.quote(allocated)), read(rmLog)) > placed,
           () -> "another line with '" + allocated + "' is in " + rmLog);
-      // Written in the same heartbeat as the core's record, just after it.
-      Thread.sleep(1_000);
+      // The node's line would follow the core's record within milliseconds.
+      Thread.sleep(2_000);
       assertEquals(read(rmLog), assigned, count(ASSIGNED, read(rmLog)));
 
       String console = new String(Files.readAllBytes(cluster.rmConsoleFile()), StandardCharsets.UTF_8);
