@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.client.api.YarnClient;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.junit.Test;
@@ -72,17 +75,19 @@ public class RmLoggingIT {
       set = Http.get(cluster.webUrl() + "/logLevel?log=org.apache.hadoop.yarn.server"
           + ".resourcemanager.scheduler.common.fica.FiCaSchedulerNode&level=WARN", "text/html");
       assertEquals(set.body, 200, set.code);
-      // Every placement so far has written its line by now.
-      Thread.sleep(2_000);
-      int assigned = count(ASSIGNED, read(rmLog));
-      int placed = count(Pattern.compile(Pattern.quote(allocated)), read(rmLog));
-      Sleeper.submit(yarn, "development", 0, 2);
-      Wait.until(60_000,
-          () -> count(Pattern.compile(Pattern.quote(allocated)), read(rmLog)) > placed,
-          () -> "another line with '" + allocated + "' is in " + rmLog);
-      // The node's line would follow the core's record within milliseconds.
-      Thread.sleep(2_000);
-      assertEquals(read(rmLog), assigned, count(ASSIGNED, read(rmLog)));
+      // An application submitted after that: its AM container, once the attempt holds it
+      // (after the node booked it), has no line.
+      ApplicationId quiet = Sleeper.submit(yarn, "development", 0, 2);
+      ContainerId[] am = {null};
+      Wait.until(60_000, () -> {
+        ApplicationAttemptId attempt = yarn.getApplicationReport(quiet)
+            .getCurrentApplicationAttemptId();
+        am[0] = attempt == null ? null
+            : yarn.getApplicationAttemptReport(attempt).getAMContainerId();
+        return am[0] != null;
+      }, () -> quiet + "'s attempt holds its AM container");
+      String after = read(rmLog);
+      assertFalse(after, after.contains("FiCaSchedulerNode: Assigned container " + am[0] + " "));
 
       String console = new String(Files.readAllBytes(cluster.rmConsoleFile()), StandardCharsets.UTF_8);
       assertFalse(console, console.contains("capsched::"));
