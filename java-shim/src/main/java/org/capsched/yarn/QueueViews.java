@@ -12,7 +12,10 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.QueueACL;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
+import org.apache.hadoop.yarn.api.records.impl.pb.QueueInfoPBImpl;
+import org.apache.hadoop.yarn.proto.YarnProtos.QueueInfoProto;
 import org.apache.hadoop.yarn.server.resourcemanager.scheduler.SchedulerApplication;
 import org.apache.hadoop.yarn.util.Records;
 import org.slf4j.Logger;
@@ -158,16 +161,16 @@ final class QueueViews {
   /**
    * Builds YARN's QueueInfo for {@code queue} from the core's report: with its children,
    * from one report of every queue, paired with the directory under the scheduler's read
-   * lock; without, from the queue's own row, read without that lock (every AM heartbeat
-   * reads its queue's QueueInfo twice, and waits for no node heartbeat for it).
+   * lock; without, from the queue's own row, read without that lock when first looked at
+   * ({@link OnDemand}: every AM heartbeat asks for its queue's QueueInfo twice and reads
+   * only its node labels, which need no crossing).
    */
   QueueInfo queueInfo(RustQueue queue, boolean includeChildQueues, boolean recursive) {
     String path = queue.getPath();
     if (!includeChildQueues) {
-      double[] info = core.queueInfo(path);
-      if (info != null) {
-        return build(queue, info);
-      }
+      OnDemand info = new OnDemand(core, path);
+      describe(info, queue);
+      return info;
     }
     QueueDirectory dir;
     List<QueueSnapshot> snapshots;
@@ -202,9 +205,27 @@ final class QueueViews {
    */
   private static QueueInfo build(RustQueue queue, double[] f) {
     QueueInfo info = Records.newRecord(QueueInfo.class);
+    describe(info, queue);
+    figures(info, f);
+    return info;
+  }
+
+  /** What {@code info} says of {@code queue} from the shim's own records. */
+  private static void describe(QueueInfo info, RustQueue queue) {
     String path = queue.getPath();
     info.setQueueName(path.substring(path.lastIndexOf('.') + 1));
     info.setQueuePath(path);
+    info.setSchedulerType("RustCapacityScheduler");
+    // What the RM's request validation checks asks naming a node label against, and the
+    // label it gives a request that names none.
+    info.setAccessibleNodeLabels(queue.getAccessibleNodeLabels());
+    info.setDefaultNodeLabelExpression(queue.getDefaultNodeLabelExpression());
+    info.setApplications(Collections.emptyList());
+    info.setChildQueues(new ArrayList<>());
+  }
+
+  /** What {@code info} says from the core's QueueInfo figures {@code f} of the queue. */
+  private static void figures(QueueInfo info, double[] f) {
     info.setCapacity((float) f[Wire.QueueInfoFigures.CAPACITY]);
     info.setMaximumCapacity((float) f[Wire.QueueInfoFigures.MAXIMUM_CAPACITY]);
     info.setCurrentCapacity((float) f[Wire.QueueInfoFigures.USED_CAPACITY]);
@@ -212,17 +233,149 @@ final class QueueViews {
     info.setWeight((float) f[Wire.QueueInfoFigures.WEIGHT]);
     long maxParallelApps = (long) f[Wire.QueueInfoFigures.MAX_PARALLEL_APPS];
     info.setMaxParallelApps(maxParallelApps < 0 ? Integer.MAX_VALUE : (int) maxParallelApps);
-    info.setSchedulerType("RustCapacityScheduler");
-    // What the RM's request validation checks asks naming a node label against, and the
-    // label it gives a request that names none.
-    info.setAccessibleNodeLabels(queue.getAccessibleNodeLabels());
-    info.setDefaultNodeLabelExpression(queue.getDefaultNodeLabelExpression());
     info.setPreemptionDisabled(f[Wire.QueueInfoFigures.PREEMPTION_DISABLED] != 0);
     info.setIntraQueuePreemptionDisabled(
         f[Wire.QueueInfoFigures.INTRA_QUEUE_PREEMPTION_DISABLED] != 0);
-    info.setApplications(Collections.emptyList());
-    info.setChildQueues(new ArrayList<>());
-    return info;
+  }
+
+  /**
+   * One queue's QueueInfo whose figures from the core (capacities, usage, state, limits,
+   * preemption switches) are read when first looked at, by a getter or as the record is
+   * turned into its protocol form for a client, and kept from then on; its name, path and
+   * node labels are the shim's and set at once. The RM asks for an application's queue's
+   * QueueInfo twice in every AM heartbeat and reads only its node labels: those calls
+   * no longer cross into the core or wait for its lock behind node heartbeats. A client
+   * sees the figures of the moment its answer is written, as from Apache's scheduler. A
+   * queue a refresh removed before its figures were read reads as a stopped queue that
+   * holds nothing.
+   */
+  private static final class OnDemand extends QueueInfoPBImpl {
+    /** The core to read the figures from; null once they are read. */
+    private NativeScheduler core;
+    private final String path;
+
+    OnDemand(NativeScheduler core, String path) {
+      this.core = core;
+      this.path = path;
+    }
+
+    private synchronized void read() {
+      NativeScheduler from = core;
+      if (from == null) {
+        return;
+      }
+      // A failed read leaves the record as it was, to be read at the next look.
+      double[] f = from.queueInfo(path);
+      core = null;
+      if (f == null) {
+        f = new double[Wire.QueueInfoFigures.STRIDE];
+        f[Wire.QueueInfoFigures.STATE] = Wire.QueueStateCode.STOPPED;
+        f[Wire.QueueInfoFigures.MAX_PARALLEL_APPS] = -1;
+      }
+      figures(this, f);
+    }
+
+    @Override
+    public QueueInfoProto getProto() {
+      read();
+      return super.getProto();
+    }
+
+    @Override
+    public float getCapacity() {
+      read();
+      return super.getCapacity();
+    }
+
+    @Override
+    public void setCapacity(float capacity) {
+      read();
+      super.setCapacity(capacity);
+    }
+
+    @Override
+    public float getMaximumCapacity() {
+      read();
+      return super.getMaximumCapacity();
+    }
+
+    @Override
+    public void setMaximumCapacity(float maximumCapacity) {
+      read();
+      super.setMaximumCapacity(maximumCapacity);
+    }
+
+    @Override
+    public float getCurrentCapacity() {
+      read();
+      return super.getCurrentCapacity();
+    }
+
+    @Override
+    public void setCurrentCapacity(float currentCapacity) {
+      read();
+      super.setCurrentCapacity(currentCapacity);
+    }
+
+    @Override
+    public QueueState getQueueState() {
+      read();
+      return super.getQueueState();
+    }
+
+    @Override
+    public void setQueueState(QueueState queueState) {
+      read();
+      super.setQueueState(queueState);
+    }
+
+    @Override
+    public float getWeight() {
+      read();
+      return super.getWeight();
+    }
+
+    @Override
+    public void setWeight(float weight) {
+      read();
+      super.setWeight(weight);
+    }
+
+    @Override
+    public int getMaxParallelApps() {
+      read();
+      return super.getMaxParallelApps();
+    }
+
+    @Override
+    public void setMaxParallelApps(int maxParallelApps) {
+      read();
+      super.setMaxParallelApps(maxParallelApps);
+    }
+
+    @Override
+    public Boolean getPreemptionDisabled() {
+      read();
+      return super.getPreemptionDisabled();
+    }
+
+    @Override
+    public void setPreemptionDisabled(boolean disabled) {
+      read();
+      super.setPreemptionDisabled(disabled);
+    }
+
+    @Override
+    public Boolean getIntraQueuePreemptionDisabled() {
+      read();
+      return super.getIntraQueuePreemptionDisabled();
+    }
+
+    @Override
+    public void setIntraQueuePreemptionDisabled(boolean disabled) {
+      read();
+      super.setIntraQueuePreemptionDisabled(disabled);
+    }
   }
 
   /**

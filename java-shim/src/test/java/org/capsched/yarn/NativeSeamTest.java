@@ -14,6 +14,7 @@ import org.apache.hadoop.ha.HAServiceProtocol.HAServiceState;
 import org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo;
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.util.ExitUtil;
+import org.apache.hadoop.yarn.api.records.QueueInfo;
 import org.apache.hadoop.yarn.conf.HAUtil;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.resourcemanager.MockAM;
@@ -109,15 +110,17 @@ public class NativeSeamTest {
     MockRM rm = start(conf(TWO_QUEUES));
     MockNM nm = rm.registerNode("h1:1234", 8 * GB, 8);
     inject(rm, NativeScheduler.FAULT_PANIC_WHILE_READING);
+    // A queue's QueueInfo reads the core's figures when first looked at.
+    QueueInfo a = scheduler(rm).getQueueInfo("a", false, false);
     try {
-      scheduler(rm).getQueueInfo("a", false, false);
+      a.getCurrentCapacity();
       fail("the injected panic did not reach the caller");
     } catch (NativeSchedulerPanicException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("fault injected by a test"));
       assertTrue("reading cannot poison the core",
           !(e instanceof NativeSchedulerPoisonedException));
     }
-    assertEquals("root.a", scheduler(rm).getQueueInfo("a", false, false).getQueuePath());
+    assertEquals(0f, scheduler(rm).getQueueInfo("a", false, false).getCurrentCapacity(), 0);
     runsAnApplication(rm, nm, "a");
     assertTrue("the RM was stopped", !ExitUtil.terminateCalled());
   }
@@ -135,7 +138,7 @@ public class NativeSeamTest {
         && reason.contains("fault injected by a test"));
     // Nothing is asked of the broken core any more: every call says why it fails.
     try {
-      scheduler(rm).getQueueInfo("a", false, false);
+      scheduler(rm).getQueueInfo("a", false, false).getCurrentCapacity();
       fail("a poisoned core answered");
     } catch (NativeSchedulerPoisonedException e) {
       assertTrue(e.getMessage(), e.getMessage().contains("half-updated"));

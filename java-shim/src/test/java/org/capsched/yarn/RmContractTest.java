@@ -19,6 +19,8 @@ import java.util.function.BooleanSupplier;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
+import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoRequest;
+import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.KillApplicationRequest;
 import org.apache.hadoop.yarn.api.protocolrecords.MoveApplicationAcrossQueuesRequest;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -29,7 +31,9 @@ import org.apache.hadoop.yarn.api.records.ContainerUpdateType;
 import org.apache.hadoop.yarn.api.records.ExecutionType;
 import org.apache.hadoop.yarn.api.records.Priority;
 import org.apache.hadoop.yarn.api.records.QueueACL;
+import org.apache.hadoop.yarn.api.protocolrecords.impl.pb.GetQueueInfoResponsePBImpl;
 import org.apache.hadoop.yarn.api.records.QueueInfo;
+import org.apache.hadoop.yarn.api.records.impl.pb.QueueInfoPBImpl;
 import org.apache.hadoop.yarn.api.records.QueueState;
 import org.apache.hadoop.yarn.api.records.QueueUserACLInfo;
 import org.apache.hadoop.yarn.api.records.Resource;
@@ -529,6 +533,40 @@ public class RmContractTest {
     assertEquals(1, scheduler(rm).getAppsInQueue("root").size());
     assertEquals(1, scheduler(rm).getAppsInQueue("a").size());
     assertEquals(0, scheduler(rm).getAppsInQueue("b").size());
+  }
+
+  /**
+   * One queue's QueueInfo reads the core's figures when first looked at, and keeps them:
+   * the RM asks for an application's queue's QueueInfo twice in every AM heartbeat and
+   * reads only its node labels. A client's answer carries the figures of the moment it is
+   * written.
+   */
+  @Test(timeout = 120_000)
+  public void aQueueInfoReadsTheCoresFiguresWhenFirstLookedAt() throws Exception {
+    MockRM rm = start(conf(xml("root.queues", "a,b", "root.a.capacity", "30",
+        "root.b.capacity", "70")));
+    MockNM nm = rm.registerNode("h1:1234", 10 * GB, 10);
+    QueueInfo early = scheduler(rm).getQueueInfo("a", false, false);
+    QueueInfo looked = scheduler(rm).getQueueInfo("a", false, false);
+    assertEquals(0f, looked.getCurrentCapacity(), 0);
+    GetQueueInfoResponse answer = rm.getClientRMService().getQueueInfo(
+        GetQueueInfoRequest.newInstance("a", false, false, false));
+    assertEquals("root.a", early.getQueuePath());
+    assertEquals(Collections.singleton("*"), early.getAccessibleNodeLabels());
+
+    RMApp app = submit(rm, "a", "alice", GB);
+    MockRM.launchAndRegisterAM(app, rm, nm);
+    // 1 GB of a's 3 GB guarantee: the AM container, placed before either was looked at.
+    assertEquals(1 / 3f, early.getCurrentCapacity(), 1e-3);
+    assertEquals(0.3f, early.getCapacity(), 1e-6);
+    assertEquals(1 / 3f, answer.getQueueInfo().getCurrentCapacity(), 1e-3);
+    assertEquals(1 / 3f, ((GetQueueInfoResponsePBImpl) rm.getClientRMService().getQueueInfo(
+        GetQueueInfoRequest.newInstance("a", false, false, false))).getProto()
+        .getQueueInfo().getCurrentCapacity(), 1e-3);
+    // Kept from the first look, in the record and in its protocol form.
+    assertEquals(0f, looked.getCurrentCapacity(), 0);
+    assertEquals(0f, ((QueueInfoPBImpl) looked).getProto().getCurrentCapacity(), 0);
+    assertEquals(QueueState.RUNNING, looked.getQueueState());
   }
 
   @Test(timeout = 120_000)
