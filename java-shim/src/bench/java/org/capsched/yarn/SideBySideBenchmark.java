@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import java.io.IOException;
+import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
@@ -19,6 +20,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.ListenerNotFoundException;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 import org.apache.hadoop.test.GenericTestUtils;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
@@ -488,14 +493,16 @@ public final class SideBySideBenchmark {
       Arrays.sort(held);
       return new double[] {times[refreshes / 2] / 1e6, times[refreshes - 1] / 1e6,
           watch.longestDuring.get() / 1e6, gcDuring, watch.longestOtherwise.get() / 1e6,
-          held[refreshes / 2] / 1e6, held[refreshes - 1] / 1e6};
+          held[refreshes / 2] / 1e6, held[refreshes - 1] / 1e6, watch.longestCollection.get()};
     }
   }
 
   /**
    * Heartbeats of every node in turn on a thread of their own while timed operations (a
    * refresh, a preemption round) run between {@link #begin} and {@link #end}: the longest
-   * heartbeat that overlapped one, and the longest otherwise.
+   * heartbeat that overlapped one, and the longest otherwise; and the longest pause of the
+   * JVM's collectors meanwhile, which holds every thread up (a heartbeat longer than any
+   * operation and any scheduler lock is one).
    */
   static final class HeartbeatWatch {
     /** Operations' starts and ends: odd while one runs. */
@@ -503,10 +510,30 @@ public final class SideBySideBenchmark {
     private final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong longestDuring = new AtomicLong();
     final AtomicLong longestOtherwise = new AtomicLong();
+    /** The longest collection the JVM reported while the heartbeats ran, in ms. */
+    final AtomicLong longestCollection = new AtomicLong();
+    private final NotificationListener collections = (notification, handback) -> {
+      if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+          notification.getType())) {
+        long ms = GarbageCollectionNotificationInfo.from(
+            (CompositeData) notification.getUserData()).getGcInfo().getDuration();
+        longestCollection.accumulateAndGet(ms, Math::max);
+      }
+    };
     private final Thread thread;
 
-    /** Starts the heartbeats, and lets them run half a second before anything is timed. */
+    /**
+     * Starts the heartbeats, and lets them run half a second before anything is timed. The
+     * heap is collected first, so that the garbage of the runs before (the previous
+     * scheduler's whole cluster among it) is not collected in this one's window.
+     */
     HeartbeatWatch(Cluster c) throws InterruptedException {
+      usedHeapAfterGc();
+      // G1's young and full collections (JDK 17 reports no concurrent phases here): each
+      // is a pause of every Java thread.
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        ((NotificationEmitter) gc).addNotificationListener(collections, null, null);
+      }
       thread = new Thread(() -> {
         int i = 0;
         while (!stop.get()) {
@@ -534,6 +561,13 @@ public final class SideBySideBenchmark {
     void close() throws InterruptedException {
       stop.set(true);
       thread.join();
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        try {
+          ((NotificationEmitter) gc).removeNotificationListener(collections);
+        } catch (ListenerNotFoundException e) {
+          throw new IllegalStateException(e);
+        }
+      }
     }
   }
 
@@ -586,6 +620,21 @@ public final class SideBySideBenchmark {
     // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
     // is already an average over every node's heartbeat.
     int largeNoOpReps = Integer.getInteger("capsched.bench.large-noop-reps", 1);
+    // The calculators (a) and (b) run, "memory,drf" unless told.
+    List<String> calculators = new ArrayList<>();
+    for (String name : System.getProperty("capsched.bench.calculators", "memory,drf").split(",")) {
+      switch (name.trim()) {
+        case "memory":
+          calculators.add(MEMORY);
+          break;
+        case "drf":
+          calculators.add(DRF);
+          break;
+        default:
+          throw new IllegalArgumentException("capsched.bench.calculators: '" + name
+              + "' is not a calculator of the benchmark (memory, drf)");
+      }
+    }
     GenericTestUtils.setRootLogLevel(Level.ERROR);
     List<Shape> shapes = small
         ? Arrays.asList(new Shape(100, 2, 5, 100, 20), new Shape(200, 10, 10, 400, 20))
@@ -617,7 +666,7 @@ public final class SideBySideBenchmark {
     Shape warm = new Shape(200, 4, 5, 200, 20);
     for (Class<? extends ResourceScheduler> type : ALL) {
       for (int r = 0; r < warmRuns; r++) {
-        for (String calc : Arrays.asList(MEMORY, DRF)) {
+        for (String calc : calculators) {
           throughput(type, shapes.get(0), calc, false);
         }
       }
@@ -634,7 +683,7 @@ public final class SideBySideBenchmark {
               + " | floor/ours | floor's time / stock floor's |",
           "|---|---|---|---|---|---|---|---|---|");
       for (Shape s : shapes) {
-        for (String calc : Arrays.asList(MEMORY, DRF)) {
+        for (String calc : calculators) {
           double[][] runs = new double[ALL.size()][reps];
           // The schedulers take turns within each repetition, so that drift in the
           // machine's speed falls on all three alike.
@@ -664,7 +713,7 @@ public final class SideBySideBenchmark {
           "| cluster | calculator | Apache | ours | ratio |", "|---|---|---|---|---|");
       for (Shape s : shapes) {
         int n = s == largest && !small ? largeNoOpReps : reps;
-        for (String calc : Arrays.asList(MEMORY, DRF)) {
+        for (String calc : calculators) {
           double[] rate = new double[2];
           for (int k = 0; k < 2; k++) {
             double[] runs = new double[n];
@@ -722,13 +771,13 @@ public final class SideBySideBenchmark {
       report.section("(e) refresh with " + largest.queues() + " queues (5 refreshes), milliseconds",
           "| | refresh (median) | longest refresh | longest heartbeat during refreshes"
               + " | JVM garbage collection during refreshes | longest heartbeat otherwise"
-              + " | the scheduler's lock held (median, longest) |",
-          "|---|---|---|---|---|---|---|");
+              + " | longest collection pause | the scheduler's lock held (median, longest) |",
+          "|---|---|---|---|---|---|---|---|");
       for (int k = 0; k < 2; k++) {
         double[] r = refresh(BOTH.get(k), largest, MEMORY, 5);
         // Apache's reinitialize holds its scheduler's write lock from start to end.
-        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f | %s |",
-            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4],
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.0f | %.1f | %.0f | %s |",
+            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4], r[7],
             k == 0 ? "the whole refresh" : String.format(Locale.ROOT, "%.2f, %.2f", r[5], r[6])));
       }
     }
@@ -736,12 +785,12 @@ public final class SideBySideBenchmark {
       report.section("(f) one capacity preemption round with the cluster full (" + largest
           + "; half the leaves at twice their guarantee, the others asking), milliseconds",
           "| | round (median of 5) | longest round | containers marked | longest heartbeat"
-              + " during rounds | longest heartbeat otherwise |",
-          "|---|---|---|---|---|---|");
+              + " during rounds | longest heartbeat otherwise | longest collection pause |",
+          "|---|---|---|---|---|---|---|");
       for (int k = 0; k < 2; k++) {
         double[] r = preemption(BOTH.get(k), largest, MEMORY, 5);
-        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f | %.1f | %.1f |",
-            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4]));
+        report.row(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %,.0f | %.1f | %.1f | %.0f |",
+            k == 0 ? "Apache" : "ours", r[0], r[1], r[2], r[3], r[4], r[5]));
       }
     }
     System.out.println();
@@ -754,7 +803,8 @@ public final class SideBySideBenchmark {
    * ({@code rounds} times, with heartbeats running meanwhile) of Apache's policy on Apache's
    * scheduler, or ours on ours, on a clock that stands still (so nothing is killed).
    * Returns the median and longest round (ms), the containers marked in the first round,
-   * and the longest heartbeat during rounds and otherwise (ms).
+   * the longest heartbeat during rounds and otherwise (ms), and the longest collection
+   * pause while the heartbeats ran (ms).
    */
   static double[] preemption(Class<? extends ResourceScheduler> type, Shape s, String calc,
       int rounds) throws Exception {
@@ -818,7 +868,8 @@ public final class SideBySideBenchmark {
       double[] sorted = times.clone();
       Arrays.sort(sorted);
       return new double[] {median(times), sorted[sorted.length - 1], marked,
-          watch.longestDuring.get() / 1e6, watch.longestOtherwise.get() / 1e6};
+          watch.longestDuring.get() / 1e6, watch.longestOtherwise.get() / 1e6,
+          watch.longestCollection.get()};
     }
   }
 
