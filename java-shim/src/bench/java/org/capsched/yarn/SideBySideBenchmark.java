@@ -1,7 +1,7 @@
 package org.capsched.yarn;
 
-import java.io.IOException;
 import com.sun.management.GarbageCollectionNotificationInfo;
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Proxy;
@@ -458,7 +458,11 @@ public final class SideBySideBenchmark {
     }
   }
 
-  /** (e): refresh time, and the longest heartbeat while refreshes run. */
+  /**
+   * (e): refresh time, the longest heartbeat while refreshes run and otherwise, the JVM's
+   * collection time during refreshes, ours' lock hold (median, longest) and the longest
+   * collection pause while the heartbeats ran.
+   */
   static double[] refresh(Class<? extends ResourceScheduler> type, Shape s, String calc,
       int refreshes) throws Exception {
     try (Cluster c = new Cluster(type, config(s, calc, 50, 0), s)) {
@@ -620,20 +624,13 @@ public final class SideBySideBenchmark {
     // Apache takes minutes to register 5,000 nodes under 1,000 queues; each no-op figure
     // is already an average over every node's heartbeat.
     int largeNoOpReps = Integer.getInteger("capsched.bench.large-noop-reps", 1);
-    // The calculators (a) and (b) run, "memory,drf" unless told.
+    // The calculators (a) and (b) run, by the names the report gives them; both unless told.
     List<String> calculators = new ArrayList<>();
     for (String name : System.getProperty("capsched.bench.calculators", "memory,drf").split(",")) {
-      switch (name.trim()) {
-        case "memory":
-          calculators.add(MEMORY);
-          break;
-        case "drf":
-          calculators.add(DRF);
-          break;
-        default:
-          throw new IllegalArgumentException("capsched.bench.calculators: '" + name
-              + "' is not a calculator of the benchmark (memory, drf)");
-      }
+      calculators.add(Arrays.asList(MEMORY, DRF).stream()
+          .filter(calc -> shortName(calc).equalsIgnoreCase(name.trim())).findFirst()
+          .orElseThrow(() -> new IllegalArgumentException("capsched.bench.calculators: '"
+              + name + "' is not a calculator of the benchmark (memory, drf)")));
     }
     GenericTestUtils.setRootLogLevel(Level.ERROR);
     List<Shape> shapes = small
