@@ -4,7 +4,8 @@
 //!   so every iteration sees the same state);
 //! - `noop`: every user is at its user limit and still asking, so a heartbeat walks the
 //!   whole tree and every application and places nothing (the case Apache's
-//!   TestCapacitySchedulerPerf measures);
+//!   TestCapacitySchedulerPerf measures), with the memory and the dominant-resource
+//!   calculator;
 //! - `refresh`: the part of `refreshQueues` that holds the scheduler's lock, run back to
 //!   back and with the caches cold (written over between refreshes, as a running RM's are);
 //! - `fill`: the side-by-side benchmark's workload (section (a) of BENCHMARKS.md) in the
@@ -13,74 +14,16 @@
 //!
 //! Run: `cargo bench -p capsched --bench heartbeat`.
 
-use capsched::config::{ClusterSettings, SchedulerConfig};
+#[path = "support/cluster.rs"]
+mod cluster;
+
 use capsched::resource::Resource;
 use capsched::scheduler::PreparedRefresh;
 use capsched::{Ask, ContainerRef, SchedulerKey, ANY};
 use capsched::{Scheduler, Submission};
+use cluster::{cluster, config, every_user_at_its_limit, Calculator, APPS_PER_LEAF, LEAVES_PER_PARENT, NODES, PARENTS};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-
-const NODES: usize = 10_000;
-const PARENTS: usize = 10;
-const LEAVES_PER_PARENT: usize = 100;
-const APPS_PER_LEAF: usize = 10;
-
-fn config(user_limit_factor: &str) -> SchedulerConfig {
-    let mut xml = String::from("<configuration>\n");
-    let mut prop = |k: String, v: String| {
-        xml.push_str(&format!("<property><name>yarn.scheduler.capacity.{k}</name><value>{v}</value></property>\n"))
-    };
-    let parents: Vec<String> = (0..PARENTS).map(|p| format!("p{p}")).collect();
-    prop("root.queues".into(), parents.join(","));
-    prop("maximum-applications".into(), "100000".into());
-    prop("maximum-am-resource-percent".into(), "1.0".into());
-    for p in &parents {
-        prop(format!("root.{p}.capacity"), format!("{}", 100.0 / PARENTS as f64));
-        let leaves: Vec<String> = (0..LEAVES_PER_PARENT).map(|l| format!("{p}l{l}")).collect();
-        prop(format!("root.{p}.queues"), leaves.join(","));
-        for l in &leaves {
-            prop(format!("root.{p}.{l}.capacity"), format!("{}", 100.0 / LEAVES_PER_PARENT as f64));
-            prop(format!("root.{p}.{l}.user-limit-factor"), user_limit_factor.into());
-        }
-    }
-    xml.push_str("</configuration>\n");
-    let cluster = ClusterSettings {
-        minimum_allocation: Resource::new(1024, 1),
-        maximum_allocation: Resource::new(8192, 8),
-        acl_enabled: false,
-        am_non_exclusive: false,
-    };
-    SchedulerConfig::from_xml(xml.as_bytes(), "bench.xml", cluster).expect("valid bench config")
-}
-
-/// A cluster with every application submitted, its AM placed, and asking for more.
-fn cluster(user_limit_factor: &str) -> Scheduler {
-    let mut s = Scheduler::new(config(user_limit_factor), 0);
-    for n in 0..NODES {
-        s.add_node(&format!("n{n}:8041"), &format!("n{n}"), &format!("/r{}", n % 100), Resource::new(64 * 1024, 64));
-    }
-    let mut id = 0;
-    for p in 0..PARENTS {
-        for l in 0..LEAVES_PER_PARENT {
-            for a in 0..APPS_PER_LEAF {
-                id += 1;
-                let sub = Submission::new(id, &format!("p{p}l{l}"), &format!("user{a}"), Resource::new(1024, 1));
-                let (key, _) = s.submit(&sub).expect("admitted");
-                s.add_attempt(key, 1, false);
-                let ask = Ask {
-                    key: SchedulerKey { priority: 1, allocation_request_id: 0 },
-                    resource_name: ANY.into(),
-                    capability: Resource::new(1024, 1),
-                    count: 1_000_000,
-                    relax_locality: true,
-                };
-                s.update_requests(key, &[ask]);
-            }
-        }
-    }
-    s
-}
 
 fn allocating(c: &mut Criterion) {
     let mut s = cluster("100");
@@ -97,22 +40,20 @@ fn allocating(c: &mut Criterion) {
 }
 
 fn noop(c: &mut Criterion) {
-    // A tiny user-limit-factor, set by a refresh once the applications are in (at
-    // submission it would also cap each user's number of applications): each user is
-    // held at one minimum allocation, plus the container Apache lets a user pass it by.
-    let mut s = cluster("100");
-    s.refresh(config("0.0001")).expect("refresh");
-    for n in 0..NODES as u32 {
-        while !s.node_heartbeat(n, &[]).is_empty() {}
+    for (name, calculator) in [
+        ("heartbeat/noop, every user at its limit (10k nodes, 10k apps, 1k queues)", Calculator::Memory),
+        ("heartbeat/noop, every user at its limit, DRF (10k nodes, 10k apps, 1k queues)", Calculator::Drf),
+    ] {
+        let mut s = every_user_at_its_limit(calculator);
+        let mut node = 0u32;
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                let placed = s.node_heartbeat(black_box(node), &[]);
+                assert!(placed.is_empty(), "the benchmark must measure a heartbeat that places nothing");
+                node = (node + 1) % NODES as u32;
+            })
+        });
     }
-    let mut node = 0u32;
-    c.bench_function("heartbeat/noop, every user at its limit (10k nodes, 10k apps, 1k queues)", |b| {
-        b.iter(|| {
-            let placed = s.node_heartbeat(black_box(node), &[]);
-            assert!(placed.is_empty(), "the benchmark must measure a heartbeat that places nothing");
-            node = (node + 1) % NODES as u32;
-        })
-    });
 }
 
 /// `refreshQueues` as the scheduler's lock sees it: a configuration already read,

@@ -484,8 +484,7 @@ fn queue_row(
     let leaf = q.is_leaf();
     let am_limit = if leaf { limits::queue_am_limit(state, index) } else { Resource::ZERO };
     let (active_applications, pending_applications) = if leaf {
-        let count =
-            |f: fn(&crate::model::App) -> bool| q.apps.iter().filter(|k| state.apps.get(k).is_some_and(f)).count();
+        let count = |f: fn(&crate::model::App) -> bool| q.apps.iter().filter(|&&k| state.app(k).is_some_and(f)).count();
         (count(|a| a.active), count(|a| a.runnable && !a.active))
     } else {
         (0, 0)

@@ -162,8 +162,32 @@ pub enum AmDiagnosis {
 }
 
 /// One application.
+///
+/// Laid out as written (`repr(C)`), on a cache line of its own: the fields an allocation
+/// pass reads of every application it walks, most of which it passes over (their user at
+/// its limit, say), come first, so that the walk touches the start of each application
+/// and no more. `benches/heartbeat.rs`'s no-op case measures it.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct App {
+    /// Nodes reserved for this application, by the reserved container's number.
+    pub reservations: HashMap<ContainerId, Reservation>,
+    /// The leaf Apache's headroom provider for this attempt was set in (an allocation pass
+    /// reached it there, or the cluster changed while it was active): `allocate()` tells
+    /// the AM the headroom worked out in that leaf — still the old one after a move,
+    /// until a pass reaches it in the new one — and zero before any provider is set.
+    pub headroom_queue: Option<QueueIndex>,
+    /// Where its leaf keeps its user's record, as last found.
+    pub user_slot: crate::model::UserSlot,
+    /// The current attempt's id, once one exists.
+    pub attempt: Option<i32>,
+    /// Activated: runnable and within the queue's and user's AM limits, so it may get
+    /// containers. Until then a runnable application is pending.
+    pub active: bool,
+    /// Some request group still wants containers (kept in step with `requests`).
+    asking: bool,
+    /// Some request group is for a labelled partition (kept in step with `requests`).
+    labelled: bool,
     /// YARN's cluster timestamp and sequence number (`application_<ts>_<id>`); orders
     /// applications by submission.
     pub app_id: (i64, i32),
@@ -171,12 +195,8 @@ pub struct App {
     pub queue: QueueIndex,
     /// The submitting user.
     pub user: String,
-    /// Where its leaf keeps its user's record, as last found.
-    pub user_slot: crate::model::UserSlot,
     /// Application priority (higher runs first).
     pub priority: i64,
-    /// The current attempt's id, once one exists.
-    pub attempt: Option<i32>,
     /// Outstanding requests by scheduler key (in service order).
     pub requests: BTreeMap<SchedulerKey, RequestGroup>,
     /// Containers it holds.
@@ -192,9 +212,6 @@ pub struct App {
     pub runnable: bool,
     /// When its current attempt started, in the order attempts started.
     pub attempt_seq: u64,
-    /// Activated: runnable and within the queue's and user's AM limits, so it may get
-    /// containers. Until then a runnable application is pending.
-    pub active: bool,
     /// The ApplicationMaster's size (zero for an unmanaged AM), counted against the
     /// queue's and user's AM limits while the application is active.
     pub am_resource: Resource,
@@ -210,17 +227,11 @@ pub struct App {
     /// `missedNonPartitionedReqSchedulingOpportunity`): a non-exclusive node lends it room
     /// once this reaches the cluster's node count. Few groups, mostly none: a list.
     missed_non_partitioned: Vec<(SchedulerKey, u64)>,
-    /// Nodes reserved for this application, by the reserved container's number.
-    pub reservations: HashMap<ContainerId, Reservation>,
     /// Where it must get no containers.
     pub blacklist: Blacklist,
     /// Heartbeats its reserved nodes went through without room, per request group, since
     /// it last reserved or gave up a reservation of that group (Apache's re-reservations).
     pub re_reservations: HashMap<SchedulerKey, u32>,
-    /// Some request group still wants containers (kept in step with `requests`).
-    asking: bool,
-    /// Some request group is for a labelled partition (kept in step with `requests`).
-    labelled: bool,
     /// Every partition a `*` request of the attempt has named, the default one included
     /// (Apache's `requestedPartitions`, which only grows, but for the default partition a
     /// move's check forgets): its headroom is the sum over them.
@@ -236,11 +247,6 @@ pub struct App {
     /// The current attempt's ApplicationMaster container, once allocated (or recovered):
     /// preemption takes it last.
     pub am_container: Option<ContainerId>,
-    /// The leaf Apache's headroom provider for this attempt was set in (an allocation pass
-    /// reached it there, or the cluster changed while it was active): `allocate()` tells
-    /// the AM the headroom worked out in that leaf — still the old one after a move,
-    /// until a pass reaches it in the new one — and zero before any provider is set.
-    pub headroom_queue: Option<QueueIndex>,
     /// The user of `headroom_queue` was forgotten there since (the application had moved
     /// away): Apache's provider keeps the user object it was set with, whose usage no
     /// longer changes, so the headroom counts the user as holding nothing there — even

@@ -68,7 +68,7 @@ pub struct State {
     /// Live nodes.
     pub nodes: HashMap<NodeKey, Node>,
     /// Live applications.
-    pub apps: HashMap<AppKey, App>,
+    pub apps: HashMap<AppKey, Box<App>>,
     /// Live containers.
     pub containers: HashMap<ContainerRef, Container>,
     /// Containers their application let go of that still hold a share of their node (see
@@ -129,6 +129,11 @@ impl State {
             queue_layout: 0,
             queue_labels_version: 0,
         }
+    }
+
+    /// The live application `key`.
+    pub fn app(&self, key: AppKey) -> Option<&App> {
+        self.apps.get(&key).map(|a| &**a)
     }
 
     /// What the live nodes of the default partition offer: the resource every capacity

@@ -171,7 +171,7 @@ fn compare_children(a: &ChildKey, b: &ChildKey) -> Ordering {
 /// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
 pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let q = state.queues.get(queue);
-    let active = q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active);
+    let active = q.apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.active);
     if q.config.ordering_policy != OrderingPolicy::Fair {
         return active.collect();
     }

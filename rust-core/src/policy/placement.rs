@@ -258,7 +258,7 @@ fn visit_leaf(
     let fair_order;
     let apps: &mut dyn Iterator<Item = (AppKey, &App)> = if q.config.ordering_policy == OrderingPolicy::Fifo {
         // The leaf keeps its applications in FIFO order already.
-        &mut q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.active)
+        &mut q.apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.active)
     } else {
         fair_order = ordered_apps(state, queue);
         effects.reordered.push(queue);

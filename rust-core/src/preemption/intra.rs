@@ -203,7 +203,7 @@ fn leaf_demand(
     let mut am_by_user: HashMap<&str, Resource> = HashMap::default();
     let mut am_used = Resource::ZERO;
     let apps: Vec<(AppKey, &crate::model::App)> =
-        q.apps.iter().filter_map(|k| state.apps.get(k).map(|a| (*k, a))).filter(|(_, a)| a.runnable).collect();
+        q.apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.runnable).collect();
     for (_, a) in apps.iter().filter(|(_, a)| a.active && a.am_partition == partition) {
         let e = am_by_user.entry(a.user.as_str()).or_insert(Resource::ZERO);
         *e = add(*e, a.am_resource);

@@ -43,7 +43,7 @@ impl Scheduler {
         app.am_resource = sub.am_resource;
         app.am_partition = self.state.partitions.id_of(&sub.am_label);
         app.am_asked_partition = app.am_partition;
-        self.state.apps.insert(key, app);
+        self.state.apps.insert(key, Box::new(app));
         self.enqueue(key);
         Ok((key, self.state.queues.get(queue).path().to_string()))
     }
