@@ -163,10 +163,10 @@ pub enum AmDiagnosis {
 
 /// One application.
 ///
-/// Laid out as written (`repr(C)`), on a cache line of its own: the fields an allocation
-/// pass reads of every application it walks, most of which it passes over (their user at
-/// its limit, say), come first, so that the walk touches the start of each application
-/// and no more. `benches/heartbeat.rs`'s no-op case measures it.
+/// Laid out as written (`repr(C)`), starting a cache line: the fields an allocation pass
+/// reads of every application it walks, most of which it passes over (their user at its
+/// limit, say), come first — its first two lines — so the walk touches no more of it.
+/// `benches/heartbeat.rs`'s no-op case times it; `examples/noop_walk.rs` counts it.
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct App {

@@ -67,7 +67,9 @@ pub struct State {
     pub queues: QueueTree,
     /// Live nodes.
     pub nodes: HashMap<NodeKey, Node>,
-    /// Live applications.
+    /// Live applications, each in a box of its own: the map's slots stay small enough to
+    /// stay in cache, and a walk over a leaf's applications finds each one's scheduling
+    /// fields together at its start (see [`App`]).
     pub apps: HashMap<AppKey, Box<App>>,
     /// Live containers.
     pub containers: HashMap<ContainerRef, Container>,

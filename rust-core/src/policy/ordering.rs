@@ -167,11 +167,16 @@ fn compare_children(a: &ChildKey, b: &ChildKey) -> Ordering {
     })
 }
 
-/// Activated applications of a leaf in the order its ordering policy serves them. A leaf
-/// keeps its applications in FIFO order (priority, then submission), so FIFO needs no sort.
+/// Activated applications of a leaf in the order the leaf keeps them: FIFO order
+/// (priority, then submission), so FIFO needs no sort.
+pub fn active_apps(state: &State, queue: QueueIndex) -> impl Iterator<Item = (AppKey, &App)> {
+    state.queues.get(queue).apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.active)
+}
+
+/// Activated applications of a leaf in the order its ordering policy serves them.
 pub fn ordered_apps(state: &State, queue: QueueIndex) -> Vec<(AppKey, &App)> {
     let q = state.queues.get(queue);
-    let active = q.apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.active);
+    let active = active_apps(state, queue);
     if q.config.ordering_policy != OrderingPolicy::Fair {
         return active.collect();
     }

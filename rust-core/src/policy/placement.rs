@@ -17,7 +17,7 @@ use crate::policy::limits::{
     child_limit_in, effective_limit_in, published_limit, user_limit, user_limit_inputs_in, weighted_limit, within_limit,
 };
 use crate::policy::locality::{try_group, GroupResult};
-use crate::policy::ordering::{children_in_order, ordered_apps};
+use crate::policy::ordering::{active_apps, children_in_order, ordered_apps};
 use crate::resource::Resource;
 
 /// One container to place.
@@ -255,10 +255,11 @@ fn visit_leaf(
     // The unweighted limit is the same for every user of the leaf during this pass.
     let mut base_limit: Option<Resource> = None;
     let mut may_kill: Option<bool> = None;
-    let fair_order;
+    let (mut fifo_order, fair_order);
     let apps: &mut dyn Iterator<Item = (AppKey, &App)> = if q.config.ordering_policy == OrderingPolicy::Fifo {
         // The leaf keeps its applications in FIFO order already.
-        &mut q.apps.iter().filter_map(|&k| state.app(k).map(|a| (k, a))).filter(|(_, a)| a.active)
+        fifo_order = active_apps(state, queue);
+        &mut fifo_order
     } else {
         fair_order = ordered_apps(state, queue);
         effects.reordered.push(queue);
