@@ -103,12 +103,30 @@ pub struct Users {
     /// [`Users::fold_in_java_order`]): kept as users join and leave while the map's table
     /// keeps its size; dropped when that changes, and worked out again at the next fold.
     java_order: Option<Vec<u32>>,
+    /// What the active users hold in the default partition and their weights' sum, as
+    /// last summed (see [`Users::active_sums`]): a cache, emptied by every change a
+    /// record may take (each way to a record to change empties it).
+    active_sums: std::cell::Cell<Option<ActiveSums>>,
+}
+
+/// What a leaf's active users hold in the default partition, and the sum of their weights:
+/// the user-limit formula's share of the leaf among them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActiveSums {
+    pub used: Resource,
+    pub weight: f64,
 }
 
 impl Default for Users {
     fn default() -> Self {
         // No user: the order is known, and kept from the first user on.
-        Users { slots: Vec::new(), by_name: Default::default(), free: Vec::new(), java_order: Some(Vec::new()) }
+        Users {
+            slots: Vec::new(),
+            by_name: Default::default(),
+            free: Vec::new(),
+            java_order: Some(Vec::new()),
+            active_sums: std::cell::Cell::new(None),
+        }
     }
 }
 
@@ -170,12 +188,14 @@ impl Users {
 
     /// [`Users::get`], to change.
     pub fn get_mut(&mut self, user: &str) -> Option<&mut UserState> {
+        self.changing();
         let slot = *self.by_name.get(user)?;
         self.slots[slot as usize].as_mut().map(|s| &mut s.state)
     }
 
     /// The record of `user`, made if the leaf has none (the name is copied only then).
     pub fn get_or_default(&mut self, user: &str) -> &mut UserState {
+        self.changing();
         let index = match self.by_name.get(user) {
             Some(&index) => index,
             None => self.insert(user.to_string(), UserState::default()),
@@ -185,6 +205,7 @@ impl Users {
 
     /// Sets `user`'s record, returning its slot.
     pub fn insert(&mut self, user: String, state: UserState) -> u32 {
+        self.changing();
         if let Some(&index) = self.by_name.get(&user) {
             self.slots[index as usize].as_mut().expect("a named slot is taken").state = state;
             return index;
@@ -208,6 +229,7 @@ impl Users {
 
     /// Drops `user`'s record, returning it.
     pub fn remove(&mut self, user: &str) -> Option<UserState> {
+        self.changing();
         let index = self.by_name.remove(user)?;
         self.java_order_changed(index, false);
         self.free.push(index);
@@ -238,6 +260,39 @@ impl Users {
         }
     }
 
+    /// What the active users hold in the default partition and the sum of their weights
+    /// (`weight` gives a user's), summed in slot order at the first call since a record
+    /// last changed, and kept until the next change: a pass reads it once a leaf, and
+    /// most leaves a heartbeat passes have not changed since the last. The weights are the
+    /// leaf's configuration's, which a refresh replaces: it calls
+    /// [`Users::weights_changed`].
+    pub fn active_sums(&self, weight: impl Fn(&str) -> f64) -> ActiveSums {
+        let summed = || {
+            self.iter().filter(|(_, u)| u.is_active()).fold(
+                ActiveSums { used: Resource::ZERO, weight: 0.0 },
+                |s, (name, u)| ActiveSums { used: s.used.plus(u.used), weight: s.weight + weight(name) },
+            )
+        };
+        if let Some(sums) = self.active_sums.get() {
+            debug_assert_eq!(sums, summed(), "the active users' sums are emptied at every change");
+            return sums;
+        }
+        let sums = summed();
+        self.active_sums.set(Some(sums));
+        sums
+    }
+
+    /// The users' weights may have changed (a refresh moved these records into a leaf with
+    /// a new configuration): what [`Users::active_sums`] kept is summed again.
+    pub fn weights_changed(&mut self) {
+        self.changing();
+    }
+
+    /// A record may change: what is kept of them is dropped.
+    fn changing(&mut self) {
+        self.active_sums.set(None);
+    }
+
     pub fn contains_key(&self, user: &str) -> bool {
         self.by_name.contains_key(user)
     }
@@ -257,6 +312,7 @@ impl Users {
 
     /// [`Users::iter`], to change the records.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut UserState)> {
+        self.changing();
         self.slots.iter_mut().flatten().map(|s| (&s.name, &mut s.state))
     }
 
@@ -267,6 +323,7 @@ impl Users {
     /// changed size), so a sum Apache takes over the map is taken here in its order at the
     /// cost of the walk.
     pub fn fold_in_java_order<B>(&mut self, init: B, mut f: impl FnMut(B, &mut UserState) -> B) -> B {
+        self.changing();
         let slots = &mut self.slots;
         let order = self.java_order.get_or_insert_with(|| {
             let capacity = crate::java_order::table_size(self.by_name.len());
@@ -556,6 +613,28 @@ mod tests {
             users.get_or_default(&format!("more{i}")).active_apps = 200 + i;
         }
         check(&mut users);
+    }
+
+    #[test]
+    fn the_active_users_sums_follow_every_change() {
+        let mut users = Users::default();
+        let weight = |name: &str| if name == "bob" { 2.0 } else { 1.0 };
+        let alice = users.get_or_default("alice");
+        alice.used = Resource::new(2048, 2);
+        alice.apps_counted_active = 1;
+        users.get_or_default("bob").used = Resource::new(1024, 1);
+        assert_eq!(users.active_sums(weight), ActiveSums { used: Resource::new(2048, 2), weight: 1.0 });
+        users.get_mut("bob").expect("bob has a record").apps_counted_active = 1;
+        assert_eq!(users.active_sums(weight), ActiveSums { used: Resource::new(3072, 3), weight: 3.0 });
+        for (_, u) in users.iter_mut() {
+            u.used = u.used.plus(Resource::new(1024, 1));
+        }
+        assert_eq!(users.active_sums(weight), ActiveSums { used: Resource::new(5120, 5), weight: 3.0 });
+        users.remove("alice");
+        assert_eq!(users.active_sums(weight), ActiveSums { used: Resource::new(2048, 2), weight: 2.0 });
+        // Bob's weight is configured anew: summed again only when told.
+        users.weights_changed();
+        assert_eq!(users.active_sums(|_| 1.0), ActiveSums { used: Resource::new(2048, 2), weight: 1.0 });
     }
 
     #[test]

@@ -126,19 +126,15 @@ pub fn user_limit_inputs_in(state: &State, partition: PartitionId, queue: QueueI
             ceiling: None,
         };
     }
-    let (active_used, active_weight) = q
-        .users
-        .iter()
-        .filter(|(_, u)| u.is_active())
-        .fold((Resource::ZERO, 0.0), |(used, w), (name, u)| (used.plus(u.used), w + q.config.user_weight(name)));
+    let active = q.users.active_sums(|name| q.config.user_weight(name));
     QueueForUserLimit {
         cluster: state.default_partition(),
         guaranteed: q.guaranteed(),
         maximum: q.maximum(),
         minimum_allocation: state.minimum_allocation(),
         consumed: q.users_consumed(state.calculator(), state.default_partition(), state.minimum_allocation()),
-        active_users_used: active_used,
-        active_users_weight: active_weight,
+        active_users_used: active.used,
+        active_users_weight: active.weight,
         minimum_user_limit_percent: q.config.minimum_user_limit_percent,
         user_limit_factor: q.config.user_limit_factor,
         ceiling: None,

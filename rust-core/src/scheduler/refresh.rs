@@ -241,6 +241,7 @@ impl Scheduler {
                 // it worked out and cached (its published limit among them).
                 std::mem::swap(q, old);
                 std::mem::swap(&mut q.config, &mut old.config);
+                q.users.weights_changed();
                 q.state = old.state;
                 continue;
             }
@@ -248,6 +249,8 @@ impl Scheduler {
             std::mem::swap(&mut q.labelled, &mut old.labelled);
             std::mem::swap(&mut q.apps, &mut old.apps);
             std::mem::swap(&mut q.users, &mut old.users);
+            // Into a leaf configured afresh: its users' weights may be new.
+            q.users.weights_changed();
             std::mem::swap(&mut q.pending_users, &mut old.pending_users);
             q.am_used = old.am_used;
             std::mem::swap(&mut q.labelled_am_used, &mut old.labelled_am_used);
