@@ -104,8 +104,9 @@ pub struct Users {
     /// keeps its size; dropped when that changes, and worked out again at the next fold.
     java_order: Option<Vec<u32>>,
     /// What the active users hold in the default partition and their weights' sum, as
-    /// last summed (see [`Users::active_sums`]): a cache, emptied by every change a
-    /// record may take (each way to a record to change empties it).
+    /// last summed (see [`Users::active_sums`]): a cache, emptied by every way to change a
+    /// record or the set of users (each `&mut` access, whether it changes anything or not)
+    /// and by [`Users::weights_changed`].
     active_sums: std::cell::Cell<Option<ActiveSums>>,
 }
 

@@ -241,6 +241,8 @@ impl Scheduler {
                 // it worked out and cached (its published limit among them).
                 std::mem::swap(q, old);
                 std::mem::swap(&mut q.config, &mut old.config);
+                // Its users' weights are summed again all the same, with the configuration
+                // the queue now has.
                 q.users.weights_changed();
                 q.state = old.state;
                 continue;
