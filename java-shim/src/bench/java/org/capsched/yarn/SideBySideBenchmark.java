@@ -705,24 +705,26 @@ public final class SideBySideBenchmark {
     }
 
     if (parts.contains("b")) {
-      report.section("(b) heartbeats per second when every user is at its limit (median of "
-          + reps + "; " + largeNoOpReps + " at the largest size)",
+      report.section("(b) heartbeats per second when every user is at its limit"
+          + " (median (min–max) of " + reps + "; " + largeNoOpReps
+          + " at the largest size; the two taking turns)",
           "| cluster | calculator | Apache | ours | ratio |", "|---|---|---|---|---|");
       for (Shape s : shapes) {
         int n = s == largest && !small ? largeNoOpReps : reps;
         for (String calc : calculators) {
-          double[] rate = new double[2];
-          for (int k = 0; k < 2; k++) {
-            double[] runs = new double[n];
-            for (int r = 0; r < n; r++) {
-              runs[r] = noOpHeartbeats(BOTH.get(k), s, calc, small ? 3 : 1);
+          double[][] runs = new double[2][n];
+          // The two take turns within each repetition, as in (a), so that drift in the
+          // machine's speed falls on both alike.
+          for (int r = 0; r < n; r++) {
+            for (int k = 0; k < 2; k++) {
+              runs[k][r] = noOpHeartbeats(BOTH.get(k), s, calc, small ? 3 : 1);
+              System.out.printf(Locale.ROOT, "  %s %s %s: %,.0f no-op heartbeats/s%n",
+                  BOTH.get(k).getSimpleName(), s, shortName(calc), runs[k][r]);
             }
-            rate[k] = median(runs);
-            System.out.printf(Locale.ROOT, "  %s %s %s: %,.0f no-op heartbeats/s%n",
-                BOTH.get(k).getSimpleName(), s, shortName(calc), rate[k]);
           }
-          report.row(String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f× |", s,
-              shortName(calc), rate[0], rate[1], rate[1] / rate[0]));
+          report.row(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.1f× |", s,
+              shortName(calc), spread(runs[0]), spread(runs[1]),
+              median(runs[1]) / median(runs[0])));
         }
       }
     }
