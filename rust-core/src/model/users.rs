@@ -111,10 +111,14 @@ pub struct Users {
 }
 
 /// What a leaf's active users hold in the default partition, and the sum of their weights:
-/// the user-limit formula's share of the leaf among them.
+/// the user-limit formula's share of the leaf among them. Kept exact, emptied at every
+/// change, unlike Apache's user-limit cache ([`PendingUsersCount`]), whose lag is part of
+/// what Apache decides: these sums are what Apache's `UsersManager` keeps as running totals.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ActiveSums {
+    /// What the active users' containers hold.
     pub used: Resource,
+    /// Their weights, summed.
     pub weight: f64,
 }
 
