@@ -50,6 +50,9 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   /** Apache's attempt's logger, under which the lines this attempt writes as it does go. */
   private static final Logger APP_LOG = LoggerFactory.getLogger(FiCaSchedulerApp.class);
 
+  /** How long a sum of the running containers' resource-seconds serves: Apache's three seconds. */
+  private static final long RESOURCE_SECONDS_CACHE_MS = 3000;
+
   /** Why container updates are refused, as the AM reads it in its allocate response. */
   static final String UPDATES_NOT_SUPPORTED = "Container updates (resource increase or decrease,"
       + " promotion or demotion) are not supported by RustCapacityScheduler";
@@ -58,6 +61,9 @@ final class RustAppAttempt extends FiCaSchedulerApp {
   private final LongSupplier containerNumbers;
   /** Where asks the RM gives back to the attempt go: the core, as if the AM asked again. */
   private final Consumer<List<ResourceRequest>> restoredAsks;
+
+  /** The running containers' resource-seconds as last summed ({@link #runningResourceSeconds}). */
+  private Map<String, Long> lastResourceSeconds = new HashMap<>();
   /**
    * The core's queues while {@link #diagnoseAm} runs (the base class builds the message and
    * asks for its details).
@@ -257,17 +263,30 @@ final class RustAppAttempt extends FiCaSchedulerApp {
         ? NodeLabel.DEFAULT_NODE_LABEL_PARTITION : partition;
   }
 
-  /** Per resource, what the live containers have held so far times how long, in seconds. */
+  /**
+   * Per resource, what the live containers have held so far times how long, in seconds:
+   * summed afresh at most every {@link #RESOURCE_SECONDS_CACHE_MS}, as Apache's attempt
+   * sums them (its private {@code getRunningAggregateAppResourceUsage}, with the time of the
+   * last sum in the field it inherits to this class). Every application report asks for it
+   * twice, and a client listing applications asks for every running one, each walk over all
+   * the attempt's live containers; between sums the reports carry the last one, up to three
+   * seconds old, as Apache's do. Called under the attempt's lock.
+   */
   private Map<String, Long> runningResourceSeconds() {
     long now = System.currentTimeMillis();
-    Map<String, Long> seconds = new HashMap<>();
-    for (RMContainer c : liveContainers.values()) {
-      long heldMillis = now - c.getCreationTime();
-      for (ResourceInformation r : c.getContainer().getResource().getResources()) {
-        seconds.merge(r.getName(), r.getValue() * heldMillis / 1000, Long::sum);
+    if (now - lastMemoryAggregateAllocationUpdateTime > RESOURCE_SECONDS_CACHE_MS) {
+      Map<String, Long> seconds = new HashMap<>();
+      for (RMContainer c : liveContainers.values()) {
+        long heldMillis = now - c.getCreationTime();
+        for (ResourceInformation r : c.getContainer().getResource().getResources()) {
+          seconds.merge(r.getName(), r.getValue() * heldMillis / 1000, Long::sum);
+        }
       }
+      lastMemoryAggregateAllocationUpdateTime = now;
+      lastResourceSeconds = seconds;
     }
-    return seconds;
+    // A copy: the report writes into the map it is given (its memory and vcore seconds).
+    return new HashMap<>(lastResourceSeconds);
   }
 
   /**

@@ -294,6 +294,38 @@ public class AttemptContractTest {
     assertConsistent(r.rm);
   }
 
+  /** The running containers' memory-seconds in the attempt's report, and when it was read. */
+  private static long[] memorySecondsAt(MockRM rm, ApplicationAttemptId attempt) {
+    long before = System.currentTimeMillis();
+    long seconds = scheduler(rm).getAppResourceUsageReport(attempt).getMemorySeconds();
+    return new long[] {seconds, before, System.currentTimeMillis()};
+  }
+
+  @Test(timeout = 120_000)
+  public void theRunningContainersResourceSecondsAreSummedAtMostEveryThreeSeconds()
+      throws Exception {
+    Running r = running(start(1), false);
+    ApplicationAttemptId attempt = r.am.getApplicationAttemptId();
+    r.get(ResourceRequest.ANY, 4, 1);
+    long allocated = System.currentTimeMillis();
+
+    // Three seconds on, whatever sum the RM asked for on the way is stale: the report sums
+    // afresh what the AM's 1 GB and the task's 4 GB have held.
+    Thread.sleep(3_100);
+    long[] fresh = memorySecondsAt(r.rm, attempt);
+    assertTrue("5 GB held over three seconds: " + fresh[0],
+        fresh[0] >= 5 * 1024 * (fresh[1] - allocated) / 1000 - 2);
+
+    // A second later they have held another 5,000 MB-seconds, but a report read within three
+    // seconds of the last sum carries that sum, as Apache's does.
+    Thread.sleep(1_000);
+    long[] again = memorySecondsAt(r.rm, attempt);
+    if (again[2] - fresh[1] <= 3_000) {
+      assertEquals("summed again within three seconds", fresh[0], again[0]);
+    }
+    assertConsistent(r.rm);
+  }
+
   @Test(timeout = 120_000)
   public void aNodeShrunkBelowItsUseAsksTheAmForContainersBackFirst() throws Exception {
     Running r = running(start(1), false);
