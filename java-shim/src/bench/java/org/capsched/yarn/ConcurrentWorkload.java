@@ -1,6 +1,7 @@
 package org.capsched.yarn;
 
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -332,6 +333,7 @@ public final class ConcurrentWorkload {
     Thread.sleep(warmupS * 1000L);
     long cpu0 = processCpuNanos();
     long gc0 = gcMillis();
+    long jit0 = jitMillis();
     long reads0 = clientReads.get();
     placed.set(0);
     measuring = true;
@@ -343,6 +345,7 @@ public final class ConcurrentWorkload {
     double seconds = (System.nanoTime() - t0) / 1e9;
     long cpu = processCpuNanos() - cpu0;
     long gc = gcMillis() - gc0;
+    long jit = jitMillis() - jit0;
     long reads = clientReads.get() - reads0;
     running = false;
     for (Thread t : threads) {
@@ -366,6 +369,7 @@ public final class ConcurrentWorkload {
     out.put("allocate_max_ms", fmt(percentile(alloc, 1.0) / 1e6));
     out.put("cpu_us_per_container", fmt(n == 0 ? 0 : cpu / 1e3 / n));
     out.put("gc_ms", String.valueOf(gc));
+    out.put("jit_ms", String.valueOf(jit));
     out.put("rss_mib", String.valueOf(rssMib()));
     out.put("client_reads_per_s", fmt(reads / seconds));
     out.put("allocate_calls", String.valueOf(alloc.length));
@@ -550,6 +554,16 @@ public final class ConcurrentWorkload {
     return sum;
   }
 
+  /**
+   * The JIT compilers' time so far (ms, all their threads): spent inside the window, it says
+   * the JVM was still warming up, and it is part of the CPU a container counts.
+   */
+  private static long jitMillis() {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported()
+        ? jit.getTotalCompilationTime() : -1;
+  }
+
   private static long rssMib() throws IOException {
     for (String l : Files.readAllLines(Paths.get("/proc/self/status"))) {
       if (l.startsWith("VmRSS:")) {
@@ -592,7 +606,7 @@ public final class ConcurrentWorkload {
     StringBuilder md = new StringBuilder();
     table(md, runs, "containers_per_s", "ask_p50_ms", "ask_p99_ms", "ask_max_ms",
         "allocate_p50_us", "allocate_p99_us", "allocate_max_ms", "cpu_us_per_container", "gc_ms",
-        "rss_mib", "client_reads_per_s");
+        "jit_ms", "rss_mib", "client_reads_per_s");
     Map<String, List<Map<String, String>>> refreshRuns = new TreeMap<>();
     runs.forEach((k, v) -> {
       if (v.get(0).containsKey("refreshes")) {

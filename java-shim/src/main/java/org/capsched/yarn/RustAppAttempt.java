@@ -270,17 +270,39 @@ final class RustAppAttempt extends FiCaSchedulerApp {
    * last sum in the field it inherits to this class). Every application report asks for it
    * twice, and a client listing applications asks for every running one, each walk over all
    * the attempt's live containers; between sums the reports carry the last one, up to three
-   * seconds old, as Apache's do. Called under the attempt's lock.
+   * seconds old, as Apache's do. A container that ends has the next report sum afresh (the
+   * base class's {@code containerCompleted}, which ours calls, clears the time, so that the
+   * ended container's seconds are counted once, with the attempt's finished ones). Called
+   * under the attempt's lock.
    */
   private Map<String, Long> runningResourceSeconds() {
     long now = System.currentTimeMillis();
     if (now - lastMemoryAggregateAllocationUpdateTime > RESOURCE_SECONDS_CACHE_MS) {
       Map<String, Long> seconds = new HashMap<>();
+      // Summed by the resource's index (every container's resources list the cluster's
+      // types in one order), each container's seconds rounded down on their own as Apache
+      // rounds them; a container listing other types is summed by name.
+      ResourceInformation[] types = null;
+      long[] sums = null;
       for (RMContainer c : liveContainers.values()) {
         long heldMillis = now - c.getCreationTime();
-        for (ResourceInformation r : c.getContainer().getResource().getResources()) {
-          seconds.merge(r.getName(), r.getValue() * heldMillis / 1000, Long::sum);
+        ResourceInformation[] held = c.getContainer().getResource().getResources();
+        if (types == null) {
+          types = held;
+          sums = new long[held.length];
         }
+        if (held.length == sums.length) {
+          for (int i = 0; i < held.length; i++) {
+            sums[i] += held[i].getValue() * heldMillis / 1000;
+          }
+        } else {
+          for (ResourceInformation r : held) {
+            seconds.merge(r.getName(), r.getValue() * heldMillis / 1000, Long::sum);
+          }
+        }
+      }
+      for (int i = 0; types != null && i < types.length; i++) {
+        seconds.merge(types[i].getName(), sums[i], Long::sum);
       }
       lastMemoryAggregateAllocationUpdateTime = now;
       lastResourceSeconds = seconds;
