@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 
+import one.profiler.AsyncProfiler;
 import org.apache.hadoop.yarn.api.protocolrecords.AllocateResponse;
 import org.apache.hadoop.yarn.api.protocolrecords.GetQueueInfoRequest;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -88,6 +89,11 @@ public final class ConcurrentWorkload {
   private final int outstanding = Integer.getInteger("capsched.workload.outstanding", 4);
   private final int warmupS = Integer.getInteger("capsched.workload.warmup-s", 10);
   private final int windowS = Integer.getInteger("capsched.workload.window-s", 20);
+  /**
+   * Where to write CPU samples of every thread over the window (async-profiler's collapsed
+   * stacks), whose split by {@link CpuSplit} the result line then carries; none by default.
+   */
+  private final String cpuProfile = System.getProperty("capsched.workload.cpu-profile");
 
   private volatile boolean running = true;
   private volatile boolean measuring;
@@ -331,11 +337,18 @@ public final class ConcurrentWorkload {
       t.start();
     }
     Thread.sleep(warmupS * 1000L);
+    // Loaded before the window: its library's extraction is not the load's CPU.
+    AsyncProfiler profiler = cpuProfile == null ? null : AsyncProfiler.getInstance();
     long cpu0 = processCpuNanos();
     long gc0 = gcMillis();
     long jit0 = jitMillis();
     long reads0 = clientReads.get();
     placed.set(0);
+    if (profiler != null) {
+      // Every thread's CPU, Java and native frames together, sampled each millisecond of
+      // CPU it uses (perf_events where the kernel allows, else a CPU timer).
+      profiler.execute("start,event=cpu,interval=1ms,threads");
+    }
     measuring = true;
     TimedSchedulers.recording = true;
     long t0 = System.nanoTime();
@@ -347,6 +360,10 @@ public final class ConcurrentWorkload {
     long gc = gcMillis() - gc0;
     long jit = jitMillis() - jit0;
     long reads = clientReads.get() - reads0;
+    if (profiler != null) {
+      // Stopped (and written) after the window's CPU was read: the writing is not the load's.
+      profiler.execute("stop,collapsed,file=" + cpuProfile);
+    }
     running = false;
     for (Thread t : threads) {
       t.join(30_000);
@@ -373,6 +390,12 @@ public final class ConcurrentWorkload {
     out.put("rss_mib", String.valueOf(rssMib()));
     out.put("client_reads_per_s", fmt(reads / seconds));
     out.put("allocate_calls", String.valueOf(alloc.length));
+    if (cpuProfile != null && n > 0) {
+      CpuSplit split = CpuSplit.of(Paths.get(cpuProfile), scheduler);
+      out.put("cpu_samples", String.valueOf(split.total()));
+      split.apportion(cpu / 1e3 / n).forEach((part, us) ->
+          out.put("cpu_us_" + part.name().toLowerCase(Locale.ROOT), fmt(us)));
+    }
     if (refreshing) {
       refreshFigures(out);
     }
@@ -591,6 +614,9 @@ public final class ConcurrentWorkload {
     Map<String, List<Map<String, String>>> runs = new TreeMap<>();
     try (java.util.stream.Stream<Path> files = Files.list(dir)) {
       for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+        if (!f.getFileName().toString().endsWith(".txt")) {
+          continue; // the CPU samples beside the results
+        }
         for (String l : Files.readAllLines(f)) {
           if (!l.startsWith("RESULT ")) {
             continue;
@@ -613,6 +639,23 @@ public final class ConcurrentWorkload {
         refreshRuns.put(k, v);
       }
     });
+    Map<String, List<Map<String, String>>> profiledRuns = new TreeMap<>();
+    runs.forEach((k, v) -> {
+      if (v.get(0).containsKey("cpu_samples")) {
+        profiledRuns.put(k, v);
+      }
+    });
+    if (!profiledRuns.isEmpty()) {
+      // Where each container's CPU went (CpuSplit): microseconds of it in each part.
+      md.append('\n');
+      String[] parts = Arrays.stream(CpuSplit.Part.values())
+          .map(p -> "cpu_us_" + p.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
+      String[] columns = new String[parts.length + 2];
+      columns[0] = "cpu_us_per_container";
+      System.arraycopy(parts, 0, columns, 1, parts.length);
+      columns[columns.length - 1] = "cpu_samples";
+      table(md, profiledRuns, columns);
+    }
     if (!refreshRuns.isEmpty()) {
       md.append('\n');
       table(md, refreshRuns, "refreshes", "refresh_ms", "refresh_max_ms", "held_ms", "held_max_ms",
