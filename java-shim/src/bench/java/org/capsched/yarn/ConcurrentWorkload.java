@@ -393,8 +393,7 @@ public final class ConcurrentWorkload {
     if (cpuProfile != null && n > 0) {
       CpuSplit split = CpuSplit.of(Paths.get(cpuProfile), scheduler);
       out.put("cpu_samples", String.valueOf(split.total()));
-      split.apportion(cpu / 1e3 / n).forEach((part, us) ->
-          out.put("cpu_us_" + part.name().toLowerCase(Locale.ROOT), fmt(us)));
+      split.apportion(cpu / 1e3 / n).forEach((part, us) -> out.put(part.column(), fmt(us)));
     }
     if (refreshing) {
       refreshFigures(out);
@@ -633,29 +632,17 @@ public final class ConcurrentWorkload {
     table(md, runs, "containers_per_s", "ask_p50_ms", "ask_p99_ms", "ask_max_ms",
         "allocate_p50_us", "allocate_p99_us", "allocate_max_ms", "cpu_us_per_container", "gc_ms",
         "jit_ms", "rss_mib", "client_reads_per_s");
-    Map<String, List<Map<String, String>>> refreshRuns = new TreeMap<>();
-    runs.forEach((k, v) -> {
-      if (v.get(0).containsKey("refreshes")) {
-        refreshRuns.put(k, v);
-      }
-    });
-    Map<String, List<Map<String, String>>> profiledRuns = new TreeMap<>();
-    runs.forEach((k, v) -> {
-      if (v.get(0).containsKey("cpu_samples")) {
-        profiledRuns.put(k, v);
-      }
-    });
+    Map<String, List<Map<String, String>>> profiledRuns = carrying(runs, "cpu_samples");
     if (!profiledRuns.isEmpty()) {
       // Where each container's CPU went (CpuSplit): microseconds of it in each part.
       md.append('\n');
-      String[] parts = Arrays.stream(CpuSplit.Part.values())
-          .map(p -> "cpu_us_" + p.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
-      String[] columns = new String[parts.length + 2];
-      columns[0] = "cpu_us_per_container";
-      System.arraycopy(parts, 0, columns, 1, parts.length);
-      columns[columns.length - 1] = "cpu_samples";
-      table(md, profiledRuns, columns);
+      List<String> columns = new ArrayList<>();
+      columns.add("cpu_us_per_container");
+      Arrays.stream(CpuSplit.Part.values()).map(CpuSplit.Part::column).forEach(columns::add);
+      columns.add("cpu_samples");
+      table(md, profiledRuns, columns.toArray(new String[0]));
     }
+    Map<String, List<Map<String, String>>> refreshRuns = carrying(runs, "refreshes");
     if (!refreshRuns.isEmpty()) {
       md.append('\n');
       table(md, refreshRuns, "refreshes", "refresh_ms", "refresh_max_ms", "held_ms", "held_max_ms",
@@ -663,6 +650,18 @@ public final class ConcurrentWorkload {
     }
     Files.write(out, md.toString().getBytes(StandardCharsets.UTF_8));
     System.out.print(md);
+  }
+
+  /** The rows of {@code runs} whose results carry {@code key}. */
+  private static Map<String, List<Map<String, String>>> carrying(
+      Map<String, List<Map<String, String>>> runs, String key) {
+    Map<String, List<Map<String, String>>> out = new TreeMap<>();
+    runs.forEach((k, v) -> {
+      if (v.get(0).containsKey(key)) {
+        out.put(k, v);
+      }
+    });
+    return out;
   }
 
   /** One Markdown table of {@code runs}: each column's median (min-max) over a row's runs. */

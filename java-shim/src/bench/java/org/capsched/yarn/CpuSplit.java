@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -50,7 +51,12 @@ final class CpuSplit {
     /** The JIT compiler's threads. */
     JIT,
     /** Anything else (timers, the RM's other services, the harness's own main thread). */
-    OTHER
+    OTHER;
+
+    /** Its column in the workload's result line and report: microseconds a container. */
+    String column() {
+      return "cpu_us_" + name().toLowerCase(Locale.ROOT);
+    }
   }
 
   private static final String RM = "org/apache/hadoop/yarn/server/resourcemanager/scheduler/";
@@ -78,7 +84,6 @@ final class CpuSplit {
       "org/capsched/yarn/harness/");
 
   private final long[] samples = new long[Part.values().length];
-  private long total;
 
   private CpuSplit() {
   }
@@ -100,7 +105,6 @@ final class CpuSplit {
         String[] frames = line.substring(0, space).split(";");
         Part part = classify(frames, own);
         split.samples[part.ordinal()] += count;
-        split.total += count;
       }
     }
     return split;
@@ -117,14 +121,14 @@ final class CpuSplit {
       return Part.GC;
     }
     int deepestOwn = -1;
-    boolean scheduler = false;
+    boolean sharedAttempt = false;
     for (int i = 1; i < frames.length; i++) {
       if (ownFrame(frames[i], own)) {
         deepestOwn = i;
       }
-      scheduler |= deepestOwn == i || frames[i].startsWith(SHARED_ATTEMPT);
+      sharedAttempt |= frames[i].startsWith(SHARED_ATTEMPT);
     }
-    if (scheduler) {
+    if (deepestOwn >= 0 || sharedAttempt) {
       if (Arrays.stream(frames).anyMatch(f -> f.startsWith("Java_org_capsched_")
           || f.startsWith("capsched::") || f.startsWith("<capsched::"))) {
         return Part.CORE;
@@ -155,6 +159,7 @@ final class CpuSplit {
 
   /** Each part's share of {@code cpuMicros}, in the parts' order. */
   Map<Part, Double> apportion(double cpuMicros) {
+    long total = total();
     Map<Part, Double> out = new EnumMap<>(Part.class);
     for (Part p : Part.values()) {
       out.put(p, total == 0 ? 0 : cpuMicros * samples[p.ordinal()] / total);
@@ -162,7 +167,8 @@ final class CpuSplit {
     return out;
   }
 
+  /** How many samples there were. */
   long total() {
-    return total;
+    return Arrays.stream(samples).sum();
   }
 }
